@@ -1,0 +1,852 @@
+"""Stages 2-4: apply a variant, validate against the schema, compile to an immutable Ruleset.
+
+``load_ruleset(path, variant=None)`` is the one entry point: it reads the YAML (and the tables
+it includes), overlays the chosen variant, validates the result against
+``schemas/ruleset.schema.json``, then compiles every expression once with Lark into closures,
+resolves every name (zones, variables, parameters, procedures, events) and builds the
+:class:`Ruleset`.  Every problem found is reported with file:line:column; as many as can be found
+are reported at once (:class:`RulesetErrors`).
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lark import Token, Tree
+
+from . import flow, schema
+from .errors import CompileError, LoadError, Mark, RulesetError, TapsterError
+from .expression import BUILTINS, Builtin, Compiled, Env, Scope, compile_expression, compile_template, parse
+from .load import Document, load_table, load_yaml
+from .model import Component, Outcome, render
+from .state import State, new_game
+
+__all__ = ["Ruleset", "RulesetErrors", "load_ruleset", "find_ruleset", "RULESETS_DIR", "ZoneDecl", "VarDecl"]
+
+#: Where bare ruleset names are looked up: the ``rulesets/`` folder shipped with the package.
+RULESETS_DIR = schema._data_dir("rulesets")
+
+_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z_0-9]*$")
+_RESERVED = {"and", "or", "not", "if", "else", "for", "in", "is", "true", "false", "none", "True", "False", "None"}
+_SPECIAL_NAMES = {
+    "current": "the seat whose turn it is (0-based)",
+    "num_players": "how many players there are",
+    "players": "the list of seats, 0 to num_players - 1",
+    "phase": "the name of the current phase",
+    "turns_taken": "turns begun per seat (a list)",
+}
+
+
+class RulesetErrors(RulesetError):
+    """Several problems in one ruleset; ``errors`` lists them, most relevant first."""
+
+    def __init__(self, errors: list[TapsterError]):
+        super().__init__(f"{len(errors)} problem(s)")
+        self.errors = errors
+
+    def __str__(self) -> str:
+        return "\n".join(str(e) for e in self.errors)
+
+
+# ---------------------------------------------------------------------------------------------
+# Declarations
+
+
+class ZoneDecl:
+    """A declared zone: ``name``; ``per_player`` (one per seat); ``count`` (that many zones,
+    per seat if per-player); ``visibility`` public | owner | hidden; ``refill_from`` (a
+    ZoneRef refilling this zone when drawn empty) and ``refill_shuffle``; ``depth`` how many
+    indexes reach a single zone."""
+
+    __slots__ = ("name", "per_player", "count", "visibility", "refill_from", "refill_shuffle", "depth", "description")
+
+    def empty(self, n: int) -> list:
+        """The zone's empty contents for ``n`` players."""
+        if self.per_player and self.count is not None:
+            return [[[] for _ in range(self.count)] for _ in range(n)]
+        if self.per_player:
+            return [[] for _ in range(n)]
+        if self.count is not None:
+            return [[] for _ in range(self.count)]
+        return []
+
+    def observe(self, z: list, player: int) -> Any:
+        """The zone as ``player`` may see it: component ids, or ``{"count": n}``."""
+        vis = self.visibility
+        if self.per_player:
+            return [self._shown(sub, vis == "public" or (vis == "owner" and i == player)) for i, sub in enumerate(z)]
+        return self._shown(z, vis == "public")
+
+    def _shown(self, z: list, visible: bool) -> Any:
+        if z and type(z[0]) is list:
+            return [self._shown(s, visible) for s in z]
+        if visible:
+            return [c.id for c in z]
+        return {"count": len(z)}
+
+
+class VarDecl:
+    """A declared variable: ``name``, ``per_player``, ``initial`` value, ``visibility``."""
+
+    __slots__ = ("name", "per_player", "value", "visibility", "description")
+
+    def initial(self, n: int) -> Any:
+        """The initial value for ``n`` players (a fresh copy)."""
+        if self.per_player:
+            return [copy.deepcopy(self.value) for _ in range(n)]
+        return copy.deepcopy(self.value)
+
+
+class Procedure:
+    """A named block with parameters (``params``); ``block`` is filled in after compiling."""
+
+    __slots__ = ("name", "params", "block", "spec", "path")
+
+
+@dataclass
+class Trigger:
+    """A trigger: ``event`` it listens to, condition ``cond`` (or None) and ``block``."""
+
+    event: str
+    params: tuple
+    cond: Compiled | None
+    block: flow.Block
+
+
+class Kind:
+    """A component kind: ``name``, its ``components``, ``fields``, ``mutable`` property names,
+    ``start`` zone name."""
+
+    __slots__ = ("name", "components", "fields", "mutable", "start", "description")
+
+
+# ---------------------------------------------------------------------------------------------
+# The compiled ruleset
+
+
+class Ruleset:
+    """A compiled, immutable ruleset.  Create with :func:`load_ruleset`.
+
+    ``name`` (its folder's name), ``title``, ``variant`` (None for the base game),
+    ``min_players``/``max_players``, ``params`` (dict), ``kinds``, ``components`` (all, by
+    index), ``by_id``, ``zones``/``vars`` (declarations by name), ``procedures``,
+    ``variants`` (name -> description), ``scenarios`` (raw scenario data), ``doc`` (the
+    Document with marks), ``path``.
+    """
+
+    def new_game(self, num_players: int | None = None, seed: int | str = 0, log: bool = False, position=None) -> State:
+        """A new :class:`State` (see :func:`interpreter.state.new_game`)."""
+        return new_game(self, num_players if num_players is not None else self.default_players, seed, log, position)
+
+    # used by the state ------------------------------------------------------------------------
+    def place_components(self, st: State) -> None:
+        """Put every component in its kind's ``start`` zone and set its mutable properties."""
+        for kind in self.kinds.values():
+            if kind.start is not None:
+                st.zones[kind.start].extend(kind.components)
+        for c, props in self.initial_props.items():
+            st.props[c] = dict(props)
+
+    def score_of(self, st: State, player: int) -> Any:
+        """The score expression for ``player``."""
+        env = Env(st, {"p": player})
+        return self.score_expr(env)
+
+    def outcome_of(self, st: State) -> Outcome:
+        """The outcome of a finished state: scores, tiebreaks, ranking, winners."""
+        n = st.num_players
+        scores = []
+        keys = []
+        for p in range(n):
+            env = Env(st, {"p": p})
+            s = self.score_expr(env)
+            scores.append(s)
+            keys.append((s, *[t(env) for t in self.tiebreaks]))
+        ranking = tuple(sorted(range(n), key=lambda p: keys[p], reverse=True))
+        if self.winners_expr is not None:
+            w = self.winners_expr(Env(st, {}))
+            winners = tuple(sorted(w)) if isinstance(w, (list, tuple)) else (w,)
+        else:
+            best = keys[ranking[0]]
+            winners = tuple(p for p in range(n) if keys[p] == best)
+        return Outcome(tuple(scores), ranking, winners, st.reason)
+
+    def visible_component(self, st: State, comp: Component, player: int) -> bool:
+        """True when ``player`` may see ``comp`` (it is in a zone they may look into)."""
+        for decl in self.zone_list:
+            z = st.zones[decl.name]
+            if decl.per_player:
+                for i, sub in enumerate(z):
+                    if _contains(sub, comp, decl.depth - 1):
+                        return decl.visibility == "public" or (decl.visibility == "owner" and i == player)
+            elif _contains(z, comp, decl.depth):
+                return decl.visibility == "public"
+        return False
+
+    def __repr__(self) -> str:
+        return f"<Ruleset {self.name}{' variant ' + self.variant if self.variant else ''}>"
+
+
+def _contains(z, comp, depth) -> bool:
+    if depth == 0:
+        return comp in z
+    return any(_contains(s, comp, depth - 1) for s in z)
+
+
+# ---------------------------------------------------------------------------------------------
+# Finding and loading
+
+
+def find_ruleset(name_or_path: str | Path) -> Path:
+    """The ruleset file for a path (a file or a folder holding ``ruleset.yaml``) or a bare name
+    under the installed ``rulesets/`` folder.
+
+    Raises:
+        LoadError: nothing found, with the names available.
+    """
+    p = Path(name_or_path)
+    if p.is_file():
+        return p
+    if p.is_dir() and (p / "ruleset.yaml").is_file():
+        return p / "ruleset.yaml"
+    for base in (Path.cwd() / "rulesets", RULESETS_DIR):
+        cand = base / str(name_or_path) / "ruleset.yaml"
+        if cand.is_file():
+            return cand
+    known = available_rulesets()
+    close = difflib.get_close_matches(str(name_or_path), known, n=3)
+    hint = f"; did you mean {', '.join(close)}?" if close else f"; available: {', '.join(known)}"
+    raise LoadError(f"no ruleset {str(name_or_path)!r}{hint}")
+
+
+def available_rulesets() -> list[str]:
+    """The bare names of the rulesets shipped in ``rulesets/``."""
+    if not RULESETS_DIR.is_dir():
+        return []
+    return sorted(p.parent.name for p in RULESETS_DIR.glob("*/ruleset.yaml"))
+
+
+def load_ruleset(name_or_path: str | Path, variant: str | None = None, overrides: dict | None = None) -> Ruleset:
+    """Load, overlay ``variant`` (and ``overrides``, e.g. ``{"params": {"turns": 3}}``),
+    validate and compile a ruleset.
+
+    Raises:
+        LoadError: the file cannot be read or is not safe, well-formed YAML.
+        RulesetErrors: schema and compile problems (every one found, most relevant first).
+        RulesetError: an unknown variant.
+    """
+    path = find_ruleset(name_or_path)
+    doc = load_yaml(path)
+    if not isinstance(doc.data, dict):
+        raise LoadError("a ruleset is a YAML mapping (name:, players:, zones:, flow: ...)", doc.mark(()))
+    base_errors = schema.validate(doc)
+    if base_errors:
+        raise RulesetErrors(base_errors)
+    if variant is not None:
+        variants = doc.data.get("variants") or {}
+        if variant not in variants:
+            known = ", ".join(variants) or "none"
+            raise RulesetError(f"{doc.file}: no variant {variant!r} (variants: {known})")
+        over = {k: v for k, v in variants[variant].items() if k != "description"}
+        doc = overlay(doc, over, ("variants", variant))
+    if overrides:
+        doc = overlay(doc, overrides, None)
+    if variant is not None or overrides:
+        errors = schema.validate(doc)
+        if errors:
+            raise RulesetErrors(errors)
+    ctx = Ctx(doc, path, variant)
+    return ctx.compile()
+
+
+def overlay(doc: Document, over: dict, over_path: tuple | None) -> Document:
+    """``doc`` with the mapping ``over`` overlaid: mappings merge recursively, anything else
+    replaces (a list replaces a list).  ``over_path`` is where ``over`` stands in ``doc`` (a
+    variant), so that marks follow the overlay; None for data from elsewhere (overrides)."""
+    data = copy.deepcopy(doc.data)
+    marks = dict(doc.marks)
+
+    def merge(base: dict, new: dict, path: tuple):
+        for k, v in new.items():
+            if isinstance(v, dict) and isinstance(base.get(k), dict):
+                merge(base[k], v, path + (k,))
+                continue
+            base[k] = copy.deepcopy(v)
+            prefix = path + (k,)
+            if over_path is not None:
+                src = over_path + prefix
+                for m in [m for m in marks if m[: len(prefix)] == prefix]:
+                    del marks[m]
+                for m, mark in doc.marks.items():
+                    if m[: len(src)] == src:
+                        marks[prefix + m[len(src):]] = mark
+
+    merge(data, over, ())
+    return Document(data, marks, doc.file)
+
+
+# ---------------------------------------------------------------------------------------------
+# The compiler
+
+
+class Ctx:
+    """Compilation context handed to every effect's ``compile``: resolves names, compiles
+    expressions, templates, zone references, places and blocks, and collects errors."""
+
+    def __init__(self, doc: Document, path: Path, variant: str | None):
+        self.doc = doc
+        self.data = doc.data
+        self.path = path
+        self.base = path.parent
+        self.variant = variant
+        self.errors: list[TapsterError] = []
+        self.blocks: list[flow.Block] = []
+        self.chooses: list = []
+        self.while_conds: list = []
+        self.procedures: dict[str, Procedure] = {}
+        self.triggers: dict[str, list[Trigger]] = {}
+        self.events_emitted: set[str] = set()
+
+    # -- helpers for effects ---------------------------------------------------------------------
+    def mark(self, path: tuple) -> Mark:
+        """The file:line:column of the node at ``path``."""
+        return self.doc.mark(path)
+
+    def error(self, message: str, path: tuple) -> CompileError:
+        """A CompileError at ``path`` (raise it)."""
+        return CompileError(message, self.mark(path))
+
+    def require(self, spec: Any, keys: tuple, path: tuple) -> None:
+        """Raise unless ``spec`` is a mapping holding every key in ``keys``."""
+        if not isinstance(spec, dict):
+            raise self.error(f"expected a mapping with {', '.join(keys)}", path)
+        missing = [k for k in keys if k not in spec]
+        if missing:
+            raise self.error(f"missing {', '.join(f'`{k}`' for k in missing)}", path)
+
+    def sibling(self, path: tuple, key: str, default: Any) -> Any:
+        """The value of ``key`` in the mapping at ``path``."""
+        node = self.doc.data
+        for k in path:
+            node = node[k]
+        return node.get(key, default)
+
+    def check_local_name(self, name: Any, path: tuple) -> None:
+        """Raise unless ``name`` can name a local (an identifier, not a keyword)."""
+        if not isinstance(name, str) or not _NAME_RE.match(name) or name in _RESERVED:
+            raise self.error(f"{name!r} cannot be a name: use letters, digits and _", path)
+
+    def expr(self, value: Any, path: tuple, scope: Scope) -> Compiled:
+        """Compile an expression found at ``path``."""
+        return compile_expression(value, scope, self._value_mark(value, path))
+
+    def template(self, value: Any, path: tuple, scope: Scope):
+        """Compile a text template found at ``path``."""
+        return compile_template(value if isinstance(value, str) else render(value), scope, self._value_mark(value, path))
+
+    def _value_mark(self, value: Any, path: tuple) -> Mark:
+        # A quoted scalar's text starts one column after its mark.
+        m = self.mark(path)
+        text = self._source_line(m)
+        if text is not None and 0 < m.column <= len(text) and text[m.column - 1] in "\"'":
+            return m.shifted(1)
+        return m
+
+    def _source_line(self, m: Mark) -> str | None:
+        if not hasattr(self, "_lines"):
+            self._lines = {}
+        if m.file not in self._lines:
+            try:
+                self._lines[m.file] = Path(m.file).read_text(encoding="utf-8").splitlines()
+            except OSError:
+                self._lines[m.file] = []
+        lines = self._lines[m.file]
+        return lines[m.line - 1] if 0 < m.line <= len(lines) else None
+
+    def zone(self, value: Any, path: tuple, scope: Scope) -> flow.ZoneRef:
+        """Compile a zone reference (``deck``, ``trash[p]``, ``flight[p][i]``)."""
+        mark = self._value_mark(value, path)
+        if not isinstance(value, str):
+            raise self.error(f"expected a zone, found {value!r}", path)
+        tree = parse(value, mark)
+        indexes = []
+        node = tree
+        while isinstance(node, Tree) and node.data == "index":
+            indexes.append(node.children[1])
+            node = node.children[0]
+        if not (isinstance(node, Tree) and node.data == "name"):
+            raise self.error(f"`{value}` is not a zone: write a zone name, indexed as needed", path)
+        name = str(node.children[0])
+        decl = self.zones.get(name)
+        if decl is None:
+            close = difflib.get_close_matches(name, list(self.zones), n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else f"; zones: {', '.join(self.zones)}"
+            raise CompileError(f"unknown zone `{name}`{hint}", mark)
+        indexes.reverse()
+        if len(indexes) != decl.depth:
+            raise CompileError(
+                f"zone `{name}` needs {decl.depth} index(es) to name one zone, found {len(indexes)}", mark
+            )
+        from .expression import _Compiler
+
+        comp = _Compiler(value, mark)
+        compiled = tuple(_wrap(comp.c(ix, scope)) for ix in indexes)
+        return flow.ZoneRef(decl, compiled, value, mark)
+
+    def lvalue(self, value: Any, path: tuple, scope: Scope) -> flow.LValue:
+        """Compile an assignable place: ``var``, ``var[i]``, ``obj.prop``."""
+        mark = self.mark(path)
+        if not isinstance(value, str):
+            raise self.error(f"expected a place to set, found {value!r}", path)
+        tree = parse(value, mark)
+        from .expression import _Compiler
+
+        comp = _Compiler(value, mark)
+        if isinstance(tree, Tree) and tree.data == "name":
+            name = str(tree.children[0])
+            if name in self.vars:
+                return flow.LValue("var", name, None, None, value, mark)
+            if name in scope.locals:
+                raise CompileError(f"`{name}` is a local name (use `let` to bind it anew)", mark)
+            raise CompileError(f"unknown variable `{name}`{self._close(name, self.vars)}", mark)
+        if isinstance(tree, Tree) and tree.data == "index":
+            base = tree.children[0]
+            if isinstance(base, Tree) and base.data == "name" and str(base.children[0]) in self.vars:
+                idx = Compiled(comp.c(tree.children[1], scope), value, mark)
+                return flow.LValue("item", str(base.children[0]), idx, None, value, mark)
+            raise CompileError(f"`{value}`: only an item of a variable can be set (`score[p]`)", mark)
+        if isinstance(tree, Tree) and tree.data == "attr":
+            prop = str(tree.children[1])
+            if prop not in self.mutable:
+                raise CompileError(
+                    f"`{prop}` is not a mutable property of any component kind (declare it under `props:`)", mark
+                )
+            obj = Compiled(comp.c(tree.children[0], scope), value, mark)
+            return flow.LValue("prop", prop, None, obj, value, mark)
+        raise CompileError(f"`{value}` is not a place that can be set", mark)
+
+    def block(self, spec: Any, path: tuple, scope: Scope) -> flow.Block:
+        """Compile a list of effects; later effects see names bound by earlier ones."""
+        if spec is None:
+            spec = []
+        if not isinstance(spec, list):
+            raise self.error("expected a list of effects", path)
+        effects = []
+        for i, item in enumerate(spec):
+            ipath = path + (i,)
+            try:
+                eff = self.effect(item, ipath, scope)
+            except RulesetError as exc:
+                self.errors.append(exc)
+                continue
+            effects.append(eff)
+            if eff.binds:
+                scope = scope.with_locals(eff.binds)
+        b = flow.Block(tuple(effects), len(self.blocks), self.mark(path))
+        self.blocks.append(b)
+        return b
+
+    def effect(self, item: Any, path: tuple, scope: Scope) -> flow.Effect:
+        """Compile one effect (a mapping with one verb key, plus the verb's sibling keys)."""
+        if not isinstance(item, dict) or not item:
+            raise self.error("an effect is a mapping with one verb: move, set, choose, ...", path)
+        verbs = [k for k in item if k in flow.EFFECTS]
+        if len(verbs) != 1:
+            if not verbs:
+                k = next(iter(item))
+                close = difflib.get_close_matches(str(k), list(flow.EFFECTS), n=3)
+                hint = f"; did you mean {', '.join(close)}?" if close else ""
+                raise self.error(f"unknown effect `{k}`{hint} (effects: {', '.join(flow.EFFECTS)})", path + (k,))
+            raise self.error(f"one effect per list item, found {', '.join(verbs)}", path)
+        verb = verbs[0]
+        allowed = set(flow.SIBLING_KEYS.get(verb, ())) | {verb}
+        extra = [k for k in item if k not in allowed]
+        if extra:
+            raise self.error(f"`{extra[0]}` does not belong beside `{verb}`", path + (extra[0],))
+        cls = flow.EFFECTS[verb]
+        eff = cls.compile(self, item[verb], path + (verb,), scope)
+        eff.mark = self.mark(path)
+        return eff
+
+    def register_choose(self, choose) -> int:
+        """Number a decision point (for saving states)."""
+        self.chooses.append(choose)
+        return len(self.chooses) - 1
+
+    def register_while(self, cond: Compiled) -> None:
+        """Number a `while` condition (for saving states)."""
+        self.while_conds.append(cond)
+
+    def procedure(self, name: Any, path: tuple, args: tuple) -> Procedure:
+        """The procedure ``name``; its parameters must match ``args``."""
+        proc = self.procedures.get(name)
+        if proc is None:
+            raise self.error(f"unknown procedure `{name}`{self._close(str(name), self.procedures)}", path)
+        if set(args) != set(proc.params):
+            raise self.error(
+                f"procedure `{name}` takes ({', '.join(proc.params)}), given ({', '.join(args)})", path
+            )
+        return proc
+
+    def triggers_for(self, event: str, path: tuple, args: tuple) -> list[Trigger]:
+        """The triggers listening to ``event`` (a live list, filled when triggers compile)."""
+        self.events_emitted.add(event)
+        return self.triggers.setdefault(event, [])
+
+    @staticmethod
+    def _close(name: str, options) -> str:
+        close = difflib.get_close_matches(name, list(options), n=3)
+        return f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else ""
+
+    def _guard(self, fn, *args):
+        try:
+            return fn(*args)
+        except RulesetError as exc:
+            self.errors.append(exc)
+            return None
+
+    # -- the stages --------------------------------------------------------------------------
+    def compile(self) -> Ruleset:
+        d = self.data
+        rs = Ruleset()
+        self.rs = rs
+        rs.path = self.path
+        rs.doc = self.doc
+        rs.name = self.path.parent.name if self.path.name == "ruleset.yaml" else self.path.stem
+        rs.title = str(d.get("name", rs.name))
+        rs.description = d.get("description", "")
+        rs.source = d.get("source", "")
+        rs.variant = self.variant
+        rs.variants = {k: (v or {}).get("description", "") for k, v in (d.get("variants") or {}).items()}
+        players = d.get("players", {})
+        rs.min_players = int(players.get("min", 1))
+        rs.max_players = int(players.get("max", rs.min_players))
+        rs.default_players = int(players.get("default", rs.min_players))
+        rs.params = dict(d.get("params") or {})
+        limits = d.get("limits") or {}
+        rs.step_budget = int(limits.get("steps", 200_000))
+
+        self._compile_components(rs)
+        self._compile_zones(rs)
+        self._compile_vars(rs)
+        self.scope = self._global_scope(rs)
+        self._compile_refills()
+        self._declare_procedures()
+        self._compile_triggers()
+        self._compile_procedures()
+        rs.setup = self.block(d.get("setup", []), ("setup",), self.scope)
+        rs.flow = self.block(d.get("flow", []), ("flow",), self.scope)
+        self._compile_outcome(rs)
+        for event in sorted(set(self.triggers) - self.events_emitted):
+            t = self.triggers[event][0]
+            self.errors.append(CompileError(f"no effect emits event `{event}`", t.block.mark))
+        rs.blocks = tuple(self.blocks)
+        rs.chooses = tuple(self.chooses)
+        rs.while_conds = tuple(self.while_conds)
+        rs.procedures = {k: p.block for k, p in self.procedures.items()}
+        rs.scenarios = d.get("scenarios") or []
+        rs.scope = self.scope
+        rs.ctx_functions = self.functions
+        if self.errors:
+            raise RulesetErrors(_sorted_errors(self.errors))
+        return rs
+
+    def _compile_components(self, rs: Ruleset) -> None:
+        rs.kinds = {}
+        rs.components = []
+        rs.by_id = {}
+        rs.initial_props = {}
+        self.mutable = set()
+        self.attributes = {"id", "kind"}
+        param_scope = Scope(resolve=lambda n: _constant(rs.params[n]) if n in rs.params else None,
+                            global_names=lambda: list(rs.params))
+        for kname, spec in (self.data.get("components") or {}).items():
+            path = ("components", kname)
+            kind = Kind()
+            kind.name = kname
+            kind.description = spec.get("description", "")
+            kind.start = spec.get("start")
+            kind.components = []
+            rows: list[dict] = []
+            row_marks: list[Mark] = []
+            if "table" in spec:
+                try:
+                    rows, row_marks = load_table(self.base, spec["table"], self.mark(path + ("table",)))
+                except LoadError as exc:
+                    self.errors.append(exc)
+            for i, item in enumerate(spec.get("items") or []):
+                rows.append(dict(item))
+                row_marks.append(self.mark(path + ("items", i)))
+            copies = 1
+            if "copies" in spec:
+                copies = self._guard(lambda: self.expr(spec["copies"], path + ("copies",), param_scope)(Env(None, {})))
+                copies = copies if isinstance(copies, int) else 1
+            fields = set()
+            for r in rows:
+                fields.update(r)
+            kind.fields = fields
+            self.attributes |= fields
+            props = spec.get("props") or {}
+            kind.mutable = frozenset(props)
+            self.mutable |= set(props)
+            self.attributes |= set(props)
+            key = spec.get("key")
+            field_scope = Scope(resolve=param_scope.resolve, locals=frozenset(fields) | {"copy"},
+                                global_names=param_scope.global_names)
+            label = self._guard(self.template, spec.get("label", "{id}"), path + ("label",), field_scope)
+            prop_exprs = {
+                pname: self._guard(self.expr, pval, path + ("props", pname), field_scope)
+                for pname, pval in props.items()
+            }
+            for copy_no in range(copies):
+                for r, rmark in zip(rows, row_marks):
+                    if key is not None:
+                        if key not in r:
+                            self.errors.append(CompileError(f"row has no key column `{key}`", rmark))
+                            continue
+                        ident = f"{kname}-{r[key]}"
+                    else:
+                        ident = f"{kname}-{len(kind.components) + 1}"
+                    if copies > 1 and key is not None:
+                        ident += f"-{copy_no + 1}"
+                    if ident in rs.by_id:
+                        self.errors.append(CompileError(f"two components have the id {ident!r}", rmark))
+                        continue
+                    f = dict(r)
+                    f["id"] = ident
+                    f["kind"] = kname
+                    env = Env(None, {**r, "id": ident, "kind": kname, "copy": copy_no})
+                    text = label(env) if label else ident
+                    c = Component(ident, kname, f, kind.mutable, text, len(rs.components))
+                    if prop_exprs:
+                        try:
+                            rs.initial_props[c.index] = {
+                                pn: (pe(env) if pe else None) for pn, pe in prop_exprs.items()
+                            }
+                        except TapsterError as exc:
+                            self.errors.append(exc)
+                    rs.components.append(c)
+                    rs.by_id[ident] = c
+                    kind.components.append(c)
+            rs.kinds[kname] = kind
+        rs.components = tuple(rs.components)
+
+    def _compile_zones(self, rs: Ruleset) -> None:
+        self.zones: dict[str, ZoneDecl] = {}
+        for zname, spec in (self.data.get("zones") or {}).items():
+            path = ("zones", zname)
+            spec = spec or {}
+            z = ZoneDecl()
+            z.name = zname
+            z.description = spec.get("description", "")
+            z.per_player = bool(spec.get("per_player", False))
+            count = spec.get("count")
+            if count is not None:
+                if isinstance(count, str):
+                    count = rs.params.get(count)
+                if not isinstance(count, int) or count < 1:
+                    self.errors.append(self.error(f"`count` must be a whole number ≥ 1 or a parameter, found {spec.get('count')!r}", path + ("count",)))
+                    count = 1
+            z.count = count
+            z.visibility = spec.get("visibility", "public")
+            z.refill_from = spec.get("refill_from")
+            z.refill_shuffle = bool(spec.get("refill_shuffle", True))
+            z.depth = int(z.per_player) + int(count is not None)
+            if not _NAME_RE.match(zname):
+                self.errors.append(self.error(f"{zname!r} cannot be a zone name", path))
+            self.zones[zname] = z
+        for kind in rs.kinds.values():
+            if kind.start is not None:
+                decl = self.zones.get(kind.start)
+                if decl is None or decl.depth != 0:
+                    self.errors.append(self.error(
+                        f"`start` must name a zone that is not per player or counted: {kind.start!r}",
+                        ("components", kind.name, "start")))
+                    kind.start = None
+        rs.zones = self.zones
+        rs.zone_list = tuple(self.zones.values())
+        rs.zone_depths = tuple((z.name, z.depth) for z in rs.zone_list)
+
+    def _compile_vars(self, rs: Ruleset) -> None:
+        self.vars: dict[str, VarDecl] = {}
+        list_vars = []
+        for vname, spec in (self.data.get("vars") or {}).items():
+            v = VarDecl()
+            v.name = vname
+            if isinstance(spec, dict):
+                v.per_player = bool(spec.get("per_player", False))
+                v.value = spec.get("initial", 0)
+                v.visibility = spec.get("visibility", "public")
+                v.description = spec.get("description", "")
+            else:
+                v.per_player, v.value, v.visibility, v.description = False, spec, "public", ""
+            if vname in self.zones or vname in rs.params or vname in _SPECIAL_NAMES:
+                self.errors.append(self.error(f"`{vname}` is already the name of a zone, parameter or built-in", ("vars", vname)))
+            if v.per_player or isinstance(v.value, (list, dict)):
+                list_vars.append(vname)
+            self.vars[vname] = v
+        for pname in rs.params:
+            if pname in self.zones or pname in _SPECIAL_NAMES:
+                self.errors.append(self.error(f"`{pname}` is already the name of a zone or built-in", ("params", pname)))
+        rs.vars = self.vars
+        rs.list_vars = tuple(list_vars)
+
+    def _global_scope(self, rs: Ruleset) -> Scope:
+        params, zones, vars_ = rs.params, self.zones, self.vars
+
+        def resolve(name: str):
+            if name in params:
+                return _constant(params[name])
+            if name in zones:
+                return lambda env: env.state.zones[name]
+            if name in vars_:
+                return lambda env: env.state.vars[name]
+            if name == "current":
+                return lambda env: env.state.current
+            if name == "num_players":
+                return lambda env: env.state.num_players
+            if name == "players":
+                return lambda env: list(range(env.state.num_players))
+            if name == "phase":
+                return lambda env: env.state.phase
+            if name == "turns_taken":
+                return lambda env: env.state.turns
+            return None
+
+        self.functions = _ruleset_functions(rs)
+        return Scope(
+            resolve=resolve,
+            functions=self.functions,
+            attributes=frozenset(self.attributes),
+            mutable=frozenset(self.mutable),
+            global_names=lambda: list(params) + list(zones) + list(vars_) + list(_SPECIAL_NAMES),
+        )
+
+    def _compile_refills(self) -> None:
+        for z in self.zones.values():
+            if z.refill_from is not None:
+                try:
+                    z.refill_from = self.zone(z.refill_from, ("zones", z.name, "refill_from"), self.scope)
+                except RulesetError as exc:
+                    self.errors.append(exc)
+                    z.refill_from = None
+
+    def _declare_procedures(self) -> None:
+        for pname, spec in (self.data.get("procedures") or {}).items():
+            proc = Procedure()
+            proc.name = pname
+            proc.path = ("procedures", pname)
+            if isinstance(spec, dict):
+                proc.params = tuple(spec.get("params") or ())
+                proc.spec = spec.get("do", [])
+                proc.path = proc.path + ("do",)
+            else:
+                proc.params = ()
+                proc.spec = spec
+            proc.block = None
+            self.procedures[pname] = proc
+
+    def _compile_procedures(self) -> None:
+        for proc in self.procedures.values():
+            for p in proc.params:
+                self._guard(self.check_local_name, p, ("procedures", proc.name, "params"))
+            proc.block = self.block(proc.spec, proc.path, self.scope.with_locals(proc.params))
+
+    def _compile_triggers(self) -> None:
+        for i, spec in enumerate(self.data.get("triggers") or []):
+            path = ("triggers", i)
+            try:
+                self.require(spec, ("on", "do"), path)
+                params = tuple(spec.get("params") or ())
+                scope = self.scope.with_locals(params)
+                cond = self.expr(spec["if"], path + ("if",), scope) if "if" in spec else None
+                block = self.block(spec["do"], path + ("do",), scope)
+                self.triggers.setdefault(str(spec["on"]), []).append(Trigger(str(spec["on"]), params, cond, block))
+            except RulesetError as exc:
+                self.errors.append(exc)
+
+    def _compile_outcome(self, rs: Ruleset) -> None:
+        spec = self.data.get("outcome") or {}
+        path = ("outcome",)
+        pscope = self.scope.with_locals(["p"])
+        rs.score_expr = self._guard(self.expr, spec.get("score", 0), path + ("score",), pscope) or Compiled(lambda e: 0, "0", None)
+        rs.tiebreaks = tuple(
+            t for t in (self._guard(self.expr, t, path + ("tiebreak", i), pscope) for i, t in enumerate(spec.get("tiebreak") or []))
+            if t is not None
+        )
+        rs.winners_expr = self._guard(self.expr, spec["winners"], path + ("winners",), self.scope) if "winners" in spec else None
+        rs.default_reason = str(spec.get("reason", "the game's flow is complete"))
+
+
+def _wrap(fn) -> Compiled:
+    return fn
+
+
+def _constant(value):
+    if isinstance(value, (list, dict)):
+        return lambda env: copy.deepcopy(value)
+    f = lambda env: value  # noqa: E731
+    f.constant = value  # type: ignore[attr-defined]
+    return f
+
+
+def _sorted_errors(errors: list[TapsterError]) -> list[TapsterError]:
+    def key(e):
+        m = e.mark
+        return (m.file, m.line, m.column) if m else ("", 0, 0)
+
+    seen = set()
+    out = []
+    for e in sorted(errors, key=key):
+        s = str(e)
+        if s not in seen:
+            seen.add(s)
+            out.append(e)
+    return out
+
+
+def _ruleset_functions(rs: Ruleset) -> dict[str, Builtin]:
+    """Builtins that read the state (documented in the README with the generic ones)."""
+
+    def clockwise(env, start, *rest):
+        n = env.state.num_players
+        return [(start + i) % n for i in range(n)]
+
+    def next_player(env, p, k=1):
+        return (p + k) % env.state.num_players
+
+    def components(env, kind):
+        k = rs.kinds.get(kind)
+        if k is None:
+            raise ValueError(f"no component kind {kind!r}")
+        return list(k.components)
+
+    def component(env, ident):
+        c = rs.by_id.get(ident)
+        if c is None:
+            raise ValueError(f"no component {ident!r}")
+        return c
+
+    def score(env, p):
+        return rs.score_of(env.state, p)
+
+    def zone_of(env, c):
+        return env.state.zone_of(c)
+
+    return {
+        "clockwise": Builtin(clockwise, "clockwise(p): every seat in turn order, starting with p", (1, 1), True),
+        "next_player": Builtin(next_player, "next_player(p) or next_player(p, k): the seat k places after p", (1, 2), True),
+        "components": Builtin(components, "components(kind): every component of a kind, in table order", (1, 1), True),
+        "component": Builtin(component, "component(id): the component with that id (`card-16`)", (1, 1), True),
+        "score": Builtin(score, "score(p): the outcome's score expression for seat p, now", (1, 1), True),
+        "zone_of": Builtin(zone_of, "zone_of(c): the name of the zone holding c (`flight[0][1]`), or none", (1, 1), True),
+    }
+
+
+__all__ += ["overlay", "available_rulesets", "BUILTINS"]
+_ = (Token,)

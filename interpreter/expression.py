@@ -1,0 +1,830 @@
+"""The expression language: parse once with Lark (LALR), compile to Python closures.
+
+An expression is a string in a ruleset (``sum(c.hops for c in trash[p])``).  :func:`parse`
+turns it into a Lark tree; :func:`compile_expression` turns the tree into a callable
+``f(env) -> value`` made of nested closures, so that evaluation never walks a tree.  Ruleset text
+never reaches ``eval``/``exec``: the only operations are the ones this module implements.
+
+Expressions are pure: they read the state through an :class:`Env` and never change it.  Names are
+resolved when the expression is compiled (a :class:`Scope` says which local names exist and how
+to read global ones), so an unknown name is a load-time error, not a run-time one.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import operator
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from lark import Lark, Token, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from .errors import ExpressionError, ExpressionSyntaxError, FlowError, Mark, TapsterError
+from .model import Component, render
+
+__all__ = [
+    "Env",
+    "Scope",
+    "Builtin",
+    "BUILTINS",
+    "COMMON_MISTAKES",
+    "parse",
+    "compile_expression",
+    "compile_template",
+    "Compiled",
+]
+
+_GRAMMAR = Path(__file__).with_name("expression.lark")
+_PARSER: Lark | None = None
+
+
+def _parser() -> Lark:
+    global _PARSER
+    if _PARSER is None:
+        _PARSER = Lark(
+            _GRAMMAR.read_text(encoding="utf-8"),
+            parser="lalr",
+            propagate_positions=True,
+            maybe_placeholders=True,
+        )
+    return _PARSER
+
+
+class Env:
+    """What an expression reads: the ``state`` and the local names ``loc`` (a dict)."""
+
+    __slots__ = ("state", "loc")
+
+    def __init__(self, state: Any, loc: dict):
+        self.state = state
+        self.loc = loc
+
+
+@dataclass(frozen=True)
+class Builtin:
+    """A function callable from expressions.
+
+    ``fn`` is called with the evaluated arguments (and first the :class:`Env` when
+    ``needs_env``); ``doc`` is the one-line help the README lists; ``arity`` the (min, max)
+    number of positional arguments (max None = any).
+    """
+
+    fn: Callable
+    doc: str
+    arity: tuple[int, int | None] = (1, 1)
+    needs_env: bool = False
+
+
+@dataclass
+class Scope:
+    """Compile-time knowledge for name resolution.
+
+    ``locals``: names bound at this point (read from ``env.loc``); ``resolve``: returns a
+    closure reading a global name, or None if there is no such name; ``functions``: callable
+    names; ``attributes``: every attribute name that can exist (for the load-time check), or
+    None to skip that check; ``mutable``: attribute names that live in ``state.props``.
+    """
+
+    resolve: Callable[[str], Callable | None]
+    locals: frozenset = frozenset()
+    functions: dict = field(default_factory=dict)
+    attributes: frozenset | None = None
+    mutable: frozenset = frozenset()
+    global_names: Callable[[], list] = lambda: []
+
+    def with_locals(self, names) -> Scope:
+        """A scope with ``names`` added to the locals."""
+        return Scope(
+            self.resolve,
+            self.locals | frozenset(names),
+            self.functions,
+            self.attributes,
+            self.mutable,
+            self.global_names,
+        )
+
+
+class Compiled:
+    """A compiled expression: call it with an :class:`Env`.
+
+    Run-time failures become :class:`ExpressionError` naming the expression text and its mark.
+    ``fn`` is the raw closure (no error wrapping) for hot paths that wrap errors themselves.
+    """
+
+    __slots__ = ("fn", "text", "mark", "constant")
+
+    def __init__(self, fn: Callable, text: str, mark: Mark | None, constant: Any = None):
+        self.fn = fn
+        self.text = text
+        self.mark = mark
+        self.constant = constant
+
+    def __call__(self, env: Env) -> Any:
+        try:
+            return self.fn(env)
+        except TapsterError:
+            raise
+        except (ArithmeticError, LookupError, TypeError, ValueError, AttributeError) as exc:
+            raise ExpressionError(
+                f"in expression `{self.text}`: {_describe(exc)}", self.mark
+            ) from None
+        except RecursionError:
+            raise ExpressionError(f"in expression `{self.text}`: nested too deeply", self.mark) from None
+
+    def __repr__(self) -> str:
+        return f"Compiled({self.text!r})"
+
+
+def _describe(exc: Exception) -> str:
+    if isinstance(exc, ZeroDivisionError):
+        return "division by zero"
+    if isinstance(exc, IndexError):
+        return f"index out of range ({exc})"
+    if isinstance(exc, KeyError):
+        return f"no such key or field {exc}"
+    return f"{type(exc).__name__.replace('Error', ' error').strip()}: {exc}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing
+
+#: Common mistakes: (regex on the text, message).  Checked when a parse fails, and run as a test.
+COMMON_MISTAKES: list[tuple[str, str]] = [
+    (r"&&", "use `and` instead of `&&`"),
+    (r"\|\|", "use `or` instead of `||`"),
+    (r"(?<![=!<>])=(?!=)", "use `==` to compare; `=` only names a keyword argument"),
+    (r"!(?!=)", "use `not` instead of `!`"),
+    (r"\bnull\b|\bnil\b", "write `none` for the absence of a value"),
+    (r"\belif\b", "there is no `elif`: nest `a if c else (b if d else e)`"),
+    (r"\blambda\b", "there is no `lambda`: use a generator such as `max(c.rank for c in zone)`"),
+    (r"\?.*:", "there is no `c ? a : b`: write `a if c else b`"),
+]
+
+
+def _mark_in(mark: Mark | None, line: int, column: int) -> Mark | None:
+    """The file mark of (line, column) inside an expression that starts at ``mark``."""
+    if mark is None:
+        return None
+    if line <= 1:
+        return Mark(mark.file, mark.line, mark.column + column - 1)
+    return Mark(mark.file, mark.line + line - 1, column)
+
+
+def _excerpt(text: str, line: int, column: int) -> str:
+    lines = text.splitlines() or [""]
+    src = lines[min(line, len(lines)) - 1]
+    return f"    {src}\n    {' ' * (column - 1)}^"
+
+
+def parse(text: str, mark: Mark | None = None) -> Tree | Token:
+    """Parse expression ``text``; ``mark`` is where it stands in its file.
+
+    Returns the Lark tree.  Raises:
+        ExpressionSyntaxError: with the mark of the offending character and a caret excerpt.
+    """
+    if not isinstance(text, str):
+        text = str(text)
+    try:
+        return _parser().parse(text)
+    except UnexpectedInput as exc:
+        line, column = exc.line if exc.line > 0 else 1, exc.column if exc.column > 0 else len(text) + 1
+        if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):
+            found = "the end of the expression"
+            line, column = 1, len(text) + 1
+        elif isinstance(exc, UnexpectedCharacters):
+            found = repr(text[exc.pos_in_stream]) if exc.pos_in_stream < len(text) else "end"
+        else:
+            found = repr(str(exc.token))
+        expected = sorted(getattr(exc, "expected", None) or getattr(exc, "allowed", None) or [])
+        hint = ""
+        for pattern, message in COMMON_MISTAKES:
+            if re.search(pattern, text):
+                hint = f" ({message})"
+                break
+        exp = ""
+        if expected:
+            names = [_TOKEN_NAMES.get(e, e.lower()) for e in expected][:8]
+            exp = f"expected {', '.join(names)}; "
+        raise ExpressionSyntaxError(
+            f"cannot parse expression `{text}`: {exp}found {found}{hint}",
+            _mark_in(mark, line, column),
+            _excerpt(text, line, column),
+        ) from None
+
+
+_TOKEN_NAMES = {
+    "NAME": "a name",
+    "NUMBER": "a number",
+    "STRING": "a string",
+    "RPAR": "`)`",
+    "LPAR": "`(`",
+    "RSQB": "`]`",
+    "LSQB": "`[`",
+    "RBRACE": "`}`",
+    "COMMA": "`,`",
+    "COLON": "`:`",
+    "DOT": "`.`",
+    "ELSE": "`else`",
+    "IN": "`in`",
+    "MINUS": "`-`",
+    "PLUS": "`+`",
+    "STAR": "`*`",
+    "SLASH": "`/`",
+    "__ANON_0": "a name",
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Builtins
+
+
+def _count(iterable=None, value=None, *_):
+    if value is not None:
+        return sum(1 for v in iterable if v == value)
+    return len(iterable) if hasattr(iterable, "__len__") else sum(1 for _ in iterable)
+
+
+def _distinct(iterable):
+    seen = []
+    for v in iterable:
+        if v not in seen:
+            seen.append(v)
+    return seen
+
+
+def _max(*args, default=None):
+    items = args[0] if len(args) == 1 else args
+    items = list(items)
+    if not items:
+        if default is None:
+            raise ValueError("max() of nothing; give a default: max(x, default=0)")
+        return default
+    return max(items)
+
+
+def _min(*args, default=None):
+    items = args[0] if len(args) == 1 else args
+    items = list(items)
+    if not items:
+        if default is None:
+            raise ValueError("min() of nothing; give a default: min(x, default=0)")
+        return default
+    return min(items)
+
+
+def _top(zone):
+    return zone[-1] if zone else None
+
+
+def _bottom(zone):
+    return zone[0] if zone else None
+
+
+def _index(seq, value):
+    try:
+        return list(seq).index(value)
+    except ValueError:
+        return -1
+
+
+def _sorted(iterable, reverse=False):
+    return sorted(iterable, reverse=reverse)
+
+
+def _sign(x):
+    return (x > 0) - (x < 0)
+
+
+BUILTINS: dict[str, Builtin] = {
+    "abs": Builtin(abs, "abs(x): the absolute value"),
+    "all": Builtin(all, "all(xs): true when every item is true (true for nothing)"),
+    "any": Builtin(any, "any(xs): true when some item is true"),
+    "bottom": Builtin(_bottom, "bottom(zone): the bottom (first) item of a zone, or none"),
+    "ceil": Builtin(math.ceil, "ceil(x): the smallest whole number ≥ x"),
+    "count": Builtin(_count, "count(xs) or count(xs, v): how many items (equal to v)", (1, 2)),
+    "distinct": Builtin(_distinct, "distinct(xs): the items without repeats, first occurrence order"),
+    "first": Builtin(_bottom, "first(xs): the first item, or none"),
+    "floor": Builtin(math.floor, "floor(x): the largest whole number ≤ x"),
+    "index": Builtin(_index, "index(xs, v): the position of v in xs, or -1", (2, 2)),
+    "int": Builtin(int, "int(x): x as a whole number (toward zero)"),
+    "last": Builtin(_top, "last(xs): the last item, or none"),
+    "len": Builtin(len, "len(xs): how many items"),
+    "list": Builtin(list, "list(xs): the items as a list"),
+    "max": Builtin(_max, "max(xs) or max(a, b, ...): the largest; max(xs, default=d) for none", (1, None)),
+    "min": Builtin(_min, "min(xs) or min(a, b, ...): the smallest; min(xs, default=d) for none", (1, None)),
+    "range": Builtin(lambda *a: list(range(*a)), "range(n) or range(a, b): whole numbers a..b-1", (1, 3)),
+    "reversed": Builtin(lambda xs: list(reversed(list(xs))), "reversed(xs): the items backwards"),
+    "round": Builtin(round, "round(x): x to the nearest whole number (halves to even)"),
+    "sign": Builtin(_sign, "sign(x): -1, 0 or 1"),
+    "sorted": Builtin(_sorted, "sorted(xs), sorted(xs, reverse=true): the items in order"),
+    "str": Builtin(render, "str(x): the text shown for x"),
+    "sum": Builtin(sum, "sum(xs): the total of the items (0 for nothing)"),
+    "top": Builtin(_top, "top(zone): the top (last) item of a zone, or none"),
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Compilation
+
+_MISSING = object()
+
+_COMPARE = {
+    "<": operator.lt,
+    ">": operator.gt,
+    "==": operator.eq,
+    ">=": operator.ge,
+    "<=": operator.le,
+    "!=": operator.ne,
+    "in": lambda a, b: a in b,
+    "not in": lambda a, b: a not in b,
+    "is": operator.is_,
+    "is not": operator.is_not,
+}
+
+
+def _static_attr(obj: Any, name: str) -> Any:
+    if isinstance(obj, dict):
+        if name in obj:
+            return obj[name]
+        raise ExpressionError(f"the record has no field `{name}` (fields: {', '.join(map(str, obj))})")
+    if isinstance(obj, Component):
+        raise ExpressionError(
+            f"{obj.id} (a {obj.kind}) has no field `{name}` "
+            f"(fields: {', '.join(sorted(set(obj.fields) | obj.mutable))})"
+        )
+    raise ExpressionError(f"{render(obj)!r} has no field `{name}`")
+
+
+class _Compiler:
+    def __init__(self, text: str, mark: Mark | None):
+        self.text = text
+        self.mark = mark
+
+    def error(self, node, message: str) -> ExpressionSyntaxError:
+        meta = getattr(node, "meta", None)
+        line = getattr(node, "line", None) or (meta.line if meta and not meta.empty else 1)
+        column = getattr(node, "column", None) or (meta.column if meta and not meta.empty else 1)
+        from .errors import CompileError
+
+        return CompileError(
+            f"in expression `{self.text}`: {message}",
+            _mark_in(self.mark, line, column),
+            _excerpt(self.text, line, column),
+        )
+
+    # Each compile returns (closure, is_constant, constant_value)
+    def c(self, node, scope: Scope) -> Callable:
+        if isinstance(node, Token):
+            raise self.error(node, f"unexpected {node!r}")
+        method = getattr(self, "c_" + node.data.rstrip("_"), None)
+        if method is None:  # pragma: no cover - grammar and compiler out of step
+            raise self.error(node, f"internal: no compiler for {node.data}")
+        return method(node, scope)
+
+    # literals ----------------------------------------------------------------------------
+    def c_number(self, node, scope):
+        text = node.children[0]
+        value = float(text) if "." in text else int(text)
+        return _const(value)
+
+    def c_string(self, node, scope):
+        raw = node.children[0][1:-1]
+        value = re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), raw)
+        return _const(value)
+
+    def c_true(self, node, scope):
+        return _const(True)
+
+    def c_false(self, node, scope):
+        return _const(False)
+
+    def c_none(self, node, scope):
+        return _const(None)
+
+    def c_list(self, node, scope):
+        items = self._exprs(node.children[0], scope)
+        if not items:
+            return lambda env: []
+        return lambda env: [f(env) for f in items]
+
+    def c_tuple(self, node, scope):
+        first = self.c(node.children[0], scope)
+        rest = self._exprs(node.children[1], scope)
+        items = [first, *rest]
+        return lambda env: tuple(f(env) for f in items)
+
+    def c_dict(self, node, scope):
+        pairs = []
+        if node.children[0] is not None:
+            for pair in node.children[0].children:
+                pairs.append((self.c(pair.children[0], scope), self.c(pair.children[1], scope)))
+        return lambda env: {k(env): v(env) for k, v in pairs}
+
+    def _exprs(self, node, scope) -> list:
+        if node is None:
+            return []
+        return [self.c(ch, scope) for ch in node.children if ch is not None]
+
+    # names -------------------------------------------------------------------------------
+    def c_name(self, node, scope):
+        name = str(node.children[0])
+        if name in scope.locals:
+            def local(env):
+                try:
+                    return env.loc[name]
+                except KeyError:
+                    raise ExpressionError(f"`{name}` has no value here") from None
+
+            return local
+        getter = scope.resolve(name)
+        if getter is not None:
+            return getter
+        if name in scope.functions or name in BUILTINS:
+            raise self.error(node.children[0], f"`{name}` is a function: call it as `{name}(...)`")
+        candidates = list(scope.locals) + list(scope.global_names())
+        close = difflib.get_close_matches(name, candidates, n=3)
+        hint = f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else ""
+        raise self.error(node.children[0], f"unknown name `{name}`{hint}")
+
+    # operators ---------------------------------------------------------------------------
+    def c_ternary(self, node, scope):
+        a, cond, b = (self.c(ch, scope) for ch in node.children)
+        return lambda env: a(env) if cond(env) else b(env)
+
+    def c_or(self, node, scope):
+        a, b = (self.c(ch, scope) for ch in node.children)
+        return lambda env: a(env) or b(env)
+
+    def c_and(self, node, scope):
+        a, b = (self.c(ch, scope) for ch in node.children)
+        return lambda env: a(env) and b(env)
+
+    def c_not(self, node, scope):
+        a = self.c(node.children[0], scope)
+        return lambda env: not a(env)
+
+    def c_compare(self, node, scope):
+        children = node.children
+        operands = [self.c(children[0], scope)]
+        ops = []
+        for i in range(1, len(children), 2):
+            op = " ".join(str(t) for t in children[i].children)
+            ops.append(_COMPARE[op])
+            operands.append(self.c(children[i + 1], scope))
+        if len(ops) == 1:
+            op, a, b = ops[0], operands[0], operands[1]
+            if op is operator.eq:
+                return lambda env: a(env) == b(env)
+            if op is operator.lt:
+                return lambda env: a(env) < b(env)
+            if op is operator.gt:
+                return lambda env: a(env) > b(env)
+            return lambda env: op(a(env), b(env))
+
+        def chain(env):
+            left = operands[0](env)
+            for op, f in zip(ops, operands[1:]):
+                right = f(env)
+                if not op(left, right):
+                    return False
+                left = right
+            return True
+
+        return chain
+
+    def _binop(self, node, scope, fn):
+        a, b = (self.c(ch, scope) for ch in node.children)
+        return lambda env: fn(a(env), b(env))
+
+    def c_add(self, node, scope):
+        a, b = (self.c(ch, scope) for ch in node.children)
+        return lambda env: a(env) + b(env)
+
+    def c_sub(self, node, scope):
+        a, b = (self.c(ch, scope) for ch in node.children)
+        return lambda env: a(env) - b(env)
+
+    def c_mul(self, node, scope):
+        return self._binop(node, scope, operator.mul)
+
+    def c_div(self, node, scope):
+        return self._binop(node, scope, operator.truediv)
+
+    def c_floordiv(self, node, scope):
+        return self._binop(node, scope, operator.floordiv)
+
+    def c_mod(self, node, scope):
+        return self._binop(node, scope, operator.mod)
+
+    def c_pow(self, node, scope):
+        def power(x, y):
+            if isinstance(y, (int, float)) and abs(y) > 64:
+                raise ValueError("exponent too large")
+            return x**y
+
+        return self._binop(node, scope, power)
+
+    def c_neg(self, node, scope):
+        a = self.c(node.children[0], scope)
+        return lambda env: -a(env)
+
+    def c_pos(self, node, scope):
+        a = self.c(node.children[0], scope)
+        return lambda env: +a(env)
+
+    # access ------------------------------------------------------------------------------
+    def c_attr(self, node, scope):
+        obj = self.c(node.children[0], scope)
+        name_tok = node.children[1]
+        name = str(name_tok)
+        if scope.attributes is not None and name not in scope.attributes:
+            close = difflib.get_close_matches(name, sorted(scope.attributes), n=3)
+            hint = f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else ""
+            raise self.error(name_tok, f"no component or record has a field `{name}`{hint}")
+        if name in scope.mutable:
+            def mutable_attr(env):
+                o = obj(env)
+                if type(o) is Component and name in o.mutable:
+                    return env.state.props[o.index][name]
+                try:
+                    return o.fields[name]
+                except (AttributeError, KeyError):
+                    return _static_attr(o, name)
+
+            return mutable_attr
+
+        def attr(env):
+            o = obj(env)
+            try:
+                return o.fields[name]
+            except (AttributeError, KeyError):
+                return _static_attr(o, name)
+
+        return attr
+
+    def c_index(self, node, scope):
+        obj = self.c(node.children[0], scope)
+        idx = self.c(node.children[1], scope)
+
+        def index(env):
+            o = obj(env)
+            i = idx(env)
+            if type(i) is bool:
+                raise TypeError("an index must be a number, not true/false")
+            return o[i]
+
+        return index
+
+    def c_slice(self, node, scope):
+        obj = self.c(node.children[0], scope)
+        lo = self.c(node.children[1], scope) if node.children[1] is not None else (lambda env: None)
+        hi = self.c(node.children[2], scope) if node.children[2] is not None else (lambda env: None)
+        return lambda env: list(obj(env)[lo(env) : hi(env)])
+
+    # calls -------------------------------------------------------------------------------
+    def _function(self, name_tok) -> Builtin:
+        name = str(name_tok)
+        fn = scope_functions = self._scope_functions.get(name) if self._scope_functions else None
+        del scope_functions
+        if fn is None:
+            fn = BUILTINS.get(name)
+        if fn is None:
+            names = sorted(set(BUILTINS) | set(self._scope_functions or ()))
+            close = difflib.get_close_matches(name, names, n=3)
+            hint = f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else ""
+            raise self.error(name_tok, f"unknown function `{name}`{hint}")
+        return fn
+
+    def _call(self, name_tok, builtin: Builtin, args: list, kwargs: dict):
+        lo, hi = builtin.arity
+        n = len(args)
+        if n < lo or (hi is not None and n > hi):
+            want = f"{lo}" if lo == hi else (f"{lo} or more" if hi is None else f"{lo} to {hi}")
+            raise self.error(name_tok, f"`{name_tok}` takes {want} argument(s), got {n}")
+        fn = builtin.fn
+        if builtin.needs_env:
+            if kwargs:
+                return lambda env: fn(env, *[a(env) for a in args], **{k: v(env) for k, v in kwargs.items()})
+            if n == 1:
+                a0 = args[0]
+                return lambda env: fn(env, a0(env))
+            if n == 2:
+                a0, a1 = args
+                return lambda env: fn(env, a0(env), a1(env))
+            return lambda env: fn(env, *[a(env) for a in args])
+        if kwargs:
+            return lambda env: fn(*[a(env) for a in args], **{k: v(env) for k, v in kwargs.items()})
+        if n == 0:
+            return lambda env: fn()
+        if n == 1:
+            a0 = args[0]
+            return lambda env: fn(a0(env))
+        if n == 2:
+            a0, a1 = args
+            return lambda env: fn(a0(env), a1(env))
+        return lambda env: fn(*[a(env) for a in args])
+
+    def c_call(self, node, scope):
+        self._scope_functions = scope.functions
+        name_tok, argnode = node.children
+        builtin = self._function(name_tok)
+        args, kwargs = [], {}
+        if argnode is not None:
+            for ch in argnode.children:
+                if ch is None:
+                    continue
+                if isinstance(ch, Tree) and ch.data == "kwarg":
+                    kwargs[str(ch.children[0])] = self.c(ch.children[1], scope)
+                else:
+                    if kwargs:
+                        raise self.error(ch, "a positional argument cannot follow a keyword argument")
+                    args.append(self.c(ch, scope))
+        return self._call(name_tok, builtin, args, kwargs)
+
+    def c_call_gen(self, node, scope):
+        self._scope_functions = scope.functions
+        name_tok, elt, clauses = node.children
+        builtin = self._function(name_tok)
+        gen = self._comprehension(elt, clauses, scope)
+        return self._call(name_tok, builtin, [gen], {})
+
+    def c_listcomp(self, node, scope):
+        elt, clauses = node.children
+        return self._comprehension(elt, clauses, scope)
+
+    def _comprehension(self, elt_node, clauses_node, scope):
+        steps = []
+        names: list[str] = []
+        inner = scope
+        for clause in clauses_node.children:
+            if clause.data == "comp_for":
+                targets = [str(t) for t in clause.children[0].children]
+                it = self.c(clause.children[1], inner)
+                inner = inner.with_locals(targets)
+                names.extend(targets)
+                steps.append(("for", targets, it))
+            else:
+                steps.append(("if", None, self.c(clause.children[0], inner)))
+        elt = self.c(elt_node, inner)
+        names = list(dict.fromkeys(names))
+
+        # Fast path: one `for` over a single name, at most one `if`.
+        if len(steps) <= 2 and steps[0][0] == "for" and len(steps[0][1]) == 1 and all(
+            s[0] == "if" for s in steps[1:]
+        ):
+            target, it = steps[0][1][0], steps[0][2]
+            cond = steps[1][2] if len(steps) == 2 else None
+
+            def comp(env):
+                loc = env.loc
+                old = loc.get(target, _MISSING)
+                out = []
+                try:
+                    if cond is None:
+                        for v in it(env):
+                            loc[target] = v
+                            out.append(elt(env))
+                    else:
+                        for v in it(env):
+                            loc[target] = v
+                            if cond(env):
+                                out.append(elt(env))
+                finally:
+                    if old is _MISSING:
+                        loc.pop(target, None)
+                    else:
+                        loc[target] = old
+                return out
+
+            return comp
+
+        def build(i):
+            if i == len(steps):
+                return lambda env, out: out.append(elt(env))
+            kind, targets, fn = steps[i]
+            nxt = build(i + 1)
+            if kind == "if":
+                def when(env, out):
+                    if fn(env):
+                        nxt(env, out)
+
+                return when
+            if len(targets) == 1:
+                t = targets[0]
+
+                def loop1(env, out):
+                    loc = env.loc
+                    for v in fn(env):
+                        loc[t] = v
+                        nxt(env, out)
+
+                return loop1
+
+            def loopn(env, out):
+                loc = env.loc
+                for v in fn(env):
+                    if len(v) != len(targets):
+                        raise ValueError(f"cannot unpack {len(v)} values into {len(targets)} names")
+                    for t, x in zip(targets, v):
+                        loc[t] = x
+                    nxt(env, out)
+
+            return loopn
+
+        body = build(0)
+
+        def comp_general(env):
+            loc = env.loc
+            saved = [(n, loc.get(n, _MISSING)) for n in names]
+            out = []
+            try:
+                body(env, out)
+            finally:
+                for n, old in saved:
+                    if old is _MISSING:
+                        loc.pop(n, None)
+                    else:
+                        loc[n] = old
+            return out
+
+        return comp_general
+
+
+def _const(value):
+    f = lambda env: value  # noqa: E731
+    f.constant = value  # type: ignore[attr-defined]
+    return f
+
+
+def compile_expression(text: Any, scope: Scope, mark: Mark | None = None) -> Compiled:
+    """Parse and compile ``text`` for ``scope``.
+
+    A non-string YAML scalar (a number, a boolean) compiles to a constant.
+
+    Raises:
+        ExpressionSyntaxError: the text does not parse.
+        CompileError: an unknown name, function or field, or a wrong number of arguments.
+    """
+    if isinstance(text, bool) or text is None or isinstance(text, (int, float)):
+        value = text
+        return Compiled(_const(value), repr(text), mark, constant=value)
+    if not isinstance(text, str):
+        from .errors import CompileError
+
+        raise CompileError(f"expected an expression, found {type(text).__name__}", mark)
+    tree = parse(text, mark)
+    compiler = _Compiler(text, mark)
+    compiler._scope_functions = scope.functions
+    fn = compiler.c(tree, scope)
+    return Compiled(fn, text, mark, constant=getattr(fn, "constant", None))
+
+
+_TEMPLATE_PART = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
+
+
+def compile_template(text: str, scope: Scope, mark: Mark | None = None) -> Callable[[Env], str]:
+    """Compile a text template: ``{expr}`` parts are expressions, ``{{``/``}}`` literal braces.
+
+    Returns ``f(env) -> str``; values are shown with :func:`interpreter.model.render`.
+
+    Raises:
+        ExpressionSyntaxError, CompileError: as :func:`compile_expression`, for a part.
+    """
+    if not isinstance(text, str):
+        text = render(text)
+    parts: list = []
+    pos = 0
+    for m in _TEMPLATE_PART.finditer(text):
+        if m.start() > pos:
+            parts.append(text[pos : m.start()])
+        token = m.group(0)
+        if token == "{{":
+            parts.append("{")
+        elif token == "}}":
+            parts.append("}")
+        else:
+            inner_mark = mark.shifted(m.start(1) + 1) if mark else None
+            parts.append(compile_expression(m.group(1), scope, inner_mark))
+        pos = m.end()
+    if pos < len(text):
+        parts.append(text[pos:])
+    if all(isinstance(p, str) for p in parts):
+        constant = "".join(parts)
+        return lambda env: constant
+
+    def template(env):
+        return "".join(p if type(p) is str else render(p(env)) for p in parts)
+
+    return template
+
+
+def check_budget(steps: int, limit: int, mark: Mark | None) -> None:
+    """Raise FlowError when ``steps`` exceeds ``limit`` (a rule that loops forever)."""
+    if steps > limit:
+        raise FlowError(
+            f"the step budget of {limit} effects was exhausted: a rule seems to loop forever", mark
+        )

@@ -1,0 +1,886 @@
+"""The flow engine: effect verbs and the loop that runs them until the next decision.
+
+A ruleset's ``setup``, ``flow``, procedures, option bodies and triggers compile to
+:class:`Block` objects: tuples of effects.  Where the game stands is a stack of *frames* held in
+the :class:`~interpreter.state.State` as plain data::
+
+    (block, pc, locals, loop)
+
+``block`` is the compiled block, ``pc`` the index of the next effect, ``locals`` the names bound
+there (a dict treated as immutable: binding a name replaces it), ``loop`` None or a tuple that
+says how the block repeats (``("each", items, i, name)``, ``("times", n, i, name)``,
+``("while", cond)``).  No Python generator holds game progress, so a state can be cloned,
+saved and resumed at any decision.
+
+Every verb is one class here with a ``compile`` classmethod (YAML -> effect) and a ``run``
+method, registered in :data:`EFFECTS`; adding a verb is one class, one table entry, one schema
+entry and one test.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .errors import ExpressionError, FlowError, Mark
+from .expression import Compiled, Env
+from .model import Action, Component, render
+from .rng import below as rng_below
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .compiler import Ctx
+    from .state import State
+
+__all__ = ["Block", "Effect", "EFFECTS", "run", "ZoneRef", "LValue"]
+
+EACH, TIMES, WHILE = "each", "times", "while"
+
+
+class Block:
+    """A compiled list of effects; ``id`` indexes ``Ruleset.blocks`` (for saving frames)."""
+
+    __slots__ = ("effects", "id", "mark")
+
+    def __init__(self, effects: tuple, id: int, mark: Mark | None):
+        self.effects = effects
+        self.id = id
+        self.mark = mark
+
+    def __repr__(self) -> str:
+        return f"Block({self.id}, {len(self.effects)} effects, at {self.mark})"
+
+
+class Effect:
+    """Base of the effect verbs.  ``mark`` is the effect's place in the ruleset; ``binds`` the
+    local names it adds to its frame for the effects after it."""
+
+    verb = ""
+    __slots__ = ("mark", "binds")
+
+    def run(self, st: State, loc: dict) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @classmethod
+    def compile(cls, ctx: Ctx, spec: Any, path: tuple, scope) -> Effect:  # pragma: no cover
+        raise NotImplementedError
+
+
+def _bind(st: State, name: str, value: Any) -> None:
+    """Bind ``name`` in the current frame (a new locals dict: frames never mutate theirs)."""
+    block, pc, loc, loop = st.stack[-1]
+    new = dict(loc)
+    new[name] = value
+    st.stack[-1] = (block, pc, new, loop)
+
+
+# ---------------------------------------------------------------------------------------------
+# Zones and assignable places
+
+
+class ZoneRef:
+    """A compiled reference to a zone: ``name`` and index expressions (``flight[p][i]``).
+
+    ``get(env)`` returns the live list.  ``decl`` is the zone's declaration.
+    """
+
+    __slots__ = ("decl", "indexes", "text", "mark")
+
+    def __init__(self, decl, indexes: tuple, text: str, mark: Mark | None):
+        self.decl = decl
+        self.indexes = indexes
+        self.text = text
+        self.mark = mark
+
+    def get(self, env: Env) -> list:
+        z = env.state.zones[self.decl.name]
+        try:
+            for ix in self.indexes:
+                z = z[ix(env)]
+        except (IndexError, TypeError, KeyError) as exc:
+            raise ExpressionError(f"no such zone `{self.text}` ({exc})", self.mark) from None
+        if type(z) is not list or (z and type(z[0]) is list):
+            raise ExpressionError(
+                f"`{self.text}` names a group of zones, not one zone: add an index", self.mark
+            )
+        return z
+
+    def owner(self, env: Env) -> int | None:
+        """The owning seat of the referenced zone, for per-player zones."""
+        if self.decl.per_player and self.indexes:
+            return self.indexes[0](env)
+        return None
+
+
+class LValue:
+    """A compiled assignable place: a variable, an item of a variable (``score[p]``), or a
+    mutable property of a component (``m.team``)."""
+
+    __slots__ = ("kind", "name", "index", "obj", "text", "mark")
+
+    def __init__(self, kind: str, name: str, index: Compiled | None, obj: Compiled | None, text: str, mark):
+        self.kind, self.name, self.index, self.obj, self.text, self.mark = kind, name, index, obj, text, mark
+
+    def get(self, env: Env) -> Any:
+        st = env.state
+        if self.kind == "var":
+            return st.vars[self.name]
+        if self.kind == "item":
+            return st.vars[self.name][self.index(env)]
+        comp = self._component(env)
+        return st.props[comp.index][self.name]
+
+    def set(self, env: Env, value: Any) -> None:
+        st = env.state
+        if self.kind == "var":
+            st.vars[self.name] = value
+        elif self.kind == "item":
+            container = st.vars[self.name]
+            key = self.index(env)
+            try:
+                container[key] = value
+            except (IndexError, TypeError) as exc:
+                raise ExpressionError(f"cannot set `{self.text}`: {exc}", self.mark) from None
+        else:
+            comp = self._component(env)
+            st.props[comp.index][self.name] = value
+
+    def _component(self, env: Env) -> Component:
+        comp = self.obj(env)
+        if type(comp) is not Component or self.name not in comp.mutable:
+            raise ExpressionError(
+                f"cannot set `{self.text}`: {render(comp)!r} has no mutable property `{self.name}`",
+                self.mark,
+            )
+        return comp
+
+
+# ---------------------------------------------------------------------------------------------
+# The runner
+
+
+def run(st: State, finish: bool = True) -> None:
+    """Run effects from the top of ``st.stack`` until a decision is pending or the game ends.
+
+    When the stack empties the game ends with the ruleset's default reason (unless ``finish``
+    is false, as for ``setup``).
+
+    Raises:
+        FlowError: the ruleset's step budget is exhausted (a rule loops forever), or a decision
+            has no legal action and no ``otherwise``.
+        ExpressionError: an expression failed.
+    """
+    stack = st.stack
+    budget = st.ruleset.step_budget
+    steps = 0
+    while stack:
+        block, pc, loc, loop = stack[-1]
+        effects = block.effects
+        if pc < len(effects):
+            stack[-1] = (block, pc + 1, loc, loop)
+            steps += 1
+            if steps > budget:
+                eff = effects[pc]
+                raise FlowError(
+                    f"the step budget of {budget} effects in one move was exhausted: "
+                    "a rule seems to loop forever",
+                    eff.mark,
+                )
+            effects[pc].run(st, loc)
+            if st.pending is not None or st.finished:
+                return
+            continue
+        if loop is None:
+            stack.pop()
+            continue
+        kind = loop[0]
+        if kind is EACH:
+            items, i, name = loop[1], loop[2] + 1, loop[3]
+            if i < len(items):
+                new = dict(loc)
+                new[name] = items[i]
+                stack[-1] = (block, 0, new, (EACH, items, i, name))
+            else:
+                stack.pop()
+        elif kind is TIMES:
+            n, i, name = loop[1], loop[2] + 1, loop[3]
+            if i < n:
+                if name is not None:
+                    new = dict(loc)
+                    new[name] = i
+                    loc = new
+                stack[-1] = (block, 0, loc, (TIMES, n, i, name))
+            else:
+                stack.pop()
+        else:  # WHILE
+            env = st.env
+            env.loc = loc
+            if loop[1](env):
+                stack[-1] = (block, 0, loc, loop)
+            else:
+                stack.pop()
+    if finish and not st.finished:
+        st.finish(st.ruleset.default_reason)
+
+
+# ---------------------------------------------------------------------------------------------
+# Effect verbs
+
+
+def _opt(spec: Any, key: str, default: Any = None) -> Any:
+    return spec.get(key, default) if isinstance(spec, dict) else default
+
+
+class Move(Effect):
+    """``move``: move components into a zone.
+
+    ``what`` (components, or one) from anywhere (or from ``from``), or the top ``count`` of
+    ``from`` when ``what`` is absent; ``to`` the zone; ``at``: ``top`` (default), ``bottom``,
+    or an index expression; ``as``: bind the moved components (a list) to a local name.
+    Drawing from an empty zone with ``refill_from`` first refills and shuffles it.
+    """
+
+    verb = "move"
+    __slots__ = ("what", "src", "dst", "count", "at", "name")
+
+    @classmethod
+    def compile(cls, ctx, spec, path, scope):
+        e = cls()
+        if not isinstance(spec, dict):
+            raise ctx.error("`move` takes a mapping: {what: ..., from: ..., to: ...}", path)
+        e.what = ctx.expr(spec["what"], path + ("what",), scope) if "what" in spec else None
+        e.src = ctx.zone(spec["from"], path + ("from",), scope) if "from" in spec else None
+        if e.what is None and e.src is None:
+            raise ctx.error("`move` needs `what` or `from`", path)
+        e.dst = ctx.zone(spec["to"], path + ("to",), scope)
+        e.count = ctx.expr(spec.get("count", 1), path + ("count",), scope)
+        at = spec.get("at", "top")
+        e.at = at if at in ("top", "bottom") else ctx.expr(at, path + ("at",), scope)
+        e.name = spec.get("as")
+        e.binds = (e.name,) if e.name else ()
+        return e
+
+    def run(self, st, loc):
+        env = st.env
+        env.loc = loc
+        dst = self.dst.get(env)
+        moved = []
+        if self.what is None:
+            src = self.src.get(env)
+            n = self.count(env)
+            for _ in range(n):
+                if not src:
+                    st.refill(self.src.decl, src, env)
+                    if not src:
+                        break
+                moved.append(src.pop())
+        else:
+            items = self.what(env)
+            if type(items) is Component:
+                items = (items,)
+            elif items is None:
+                items = ()
+            else:
+                items = tuple(items)
+            src = self.src.get(env) if self.src is not None else None
+            for c in items:
+                if type(c) is not Component:
+                    raise FlowError(f"`move` can only move components, not {render(c)!r}", self.mark)
+                if src is not None:
+                    try:
+                        src.remove(c)
+                    except ValueError:
+                        raise FlowError(f"{c.id} is not in `{self.src.text}`", self.mark) from None
+                else:
+                    st.remove_anywhere(c, self.mark)
+                moved.append(c)
+        at = self.at
+        if at == "top":
+            dst.extend(moved)
+        elif at == "bottom":
+            dst[0:0] = moved[::-1]
+        else:
+            i = at(env)
+            dst[i:i] = moved
+        if self.name:
+            _bind(st, self.name, moved)
+
+
+class Shuffle(Effect):
+    """``shuffle: ZONE``: put the zone in a uniformly random order (the state's generator)."""
+
+    verb = "shuffle"
+    __slots__ = ("zone",)
+
+    @classmethod
+    def compile(cls, ctx, spec, path, scope):
+        e = cls()
+        e.zone = ctx.zone(spec, path, scope)
+        e.binds = ()
+        return e
+
+    def run(self, st, loc):
+        env = st.env
+        env.loc = loc
+        st.shuffle(self.zone.get(env))
+
+
+class Set(Effect):
+    """``set: {PLACE: EXPR, ...}``: assign variables, items of variables, or component properties."""
+
+    verb = "set"
+    __slots__ = ("pairs",)
+    add = False
+
+    @classmethod
+    def compile(cls, ctx, spec, path, scope):
+        e = cls()
+        if not isinstance(spec, dict) or not spec:
+            raise ctx.error(f"`{cls.verb}` takes a mapping of places to expressions", path)
+        e.pairs = tuple(
+            (ctx.lvalue(k, path + (k,), scope), ctx.expr(v, path + (k,), scope)) for k, v in spec.items()
+        )
+        e.binds = ()
+        return e
+
+    def run(self, st, loc):
+        env = st.env
+        env.loc = loc
+        values = [(lv, ex(env)) for lv, ex in self.pairs]  # evaluate all, then assign
+        for lv, value in values:
+            lv.set(env, value)
+
+
+class Add(Set):
+    """``add: {PLACE: EXPR, ...}``: add to numeric places (subtract with a negative amount)."""
+
+    verb = "add"
+    __slots__ = ()
+
+    def run(self, st, loc):
+        env = st.env
+        env.loc = loc
+        for lv, ex in self.pairs:
+            try:
+                lv.set(env, lv.get(env) + ex(env))
+            except TypeError as exc:
+                raise ExpressionError(f"cannot add to `{lv.text}`: {exc}", lv.mark) from None
+
+
+class Let(Effect):
+    """``let: {NAME: EXPR, ...}``: bind local names for the effects after it in the block."""
+
+    verb = "let"
+    __slots__ = ("pairs",)
+
+    @classmethod
+    def compile(cls, ctx, spec, path, scope):
+        e = cls()
+        if not isinstance(spec, dict) or not spec:
+            raise ctx.error("`let` takes a mapping of names to expressions", path)
+        for k in spec:
+            ctx.check_local_name(k, path + (k,))
+        e.pairs = tuple((k, ctx.expr(v, path + (k,), scope)) for k, v in spec.items())
+        e.binds = tuple(spec)
+        return e
+
+    def run(self, st, loc):
+        env = st.env
+        env.loc = loc
+        block, pc, _, loop = st.stack[-1]
+        new = dict(loc)
+        for k, ex in self.pairs:
+            new[k] = ex(env)
+        st.stack[-1] = (block, pc, new, loop)
+
+
+class If(Effect):
+    """``if: COND`` with ``then: [...]`` and optional ``else: [...]``."""
+
+    verb = "if"
+    __slots__ = ("cond", "then", "orelse")
+
+    @classmethod
+    def compile(cls, ctx, spec, path, scope):
+        e = cls()
+        parent = path[:-1]
+        e.cond = ctx.expr(spec, path, scope)
+        e.then = ctx.block(ctx.sibling(parent, "then", []), parent + ("then",), scope)
+        e.orelse = ctx.block(ctx.sibling(parent, "else", []), parent + ("else",), scope)
+        e.binds = ()
+        return e
+
+    def run(self, st, loc):
+        env = st.env
+        env.loc = loc
+        block = self.then if self.cond(env) else self.orelse
+        if block.effects:
+            st.stack.append((block, 0, loc, None))
+
+
+class ForEach(Effect):
+    """``for_each: {in: EXPR, as: NAME, do: [...]}``: run ``do`` once per item (a snapshot of
+    the items taken at the start)."""
+
+    verb = "for_each"
+    __slots__ = ("items", "name", "body")
+
+    @classmethod
+    def compile(cls, ctx, spec, path, scope):
+        e = cls()
+        ctx.require(spec, ("in", "as", "do"), path)
+        e.name = spec["as"]
+        ctx.check_local_name(e.name, path + ("as",))
+        e.items = ctx.expr(spec["in"], path + ("in",), scope)
+        e.body = ctx.block(spec["do"], path + ("do",), scope.with_locals([e.name]))
+        e.binds = ()
+        return e
+
+    def run(self, st, loc):
+        env = st.env
+        env.loc = loc
+        items = self.items(env)
+        if isinstance(items, dict):
+            items = tuple(items)
+        else:
+            try:
+                items = tuple(items)
+            except TypeError:
+                raise ExpressionError(f"`for_each` needs a list, got {render(items)!r}", self.mark) from None
+        if items and self.body.effects:
+            new = dict(loc)
+            new[self.name] = items[0]
+            st.stack.append((self.body, 0, new, (EACH, items, 0, self.name)))
+
+
+class Repeat(Effect):
+    """``repeat: {times: EXPR, as: NAME?, do: [...]}``: run ``do`` a number of times; ``as``
+    binds the 0-based repetition number."""
+
+    verb = "repeat"
+    __slots__ = ("times", "name", "body")
+
+    @classmethod
+    def compile(cls, ctx, spec, path, scope):
+        e = cls()
+        ctx.require(spec, ("times", "do"), path)
+        e.name = spec.get("as")
+        if e.name:
+            ctx.check_local_name(e.name, path + ("as",))
+        e.times = ctx.expr(spec["times"], path + ("times",), scope)
+        e.body = ctx.block(spec["do"], path + ("do",), scope.with_locals([e.name] if e.name else []))
+        e.binds = ()
+        return e
+
+    def run(self, st, loc):
+        env = st.env
+        env.loc = loc
+        n = self.times(env)
+        if type(n) is not int:
+            raise ExpressionError(f"`repeat` needs a whole number of times, got {render(n)!r}", self.mark)
+        if n > 0 and self.body.effects:
+            if self.name is not None:
+                loc = dict(loc)
+                loc[self.name] = 0
+            st.stack.append((self.body, 0, loc, (TIMES, n, 0, self.name)))
+
+
+class While(Effect):
+    """``while: {cond: EXPR, do: [...]}``: run ``do`` while ``cond`` holds (checked before each
+    pass; the step budget stops a loop that never ends)."""
+
+    verb = "while"
+    __slots__ = ("cond", "body")
+
+    @classmethod
+    def compile(cls, ctx, spec, path, scope):
+        e = cls()
+        ctx.require(spec, ("cond", "do"), path)
+        e.cond = ctx.expr(spec["cond"], path + ("cond",), scope)
+        ctx.register_while(e.cond)
+        e.body = ctx.block(spec["do"], path + ("do",), scope)
+        e.binds = ()
+        return e
+
+    def run(self, st, loc):
+        env = st.env
+        env.loc = loc
+        if self.cond(env):
+            if not self.body.effects:
+                raise FlowError("`while` with an empty body and a true condition never ends", self.mark)
+            st.stack.append((self.body, 0, loc, (WHILE, self.cond)))
+
+
+class Option:
+    """One option of a ``choose``: ``name``, ``names`` bound by ``for``, the ``items`` they range
+    over, the legality condition ``cond``, the ``label`` template and the ``body`` block."""
+
+    __slots__ = ("name", "names", "items", "cond", "label", "body", "mark")
+
+
+class Choose(Effect):
+    """``choose``: a decision point.  The flow stops; ``player`` (default ``current``) picks one
+    of the legal actions listed by ``options``; that option's ``do`` runs with its ``for`` names
+    bound.  When no option is legal, ``otherwise`` runs (an error if there is none).
+    """
+
+    verb = "choose"
+    __slots__ = ("id", "name", "player", "prompt", "options", "by_name", "otherwise")
+
+    @classmethod
+    def compile(cls, ctx, spec, path, scope):
+        e = cls()
+        ctx.require(spec, ("options",), path)
+        e.name = spec.get("name", "")
+        e.player = ctx.expr(spec.get("player", "current"), path + ("player",), scope)
+        e.prompt = ctx.template(spec.get("prompt", ""), path + ("prompt",), scope)
+        options = []
+        e.by_name = {}
+        for i, ospec in enumerate(spec["options"]):
+            opath = path + ("options", i)
+            ctx.require(ospec, ("action",), opath)
+            o = Option()
+            o.name = str(ospec["action"])
+            o.mark = ctx.mark(opath)
+            if o.name in e.by_name:
+                raise ctx.error(f"two options are named `{o.name}` in one decision", opath + ("action",))
+            names = ospec.get("for", [])
+            o.names = tuple([names] if isinstance(names, str) else names)
+            for n in o.names:
+                ctx.check_local_name(n, opath + ("for",))
+            if o.names and "in" not in ospec:
+                raise ctx.error("an option with `for` needs `in`", opath)
+            o.items = ctx.expr(ospec["in"], opath + ("in",), scope) if o.names else None
+            inner = scope.with_locals(o.names)
+            o.cond = ctx.expr(ospec["if"], opath + ("if",), inner) if "if" in ospec else None
+            default_label = o.name.replace("_", " ") + "".join(" {" + n + "}" for n in o.names)
+            o.label = ctx.template(ospec.get("label", default_label), opath + ("label",), inner)
+            o.body = ctx.block(ospec.get("do", []), opath + ("do",), inner)
+            options.append(o)
+            e.by_name[o.name] = o
+        e.options = tuple(options)
+        e.otherwise = ctx.block(spec["otherwise"], path + ("otherwise",), scope) if "otherwise" in spec else None
+        e.id = ctx.register_choose(e)
+        e.binds = ()
+        return e
+
+    def legal(self, st, loc) -> tuple:
+        """The legal actions in ``loc`` (no side effects)."""
+        env = st.env
+        actions = []
+        append = actions.append
+        for o in self.options:
+            cond = o.cond
+            if not o.names:
+                env.loc = loc
+                if cond is None or cond(env):
+                    append(Action(o.name, ()))
+                continue
+            env.loc = loc
+            items = o.items(env)
+            tmp = dict(loc)
+            env.loc = tmp
+            if len(o.names) == 1:
+                n = o.names[0]
+                for v in items:
+                    tmp[n] = v
+                    if cond is None or cond(env):
+                        append(Action(o.name, (v,)))
+            else:
+                for v in items:
+                    v = tuple(v)
+                    if len(v) != len(o.names):
+                        raise ExpressionError(
+                            f"option `{o.name}` binds {len(o.names)} names but an item has {len(v)} values",
+                            o.mark,
+                        )
+                    tmp.update(zip(o.names, v))
+                    if cond is None or cond(env):
+                        append(Action(o.name, v))
+        return tuple(actions)
+
+    def run(self, st, loc):
+        env = st.env
+        env.loc = loc
+        player = self.player(env)
+        players = tuple(player) if isinstance(player, (list, tuple)) else (player,)
+        actions = self.legal(st, loc)
+        if not actions:
+            if self.otherwise is not None:
+                if self.otherwise.effects:
+                    st.stack.append((self.otherwise, 0, loc, None))
+                return
+            raise FlowError(f"decision `{self.name or 'choose'}` has no legal action and no `otherwise`", self.mark)
+        st.pending = (self, loc, actions, players)
+
+    def resume(self, st, loc, action: Action) -> None:
+        """Continue after ``action`` was taken: push the option's body with its names bound."""
+        o = self.by_name[action.name]
+        if o.body.effects:
+            if o.names:
+                loc = dict(loc)
+                loc.update(zip(o.names, action.args))
+            st.stack.append((o.body, 0, loc, None))
+
+    def label(self, st, loc, action: Action) -> str:
+        """The readable text of ``action``."""
+        o = self.by_name[action.name]
+        env = Env(st, dict(loc))
+        env.loc.update(zip(o.names, action.args))
+        return o.label(env)
+
+
+class Turn(Effect):
+    """``turn: {player: EXPR, do: [...]}``: ``player`` becomes ``current`` and plays ``do``;
+    ``turns_taken[player]`` counts the turns begun."""
+
+    verb = "turn"
+    __slots__ = ("player", "body")
+
+    @classmethod
+    def compile(cls, ctx, spec, path, scope):
+        e = cls()
+        ctx.require(spec, ("player", "do"), path)
+        e.player = ctx.expr(spec["player"], path + ("player",), scope)
+        e.body = ctx.block(spec["do"], path + ("do",), scope)
+        e.binds = ()
+        return e
+
+    def run(self, st, loc):
+        env = st.env
+        env.loc = loc
+        p = self.player(env)
+        if type(p) is not int or not 0 <= p < st.num_players:
+            raise ExpressionError(f"`turn` needs a seat from 0 to {st.num_players - 1}, got {render(p)!r}", self.mark)
+        st.current = p
+        st.turns[p] += 1
+        if self.body.effects:
+            st.stack.append((self.body, 0, loc, None))
+
+
+class Phase(Effect):
+    """``phase: {name: TEXT, do: [...]}``: run ``do`` with ``phase`` set to ``name``."""
+
+    verb = "phase"
+    __slots__ = ("name", "body")
+
+    @classmethod
+    def compile(cls, ctx, spec, path, scope):
+        e = cls()
+        ctx.require(spec, ("name", "do"), path)
+        e.name = str(spec["name"])
+        e.body = ctx.block(spec["do"], path + ("do",), scope)
+        e.binds = ()
+        return e
+
+    def run(self, st, loc):
+        st.phase = self.name
+        if self.body.effects:
+            st.stack.append((self.body, 0, loc, None))
+
+
+class Call(Effect):
+    """``call: NAME`` or ``call: {procedure: NAME, with: {ARG: EXPR}}`` runs a procedure with its
+    parameters bound; ``call: {dynamic: EXPR, with: ...}`` names the procedure by an expression
+    (every procedure it may name must take the same parameters)."""
+
+    verb = "call"
+    __slots__ = ("proc", "dynamic", "args", "ctx_procs")
+
+    @classmethod
+    def compile(cls, ctx, spec, path, scope):
+        e = cls()
+        e.binds = ()
+        e.dynamic = None
+        if isinstance(spec, str):
+            spec = {"procedure": spec}
+            args_path = path
+        else:
+            args_path = path + ("with",)
+        with_ = spec.get("with", {}) or {}
+        e.args = tuple((k, ctx.expr(v, args_path + (k,), scope)) for k, v in with_.items())
+        if "dynamic" in spec:
+            e.dynamic = ctx.expr(spec["dynamic"], path + ("dynamic",), scope)
+            e.proc = None
+            e.ctx_procs = ctx.procedures
+        else:
+            name = spec.get("procedure")
+            e.proc = ctx.procedure(name, path, tuple(with_))
+        return e
+
+    def run(self, st, loc):
+        env = st.env
+        env.loc = loc
+        if self.dynamic is not None:
+            name = self.dynamic(env)
+            proc = self.ctx_procs.get(name)
+            if proc is None:
+                raise FlowError(f"no procedure named {name!r}", self.mark)
+        else:
+            proc = self.proc
+        new = {k: ex(env) for k, ex in self.args}
+        block = proc.block
+        if block is None:  # pragma: no cover - compiled before play starts
+            raise FlowError(f"procedure {proc.name} is not compiled", self.mark)
+        if block.effects:
+            st.stack.append((block, 0, new, None))
+
+
+class Log(Effect):
+    """``log: TEXT`` or ``log: {text: TEXT, to: SEATS}``: a line for the game's account; ``to``
+    limits who may read it (hidden information never reaches another player's log)."""
+
+    verb = "log"
+    __slots__ = ("text", "to")
+
+    @classmethod
+    def compile(cls, ctx, spec, path, scope):
+        e = cls()
+        if isinstance(spec, dict):
+            ctx.require(spec, ("text",), path)
+            e.text = ctx.template(spec["text"], path + ("text",), scope)
+            e.to = ctx.expr(spec["to"], path + ("to",), scope) if "to" in spec else None
+        else:
+            e.text = ctx.template(spec, path, scope)
+            e.to = None
+        e.binds = ()
+        return e
+
+    def run(self, st, loc):
+        if st.log is None:
+            return
+        env = st.env
+        env.loc = loc
+        to = None
+        if self.to is not None:
+            t = self.to(env)
+            to = tuple(t) if isinstance(t, (list, tuple)) else (t,)
+        st.log.append((to, self.text(env)))
+
+
+class EndGame(Effect):
+    """``end_game: REASON``: the game ends now; REASON (a template) says why."""
+
+    verb = "end_game"
+    __slots__ = ("reason",)
+
+    @classmethod
+    def compile(cls, ctx, spec, path, scope):
+        e = cls()
+        e.reason = ctx.template(spec, path, scope)
+        e.binds = ()
+        return e
+
+    def run(self, st, loc):
+        env = st.env
+        env.loc = loc
+        st.finish(self.reason(env))
+
+
+class Emit(Effect):
+    """``emit: EVENT`` or ``emit: {event: EVENT, with: {NAME: EXPR}}``: run every trigger that
+    listens to EVENT (in the ruleset's order) whose ``if`` holds, with the names bound."""
+
+    verb = "emit"
+    __slots__ = ("event", "args", "triggers")
+
+    @classmethod
+    def compile(cls, ctx, spec, path, scope):
+        e = cls()
+        if isinstance(spec, str):
+            spec = {"event": spec}
+            args_path = path
+        else:
+            args_path = path + ("with",)
+        e.event = str(spec.get("event"))
+        e.args = tuple((k, ctx.expr(v, args_path + (k,), scope)) for k, v in (spec.get("with") or {}).items())
+        e.triggers = ctx.triggers_for(e.event, path, tuple(k for k, _ in e.args))
+        e.binds = ()
+        return e
+
+    def run(self, st, loc):
+        env = st.env
+        env.loc = loc
+        new = {k: ex(env) for k, ex in self.args}
+        env.loc = new
+        fired = [t for t in self.triggers if t.cond is None or t.cond(env)]
+        for t in reversed(fired):
+            st.stack.append((t.block, 0, new, None))
+
+
+class Random(Effect):
+    """``random: {from: EXPR, as: NAME}`` or ``{from: EXPR, set: PLACE}``: a uniformly random item
+    of a non-empty list, drawn from the state's generator (a chance event)."""
+
+    verb = "random"
+    __slots__ = ("items", "name", "place")
+
+    @classmethod
+    def compile(cls, ctx, spec, path, scope):
+        e = cls()
+        ctx.require(spec, ("from",), path)
+        e.items = ctx.expr(spec["from"], path + ("from",), scope)
+        e.name = spec.get("as")
+        e.place = ctx.lvalue(spec["set"], path + ("set",), scope) if "set" in spec else None
+        if (e.name is None) == (e.place is None):
+            raise ctx.error("`random` needs exactly one of `as` (a local name) or `set` (a place)", path)
+        e.binds = (e.name,) if e.name else ()
+        return e
+
+    def run(self, st, loc):
+        env = st.env
+        env.loc = loc
+        items = list(self.items(env))
+        if not items:
+            raise FlowError("`random` from an empty list", self.mark)
+        st.rng, i = rng_below(st.rng, len(items))
+        value = items[i]
+        if self.name:
+            _bind(st, self.name, value)
+        else:
+            self.place.set(env, value)
+
+
+class Roll(Effect):
+    """``roll: {dice: N, sides: S, as: NAME}`` (or ``set: PLACE``): a list of N dice of S sides
+    (1..S), drawn from the state's generator."""
+
+    verb = "roll"
+    __slots__ = ("dice", "sides", "name", "place")
+
+    @classmethod
+    def compile(cls, ctx, spec, path, scope):
+        e = cls()
+        ctx.require(spec, ("sides",), path)
+        e.dice = ctx.expr(spec.get("dice", 1), path + ("dice",), scope)
+        e.sides = ctx.expr(spec["sides"], path + ("sides",), scope)
+        e.name = spec.get("as")
+        e.place = ctx.lvalue(spec["set"], path + ("set",), scope) if "set" in spec else None
+        if (e.name is None) == (e.place is None):
+            raise ctx.error("`roll` needs exactly one of `as` (a local name) or `set` (a place)", path)
+        e.binds = (e.name,) if e.name else ()
+        return e
+
+    def run(self, st, loc):
+        env = st.env
+        env.loc = loc
+        n, s = self.dice(env), self.sides(env)
+        rolls = []
+        r = st.rng
+        for _ in range(n):
+            r, v = rng_below(r, s)
+            rolls.append(v + 1)
+        st.rng = r
+        if self.name:
+            _bind(st, self.name, rolls)
+        else:
+            self.place.set(env, rolls)
+
+
+#: Every effect verb: YAML key -> class.
+EFFECTS: dict[str, type[Effect]] = {
+    cls.verb: cls
+    for cls in (Move, Shuffle, Set, Add, Let, If, ForEach, Repeat, While, Choose, Turn, Phase, Call, Log, EndGame, Emit, Random, Roll)
+}
+
+#: Keys that may stand beside a verb in the same mapping (``if`` takes ``then``/``else``).
+SIBLING_KEYS = {"if": ("then", "else")}
+

@@ -1,0 +1,236 @@
+"""Stage 1: read YAML and data tables safely, keeping file:line:column for every node.
+
+Only the safe loader is used (the C ``CSafeLoader`` where available), so a ruleset can never run
+code.  The YAML is composed into a node tree once; plain Python data is built from it while the
+mark of every node is recorded under its path (a tuple of keys and indexes).  Alias bombs
+("billion laughs"), recursive aliases, absurd nesting, duplicate keys and oversized files are
+refused with a :class:`~interpreter.errors.LoadError`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import LoadError, Mark
+
+__all__ = ["Document", "load_yaml", "load_yaml_text", "load_table", "MAX_BYTES", "MAX_NODES", "MAX_DEPTH"]
+
+#: Largest file read, in bytes.
+MAX_BYTES = 2 * 1024 * 1024
+#: Most nodes a document may expand to (aliases counted every time they are used).
+MAX_NODES = 200_000
+#: Deepest nesting of mappings and sequences.
+MAX_DEPTH = 64
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@dataclass
+class Document:
+    """Plain data read from a file, and the mark of every node.
+
+    ``data``: dicts, lists, str, int, float, bool, None; ``marks``: path tuple -> Mark;
+    ``file``: the file's path as given.
+    """
+
+    data: Any
+    marks: dict = field(default_factory=dict)
+    file: str = ""
+
+    def mark(self, path: tuple) -> Mark:
+        """The mark of the node at ``path``, or of its nearest ancestor that has one."""
+        path = tuple(path)
+        while path:
+            m = self.marks.get(path)
+            if m is not None:
+                return m
+            path = path[:-1]
+        return self.marks.get((), Mark(self.file, 1, 1))
+
+
+def _read(path: Path) -> str:
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise LoadError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if size > MAX_BYTES:
+        raise LoadError(f"{path} is {size} bytes; the limit is {MAX_BYTES} bytes", Mark(str(path), 1, 1))
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise LoadError(f"{path} is not UTF-8 text ({exc.reason})", Mark(str(path), 1, 1)) from None
+    except OSError as exc:
+        raise LoadError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def load_yaml(path: str | Path) -> Document:
+    """Read a YAML file safely.  Raises LoadError (with file:line:column) on any problem."""
+    path = Path(path)
+    return load_yaml_text(_read(path), str(path))
+
+
+def load_yaml_text(text: str, file: str = "<string>") -> Document:
+    """Read YAML text safely; ``file`` names it in marks.
+
+    Raises:
+        LoadError: syntax errors, duplicate keys, unsupported tags, alias bombs, recursive
+            aliases, nesting deeper than MAX_DEPTH, text larger than MAX_BYTES.
+    """
+    if len(text.encode("utf-8", errors="replace")) > MAX_BYTES:
+        raise LoadError(f"{file} is larger than {MAX_BYTES} bytes", Mark(file, 1, 1))
+    loader = _Loader(text)
+    try:
+        try:
+            node = loader.get_single_node()
+        except yaml.MarkedYAMLError as exc:
+            m = exc.problem_mark or exc.context_mark
+            mark = Mark(file, m.line + 1, m.column + 1) if m else Mark(file, 1, 1)
+            problem = exc.problem or exc.context or "invalid YAML"
+            if exc.context and exc.problem:
+                problem = f"{exc.context}: {exc.problem}"
+            raise LoadError(f"YAML syntax error: {problem}", mark) from None
+        except yaml.YAMLError as exc:
+            raise LoadError(f"YAML error: {exc}", Mark(file, 1, 1)) from None
+        except RecursionError:
+            raise LoadError(f"nesting deeper than {MAX_DEPTH} levels", Mark(file, 1, 1)) from None
+        doc = Document(None, {}, file)
+        if node is None:
+            return doc
+        builder = _Builder(loader, doc)
+        doc.data = builder.build(node, (), 0)
+        return doc
+    finally:
+        loader.dispose()
+
+
+class _Builder:
+    def __init__(self, loader, doc: Document):
+        self.loader = loader
+        self.doc = doc
+        self.count = 0
+        self.active: set[int] = set()
+
+    def mark(self, node) -> Mark:
+        m = node.start_mark
+        return Mark(self.doc.file, m.line + 1, m.column + 1)
+
+    def build(self, node, path: tuple, depth: int) -> Any:
+        self.count += 1
+        if self.count > MAX_NODES:
+            raise LoadError(
+                f"the document expands to more than {MAX_NODES} nodes (an alias bomb?)", self.mark(node)
+            )
+        if depth > MAX_DEPTH:
+            raise LoadError(f"nesting deeper than {MAX_DEPTH} levels", self.mark(node))
+        self.doc.marks.setdefault(path, self.mark(node))
+        if isinstance(node, yaml.ScalarNode):
+            return self.scalar(node)
+        key = id(node)
+        if key in self.active:
+            raise LoadError("recursive alias: a node contains itself", self.mark(node))
+        self.active.add(key)
+        try:
+            if isinstance(node, yaml.SequenceNode):
+                return [self.build(item, path + (i,), depth + 1) for i, item in enumerate(node.value)]
+            if isinstance(node, yaml.MappingNode):
+                out: dict = {}
+                for knode, vnode in node.value:
+                    if knode.tag == "tag:yaml.org,2002:merge":
+                        raise LoadError("merge keys (`<<`) are not supported", self.mark(knode))
+                    if not isinstance(knode, yaml.ScalarNode):
+                        raise LoadError("a mapping key must be a plain value", self.mark(knode))
+                    k = self.scalar(knode)
+                    if isinstance(k, float) or k is None:
+                        k = knode.value
+                    if k in out:
+                        first = self.doc.marks.get(path + (k,))
+                        where = f" (first at line {first.line})" if first else ""
+                        raise LoadError(f"duplicate key {k!r}{where}", self.mark(knode))
+                    self.doc.marks[path + (k,)] = self.mark(knode)
+                    out[k] = self.build(vnode, path + (k,), depth + 1)
+                return out
+        finally:
+            self.active.discard(key)
+        raise LoadError(f"unsupported YAML node {node.tag}", self.mark(node))  # pragma: no cover
+
+    def scalar(self, node) -> Any:
+        tag = node.tag
+        if tag in ("tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:binary"):
+            return node.value
+        if not tag.startswith("tag:yaml.org,2002:") or tag.endswith(("set", "omap", "pairs")):
+            raise LoadError(f"unsupported YAML tag {tag}", self.mark(node))
+        try:
+            return self.loader.construct_object(node)
+        except yaml.YAMLError as exc:
+            raise LoadError(f"bad value {node.value!r}: {exc}", self.mark(node)) from None
+
+
+def _number(text: str) -> Any:
+    t = text.strip()
+    if t == "":
+        return None
+    for conv in (int, float):
+        try:
+            return conv(t)
+        except ValueError:
+            pass
+    if t.lower() in ("true", "false"):
+        return t.lower() == "true"
+    return t
+
+
+def load_table(base: Path, relpath: str, mark: Mark) -> tuple[list[dict], list[Mark]]:
+    """Read a data table (CSV with a header row, or a YAML list of mappings) at ``relpath``
+    relative to ``base``.
+
+    CSV cells that look like numbers or booleans become numbers or booleans; empty cells None.
+    Returns the rows and one mark per row.
+
+    Raises:
+        LoadError: missing file, a path outside the ruleset's folder, ragged CSV rows, a YAML
+            table that is not a list of mappings.
+    """
+    rel = Path(relpath)
+    if rel.is_absolute() or ".." in rel.parts:
+        raise LoadError(f"a table is included by a relative path inside the ruleset's folder, not {relpath!r}", mark)
+    path = base / rel
+    if not path.is_file():
+        raise LoadError(f"table {relpath!r} not found (looked at {path})", mark)
+    if path.suffix.lower() == ".csv":
+        text = _read(path)
+        # `#` comment lines become blank lines, so line numbers stay true.
+        text = "\n".join("" if ln.lstrip().startswith("#") else ln for ln in text.split("\n"))
+        reader = csv.reader(io.StringIO(text))
+        rows: list[dict] = []
+        marks: list[Mark] = []
+        header: list[str] = []
+        for header in reader:
+            if header and any(c.strip() for c in header):
+                break
+        if not header:
+            raise LoadError("the table is empty: expected a header row", Mark(str(path), 1, 1))
+        header = [h.strip() for h in header]
+        if len(set(header)) != len(header) or "" in header:
+            raise LoadError("the header row has an empty or repeated column name", Mark(str(path), 1, 1))
+        for row in reader:
+            if not row or all(not c.strip() for c in row):
+                continue
+            line = reader.line_num
+            if len(row) != len(header):
+                raise LoadError(
+                    f"expected {len(header)} cells ({', '.join(header)}), found {len(row)}",
+                    Mark(str(path), line, 1),
+                )
+            rows.append({h: _number(c) for h, c in zip(header, row)})
+            marks.append(Mark(str(path), line, 1))
+        return rows, marks
+    doc = load_yaml(path)
+    if not isinstance(doc.data, list) or not all(isinstance(r, dict) for r in doc.data):
+        raise LoadError("a YAML table must be a list of mappings", doc.mark(()))
+    return doc.data, [doc.mark((i,)) for i in range(len(doc.data))]

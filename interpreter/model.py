@@ -1,0 +1,148 @@
+"""Small immutable values shared by every stage: components, actions, outcomes, decisions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+__all__ = ["Component", "Action", "Outcome", "Decision", "render"]
+
+
+class Component:
+    """One physical piece of a game (a card, a mat, a token), immutable for the life of a ruleset.
+
+    ``id`` is a string unique in the ruleset (``"card-16"``), ``kind`` the component kind's name,
+    ``fields`` the static data from its table (plus ``id`` and ``kind``), ``mutable`` the names of
+    the kind's mutable properties (their values live in ``State.props``), ``label`` the text shown
+    to people, ``index`` a dense integer used for fast lookups.
+    """
+
+    __slots__ = ("id", "kind", "fields", "mutable", "label", "index")
+
+    def __init__(self, id: str, kind: str, fields: dict, mutable: frozenset, label: str, index: int):
+        self.id = id
+        self.kind = kind
+        self.fields = fields
+        self.mutable = mutable
+        self.label = label
+        self.index = index
+
+    def __repr__(self) -> str:
+        return f"Component({self.id!r})"
+
+    def __str__(self) -> str:
+        return self.label
+
+    # Components are compared by identity: one object per physical piece.
+    def __lt__(self, other: Component) -> bool:
+        return self.index < other.index
+
+
+class Action(NamedTuple):
+    """One legal action of a decision: the option's ``name`` and the values bound to its ``for``
+    names (``args``: ints, strings, components or tuples of them).
+
+    A plain tuple, so equality and hashing are fast.  ``str(action)`` is the canonical text,
+    e.g. ``front(0)`` or ``keep(card-16)``; :meth:`Decision.find` parses it back.  The readable
+    label lives in :attr:`Decision.labels`, computed only when someone asks for a decision.
+    """
+
+    name: str
+    args: tuple = ()
+
+    def __str__(self) -> str:
+        if not self.args:
+            return self.name
+        return f"{self.name}({', '.join(_arg_text(a) for a in self.args)})"
+
+    def to_json(self) -> Any:
+        """The action as JSON data: its canonical text."""
+        return str(self)
+
+
+def _arg_text(value: Any) -> str:
+    if isinstance(value, Component):
+        return value.id
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_arg_text(v) for v in value) + ")"
+    return str(value)
+
+
+def _arg_json(value: Any) -> Any:
+    if isinstance(value, Component):
+        return value.id
+    if isinstance(value, tuple):
+        return [_arg_json(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """Who must decide now and between what.
+
+    ``players``: the seats (0-based) that decide (one for an ordinary decision);
+    ``actions``: the legal actions, in the ruleset's order; ``labels``: one readable text per
+    action; ``prompt``: the question; ``name``: the decision's name in the ruleset.
+    """
+
+    players: tuple[int, ...]
+    actions: tuple[Action, ...]
+    labels: tuple[str, ...] = ()
+    prompt: str = ""
+    name: str = ""
+
+    @property
+    def player(self) -> int:
+        """The deciding seat (the first one for a simultaneous decision)."""
+        return self.players[0]
+
+    def find(self, text: str) -> Action | None:
+        """The legal action whose canonical text (``str(action)``) or label is ``text``, or None."""
+        text = text.strip()
+        for action in self.actions:
+            if str(action) == text:
+                return action
+        for action, label in zip(self.actions, self.labels):
+            if label == text:
+                return action
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended.
+
+    ``scores``: one number per seat; ``ranking``: seats best first; ``winners``: the winning seats
+    (empty for a draw with no winner); ``reason``: why the game ended, in words.
+    """
+
+    scores: tuple
+    ranking: tuple[int, ...]
+    winners: tuple[int, ...]
+    reason: str
+
+    def to_json(self) -> dict:
+        """The outcome as a JSON object."""
+        return {
+            "scores": list(self.scores),
+            "ranking": list(self.ranking),
+            "winners": list(self.winners),
+            "reason": self.reason,
+        }
+
+
+def render(value: Any) -> str:
+    """The text people see for a value: a component's label, lists joined by commas."""
+    if isinstance(value, Component):
+        return value.label
+    if value is None:
+        return "none"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(render(v) for v in value) if value else "nothing"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)

@@ -1,0 +1,469 @@
+"""A game in progress: :class:`State`, plain data plus the flow's stack of frames.
+
+Everything a game needs to continue lives here: the zones and their components, variables,
+components' mutable properties, the random generator's state (one integer), where the flow
+stands (frames), and the pending decision.  ``clone()`` copies it cheaply (components are
+immutable and shared); ``to_json()``/``from_json()`` round-trip exactly, and a restored state
+has the same future under the same actions.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from . import flow
+from .errors import FlowError, IllegalActionError, TapsterError
+from .expression import Env
+from .model import Action, Component, Decision, Outcome, render
+from .rng import below as rng_below
+from .rng import seed_state
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .compiler import Ruleset
+
+__all__ = ["State", "new_game", "encode_value", "decode_value"]
+
+
+class State:
+    """One game in progress.  Create with :func:`new_game` or ``Ruleset.new_game``.
+
+    Public data: ``num_players``; ``zones`` (name -> list, or nested lists for per-player and
+    counted zones); ``vars`` (name -> value; per-player variables are lists indexed by seat);
+    ``props`` (component index -> dict of mutable properties); ``current`` (the seat whose turn
+    it is); ``turns`` (turns begun per seat); ``phase``; ``rng`` (generator state);
+    ``log`` (list of (visible_to, text), or None when not recorded).
+    """
+
+    __slots__ = (
+        "ruleset", "num_players", "zones", "vars", "props", "rng", "stack", "pending",
+        "current", "turns", "phase", "finished", "reason", "log", "env", "_outcome",
+    )  # fmt: skip
+
+    # -- queries ---------------------------------------------------------------------------
+    def is_terminal(self) -> bool:
+        """True when the game has ended."""
+        return self.finished
+
+    def legal_actions(self) -> tuple[Action, ...]:
+        """The legal actions of the pending decision, in the ruleset's order (empty at the end).
+        No side effects."""
+        p = self.pending
+        return p[2] if p is not None else ()
+
+    def current_players(self) -> tuple[int, ...]:
+        """The seats that must decide now (empty at the end)."""
+        p = self.pending
+        return p[3] if p is not None else ()
+
+    def decision(self) -> Decision | None:
+        """The pending decision with readable labels, or None when the game has ended."""
+        p = self.pending
+        if p is None:
+            return None
+        choose, loc, actions, players = p
+        env = Env(self, dict(loc))
+        labels = tuple(choose.label(self, loc, a) for a in actions)
+        return Decision(players, actions, labels, choose.prompt(env), choose.name)
+
+    def outcome(self) -> Outcome | None:
+        """The outcome (scores, ranking, winners, reason) once the game has ended, else None."""
+        if not self.finished:
+            return None
+        if self._outcome is None:
+            self._outcome = self.ruleset.outcome_of(self)
+        return self._outcome
+
+    def score(self, player: int) -> Any:
+        """The ruleset's score expression for ``player`` now (also before the end)."""
+        return self.ruleset.score_of(self, player)
+
+    def observation(self, player: int) -> dict:
+        """What ``player`` may see, as JSON data.
+
+        Zones a player may not look into show ``{"count": n}`` instead of their contents:
+        ``hidden`` zones for everyone, ``owner`` zones for all but their owner.  Variables
+        declared ``visibility: owner`` show only the player's own value.  The pending decision
+        is included with its legal actions when ``player`` is deciding.
+        """
+        rs = self.ruleset
+        zones: dict = {}
+        for decl in rs.zones.values():
+            zones[decl.name] = decl.observe(self.zones[decl.name], player)
+        vars_: dict = {}
+        for decl in rs.vars.values():
+            value = self.vars[decl.name]
+            if decl.visibility == "hidden":
+                continue
+            if decl.visibility == "owner" and decl.per_player:
+                value = [v if i == player else None for i, v in enumerate(value)]
+            vars_[decl.name] = encode_value(value)
+        props = {}
+        for c in rs.components:
+            if c.mutable and rs.visible_component(self, c, player):
+                props[c.id] = encode_value(self.props[c.index])
+        obs = {
+            "player": player,
+            "num_players": self.num_players,
+            "current": self.current,
+            "phase": self.phase,
+            "turns": list(self.turns),
+            "zones": zones,
+            "vars": vars_,
+            "finished": self.finished,
+        }
+        if props:
+            obs["props"] = props
+        if self.pending is not None:
+            d = self.decision()
+            obs["deciding"] = list(d.players)
+            if player in d.players:
+                obs["decision"] = {
+                    "prompt": d.prompt,
+                    "actions": [str(a) for a in d.actions],
+                    "labels": list(d.labels),
+                }
+        if self.finished:
+            obs["outcome"] = self.outcome().to_json()
+        return obs
+
+    def visible_log(self, player: int | None = None) -> list[str]:
+        """The log lines ``player`` may read (all lines for None, the omniscient narrator)."""
+        if self.log is None:
+            return []
+        return [text for to, text in self.log if to is None or player is None or player in to]
+
+    # -- the transition ----------------------------------------------------------------------
+    def apply(self, action: Action | str) -> None:
+        """Take ``action`` (an :class:`Action` or its canonical text) and run the flow to the
+        next decision or the end.
+
+        Raises:
+            IllegalActionError: the action is not legal now (or the game is over); the state is
+                unchanged and ``error.legal`` lists the legal actions.
+            FlowError, ExpressionError: the ruleset failed while running (a ruleset bug).
+        """
+        p = self.pending
+        if p is None:
+            raise IllegalActionError("the game is over: no action can be taken", ())
+        choose, loc, actions, players = p
+        if type(action) is not Action:
+            text = str(action)
+            found = None
+            for a in actions:
+                if str(a) == text:
+                    found = a
+                    break
+            if found is None:
+                d = self.decision()
+                found = d.find(text) if d else None
+            if found is None:
+                raise IllegalActionError(self._illegal_message(text, actions), actions)
+            action = found
+        elif action not in actions:
+            raise IllegalActionError(self._illegal_message(str(action), actions), actions)
+        self.pending = None
+        choose.resume(self, loc, action)
+        flow.run(self)
+
+    @staticmethod
+    def _illegal_message(text: str, actions: tuple) -> str:
+        shown = ", ".join(str(a) for a in actions[:20])
+        more = f" and {len(actions) - 20} more" if len(actions) > 20 else ""
+        return f"`{text}` is not a legal action now; legal: {shown}{more}"
+
+    # -- used by effects ---------------------------------------------------------------------
+    def finish(self, reason: str) -> None:
+        """End the game with ``reason`` (the flow stops, no decision is pending)."""
+        self.finished = True
+        self.reason = reason
+        self.pending = None
+        self.stack.clear()
+
+    def shuffle(self, items: list) -> None:
+        """Shuffle ``items`` in place (Fisher-Yates with the state's generator)."""
+        r = self.rng
+        for i in range(len(items) - 1, 0, -1):
+            r, j = rng_below(r, i + 1)
+            items[i], items[j] = items[j], items[i]
+        self.rng = r
+
+    def refill(self, decl, zone: list, env: Env) -> None:
+        """Refill an empty ``zone`` from its declaration's ``refill_from`` zone, shuffled."""
+        source_ref = decl.refill_from
+        if source_ref is None:
+            return
+        source = source_ref.get(env)
+        if not source:
+            return
+        zone.extend(source)
+        source.clear()
+        if decl.refill_shuffle:
+            self.shuffle(zone)
+        if self.log is not None:
+            self.log.append((None, f"{decl.name} was empty: {source_ref.text} shuffled into it"))
+
+    def remove_anywhere(self, comp: Component, mark=None) -> None:
+        """Take ``comp`` out of whichever zone holds it.
+
+        Raises:
+            FlowError: no zone holds it.
+        """
+        for decl in self.ruleset.zone_list:
+            z = self.zones[decl.name]
+            if decl.depth == 0:
+                if comp in z:
+                    z.remove(comp)
+                    return
+            else:
+                for sub in _leaves(z, decl.depth):
+                    if comp in sub:
+                        sub.remove(comp)
+                        return
+        raise FlowError(f"{comp.id} is in no zone", mark)
+
+    def zone_of(self, comp: Component) -> str | None:
+        """The name of the zone that holds ``comp`` (``name[i][j]`` for nested zones), or None."""
+        for decl in self.ruleset.zone_list:
+            z = self.zones[decl.name]
+            for path, sub in _leaves_with_path(z, decl.depth):
+                if comp in sub:
+                    return decl.name + "".join(f"[{i}]" for i in path)
+        return None
+
+    # -- copies ------------------------------------------------------------------------------
+    def clone(self) -> State:
+        """An independent copy with the same future under the same actions."""
+        rs = self.ruleset
+        st = State.__new__(State)
+        st.ruleset = rs
+        st.num_players = self.num_players
+        zones = {}
+        for name, depth in rs.zone_depths:
+            z = self.zones[name]
+            if depth == 0:
+                zones[name] = z[:]
+            elif depth == 1:
+                zones[name] = [x[:] for x in z]
+            else:
+                zones[name] = _deep_copy(z, depth)
+        st.zones = zones
+        v = self.vars.copy()
+        for name in rs.list_vars:
+            v[name] = _copy_value(v[name])
+        st.vars = v
+        st.props = {k: d.copy() for k, d in self.props.items()} if self.props else {}
+        st.rng = self.rng
+        st.stack = self.stack[:]
+        st.pending = self.pending
+        st.current = self.current
+        st.turns = self.turns[:]
+        st.phase = self.phase
+        st.finished = self.finished
+        st.reason = self.reason
+        st.log = self.log[:] if self.log is not None else None
+        st.env = Env(st, {})
+        st._outcome = self._outcome
+        return st
+
+    def to_json(self) -> dict:
+        """The whole state as JSON data (components as ids, blocks as ids)."""
+        rs = self.ruleset
+        pending = None
+        if self.pending is not None:
+            choose, loc, _, _ = self.pending
+            pending = {"choose": choose.id, "locals": encode_value(loc)}
+        return {
+            "ruleset": rs.name,
+            "variant": rs.variant,
+            "num_players": self.num_players,
+            "zones": {name: encode_value(self.zones[name]) for name, _ in rs.zone_depths},
+            "vars": {k: encode_value(v) for k, v in self.vars.items()},
+            "props": {rs.components[i].id: encode_value(d) for i, d in sorted(self.props.items())},
+            "rng": str(self.rng),
+            "stack": [
+                [block.id, pc, encode_value(loc), encode_value(loop, rs)] for block, pc, loc, loop in self.stack
+            ],
+            "pending": pending,
+            "current": self.current,
+            "turns": list(self.turns),
+            "phase": self.phase,
+            "finished": self.finished,
+            "reason": self.reason,
+            "log": None if self.log is None else [[list(to) if to else None, text] for to, text in self.log],
+        }
+
+    @classmethod
+    def from_json(cls, ruleset: Ruleset, data: dict) -> State:
+        """Rebuild a state saved by :meth:`to_json` for the same (compiled) ruleset.
+
+        Raises:
+            TapsterError: the data is for another ruleset or variant, or is malformed.
+        """
+        try:
+            if data.get("ruleset") != ruleset.name or data.get("variant") != ruleset.variant:
+                raise TapsterError(
+                    f"this state is for {data.get('ruleset')!r} (variant {data.get('variant')!r}), "
+                    f"not {ruleset.name!r} (variant {ruleset.variant!r})"
+                )
+            st = cls.__new__(cls)
+            st.ruleset = ruleset
+            st.num_players = int(data["num_players"])
+            st.zones = {name: decode_value(data["zones"][name], ruleset) for name, _ in ruleset.zone_depths}
+            st.vars = {k: decode_value(v, ruleset) for k, v in data["vars"].items()}
+            st.props = {ruleset.by_id[k].index: decode_value(v, ruleset) for k, v in data["props"].items()}
+            st.rng = int(data["rng"])
+            st.stack = []
+            for block_id, pc, loc, loop in data["stack"]:
+                loop = decode_value(loop, ruleset)
+                if loop is not None and loop[0] == flow.WHILE:
+                    loop = (flow.WHILE, ruleset.while_conds[loop[1]])
+                elif loop is not None:
+                    loop = (getattr(flow, loop[0].upper()),) + tuple(loop[1:])
+                st.stack.append((ruleset.blocks[block_id], pc, decode_value(loc, ruleset), loop))
+            st.current = data["current"]
+            st.turns = list(data["turns"])
+            st.phase = data["phase"]
+            st.finished = data["finished"]
+            st.reason = data["reason"]
+            st.log = None if data["log"] is None else [(tuple(to) if to else None, text) for to, text in data["log"]]
+            st.env = Env(st, {})
+            st._outcome = None
+            st.pending = None
+            if data["pending"] is not None:
+                choose = ruleset.chooses[data["pending"]["choose"]]
+                loc = decode_value(data["pending"]["locals"], ruleset)
+                env = st.env
+                env.loc = loc
+                player = choose.player(env)
+                players = tuple(player) if isinstance(player, (list, tuple)) else (player,)
+                st.pending = (choose, loc, choose.legal(st, loc), players)
+            return st
+        except TapsterError:
+            raise
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+            raise TapsterError(f"malformed saved state: {type(exc).__name__}: {exc}") from None
+
+    def __repr__(self) -> str:
+        status = "finished" if self.finished else f"deciding: {self.current_players()}"
+        return f"<State {self.ruleset.name} {self.num_players}p {status}>"
+
+    def describe(self) -> str:
+        """A short text of the zones, for people."""
+        lines = []
+        for decl in self.ruleset.zone_list:
+            lines.append(f"{decl.name}: {render(self.zones[decl.name])}")
+        return "\n".join(lines)
+
+
+def _leaves(z: list, depth: int):
+    if depth == 0:
+        yield z
+    else:
+        for sub in z:
+            yield from _leaves(sub, depth - 1)
+
+
+def _leaves_with_path(z: list, depth: int, path: tuple = ()):
+    if depth == 0:
+        yield path, z
+    else:
+        for i, sub in enumerate(z):
+            yield from _leaves_with_path(sub, depth - 1, path + (i,))
+
+
+def _deep_copy(z: list, depth: int) -> list:
+    if depth == 0:
+        return z[:]
+    return [_deep_copy(x, depth - 1) for x in z]
+
+
+def _copy_value(v: Any) -> Any:
+    if type(v) is list:
+        return [_copy_value(x) for x in v]
+    if type(v) is dict:
+        return {k: _copy_value(x) for k, x in v.items()}
+    return v
+
+
+def encode_value(v: Any, rs: Any = None) -> Any:
+    """A value as JSON data: components become ``{"c": id}``, tuples ``{"t": [...]}``,
+    dicts ``{"d": [[k, v], ...]}``, compiled conditions (in ``while`` loops) their index."""
+    t = type(v)
+    if v is None or t in (int, str, bool, float):
+        return v
+    if t is Component:
+        return {"c": v.id}
+    if t is list:
+        return [encode_value(x, rs) for x in v]
+    if t is tuple:
+        if rs is not None and v and v[0] == flow.WHILE:
+            return {"t": [flow.WHILE, rs.while_conds.index(v[1])]}
+        return {"t": [encode_value(x, rs) for x in v]}
+    if t is dict:
+        return {"d": [[encode_value(k, rs), encode_value(x, rs)] for k, x in v.items()]}
+    raise TypeError(f"cannot save a value of type {t.__name__}")
+
+
+def decode_value(v: Any, rs: Ruleset) -> Any:
+    """The inverse of :func:`encode_value` for ruleset ``rs``."""
+    t = type(v)
+    if t is list:
+        return [decode_value(x, rs) for x in v]
+    if t is dict:
+        if "c" in v:
+            return rs.by_id[v["c"]]
+        if "t" in v:
+            return tuple(decode_value(x, rs) for x in v["t"])
+        if "d" in v:
+            return {decode_value(k, rs): decode_value(x, rs) for k, x in v["d"]}
+        raise ValueError(f"unknown saved value {v!r}")
+    return v
+
+
+def new_game(ruleset: Ruleset, num_players: int, seed: int | str = 0, log: bool = False, position=None) -> State:
+    """A new game of ``ruleset`` for ``num_players`` seats, its chance drawn from ``seed``.
+
+    Runs ``setup``; applies ``position`` (a callable ``f(state)`` used by scenarios) between
+    setup and flow; then runs the flow to the first decision.  ``log`` records the game's
+    account (``State.log``).
+
+    Raises:
+        TapsterError: ``num_players`` outside the ruleset's range; errors from the setup.
+    """
+    lo, hi = ruleset.min_players, ruleset.max_players
+    if not isinstance(num_players, int) or not lo <= num_players <= hi:
+        raise TapsterError(f"{ruleset.title} is for {lo} to {hi} players, not {num_players}")
+    st = State.__new__(State)
+    st.ruleset = ruleset
+    st.num_players = num_players
+    st.zones = {decl.name: decl.empty(num_players) for decl in ruleset.zone_list}
+    st.vars = {decl.name: decl.initial(num_players) for decl in ruleset.vars.values()}
+    st.props = {}
+    st.rng = seed_state(seed)
+    st.stack = []
+    st.pending = None
+    st.current = 0
+    st.turns = [0] * num_players
+    st.phase = ""
+    st.finished = False
+    st.reason = ""
+    st.log = [] if log else None
+    st.env = Env(st, {})
+    st._outcome = None
+    ruleset.place_components(st)
+    if ruleset.setup.effects:
+        st.stack.append((ruleset.setup, 0, {}, None))
+        _run_setup(st)
+    if position is not None:
+        position(st)
+    if ruleset.flow.effects:
+        st.stack.append((ruleset.flow, 0, {}, None))
+    flow.run(st)
+    return st
+
+
+def _run_setup(st: State) -> None:
+    """Run ``setup`` to completion; a decision there is a ruleset error."""
+    flow.run(st, finish=False)
+    if st.pending is not None:
+        raise FlowError("`setup` cannot ask for a decision: move the `choose` into `flow`", st.pending[0].mark)
