@@ -596,7 +596,7 @@ class Ctx:
             self.mutable |= set(props)
             self.attributes |= set(props)
             key = spec.get("key")
-            field_scope = Scope(resolve=param_scope.resolve, locals=frozenset(fields) | {"copy"},
+            field_scope = Scope(resolve=param_scope.resolve, locals=frozenset(fields) | {"copy", "id", "kind"},
                                 global_names=param_scope.global_names)
             label = self._guard(self.template, spec.get("label", "{id}"), path + ("label",), field_scope)
             prop_exprs = {

@@ -126,6 +126,10 @@ class Compiled:
     def __call__(self, env: Env) -> Any:
         try:
             return self.fn(env)
+        except ExpressionError as exc:
+            if exc.mark is None:  # raised inside, without context: add the expression's
+                raise ExpressionError(f"in expression `{self.text}`: {exc.message}", self.mark) from None
+            raise
         except TapsterError:
             raise
         except (ArithmeticError, LookupError, TypeError, ValueError, AttributeError) as exc:
@@ -807,7 +811,7 @@ def compile_template(text: str, scope: Scope, mark: Mark | None = None) -> Calla
         elif token == "}}":
             parts.append("}")
         else:
-            inner_mark = mark.shifted(m.start(1) + 1) if mark else None
+            inner_mark = mark.shifted(m.start(1)) if mark else None
             parts.append(compile_expression(m.group(1), scope, inner_mark))
         pos = m.end()
     if pos < len(text):

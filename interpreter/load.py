@@ -29,6 +29,7 @@ MAX_NODES = 200_000
 MAX_DEPTH = 64
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_SCALAR_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null")}
 
 
 @dataclass
@@ -131,6 +132,8 @@ class _Builder:
         self.doc.marks.setdefault(path, self.mark(node))
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node)
+        if node.tag not in ("tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"):
+            raise LoadError(f"unsupported YAML tag {node.tag}", self.mark(node))
         key = id(node)
         if key in self.active:
             raise LoadError("recursive alias: a node contains itself", self.mark(node))
@@ -161,9 +164,9 @@ class _Builder:
 
     def scalar(self, node) -> Any:
         tag = node.tag
-        if tag in ("tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:binary"):
-            return node.value
-        if not tag.startswith("tag:yaml.org,2002:") or tag.endswith(("set", "omap", "pairs")):
+        if tag == "tag:yaml.org,2002:timestamp":
+            return node.value  # dates stay text: rulesets hold JSON-like data only
+        if tag not in _SCALAR_TAGS:
             raise LoadError(f"unsupported YAML tag {tag}", self.mark(node))
         try:
             return self.loader.construct_object(node)

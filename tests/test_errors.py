@@ -1,0 +1,178 @@
+"""Ruleset mistakes are reported with file:line:column and never a traceback; a rule that
+loops forever stops with a clear error; illegal actions leave the state unchanged."""
+
+from __future__ import annotations
+
+import pytest
+
+from interpreter import FlowError, IllegalActionError, RulesetError, RulesetErrors, TapsterError, load_ruleset
+
+MINIMAL = """\
+name: Minimal
+players: {min: 2, max: 2}
+params: {rounds: 2}
+components:
+  chip:
+    items: [{value: 1}, {value: 2}, {value: 3}]
+    start: pool
+zones:
+  pool: {visibility: public}
+  hand: {per_player: true, visibility: owner}
+vars:
+  total: {per_player: true, initial: 0}
+flow:
+  - repeat:
+      times: rounds
+      do:
+        - for_each:
+            in: players
+            as: p
+            do:
+              - turn:
+                  player: p
+                  do:
+                    - choose:
+                        options:
+                          - action: take
+                            for: c
+                            in: pool
+                            do:
+                              - move: {what: c, from: pool, to: "hand[p]"}
+                              - add: {"total[p]": c.value}
+                        otherwise:
+                          - log: nothing left
+outcome:
+  score: total[p]
+"""
+
+
+def write(tmp_path, text, name="ruleset.yaml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def errors_of(tmp_path, text):
+    with pytest.raises(RulesetError) as info:
+        load_ruleset(write(tmp_path, text))
+    err = info.value
+    return err.errors if isinstance(err, RulesetErrors) else [err]
+
+
+def test_minimal_ruleset_plays(tmp_path):
+    rs = load_ruleset(write(tmp_path, MINIMAL))
+    st = rs.new_game(2)
+    while not st.is_terminal():
+        st.apply(st.legal_actions()[-1])
+    out = st.outcome()
+    assert out.scores == (3 + 1, 2)  # seat 0 takes 3 then 1; seat 1 takes 2, then nothing is left
+    assert out.winners == (0,)
+
+
+def line_of(text, fragment):
+    return next(i for i, line in enumerate(text.splitlines(), 1) if fragment in line)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "fragment", "words"),
+    [
+        ("to: \"hand[p]\"", "to: \"hnd[p]\"", "hnd[p]", ["unknown zone `hnd`", "did you mean hand"]),
+        ("add: {\"total[p]\": c.value}", "add: {\"totl[p]\": c.value}", "totl", ["only an item of a variable"]),
+        ("score: total[p]", "score: totl[p]", "totl", ["unknown name `totl`", "did you mean `total`"]),
+        ("in: pool\n", "in: pool +\n", "in: pool +", ["cannot parse expression"]),
+        ("- log: nothing left", "- lg: nothing left", "lg:", ["unknown effect `lg`", "did you mean log"]),
+        ("add: {\"total[p]\": c.value}", "add: {\"total[p]\": c.vale}", "c.vale", ["field `vale`", "`value`"]),
+        ("to: \"hand[p]\"", "to: \"hand\"", "to: \"hand\"", ["needs 1 index(es)"]),
+    ],
+)
+def test_mistakes_point_at_their_line(tmp_path, old, new, fragment, words):
+    assert old in MINIMAL
+    text = MINIMAL.replace(old, new)
+    errs = errors_of(tmp_path, text)
+    first = errs[0]
+    assert first.mark is not None
+    assert first.mark.line == line_of(text, fragment), str(first)
+    for w in words:
+        assert w in str(first), str(first)
+
+
+def test_many_mistakes_are_reported_together(tmp_path):
+    text = MINIMAL.replace('to: "hand[p]"', 'to: "hnd[p]"').replace("score: total[p]", "score: totl[p]")
+    errs = errors_of(tmp_path, text)
+    assert len(errs) == 2
+    assert [e.mark.line for e in errs] == sorted(e.mark.line for e in errs)
+
+
+def test_a_rule_that_loops_forever_stops(tmp_path):
+    text = MINIMAL.replace(
+        "flow:\n",
+        "flow:\n  - while:\n      cond: true\n      do:\n        - add: {\"total[0]\": 1}\n",
+    )
+    rs = load_ruleset(write(tmp_path, text))
+    with pytest.raises(FlowError) as info:
+        rs.new_game(2)
+    assert "step budget" in str(info.value)
+    assert info.value.mark.line == line_of(text, 'add: {"total[0]": 1}')
+
+
+def test_runtime_error_names_expression_and_place(tmp_path):
+    text = MINIMAL.replace("add: {\"total[p]\": c.value}", "add: {\"total[p]\": c.value // 0}")
+    rs = load_ruleset(write(tmp_path, text))
+    st = rs.new_game(2)
+    with pytest.raises(TapsterError) as info:
+        st.apply(st.legal_actions()[0])
+    assert "division by zero" in str(info.value)
+    assert "c.value // 0" in str(info.value)
+    assert info.value.mark.line == line_of(text, "c.value // 0")
+
+
+def test_illegal_action_names_the_legal_ones_and_changes_nothing(tmp_path):
+    rs = load_ruleset(write(tmp_path, MINIMAL))
+    st = rs.new_game(2)
+    before = st.to_json()
+    with pytest.raises(IllegalActionError) as info:
+        st.apply("take(chip-9)")
+    assert "take(chip-1), take(chip-2), take(chip-3)" in str(info.value)
+    assert st.to_json() == before
+
+
+def test_wrong_player_count(tmp_path):
+    rs = load_ruleset(write(tmp_path, MINIMAL))
+    with pytest.raises(TapsterError) as info:
+        rs.new_game(3)
+    assert "2 to 2 players, not 3" in str(info.value)
+
+
+def test_unknown_variant(tmp_path):
+    with pytest.raises(RulesetError) as info:
+        load_ruleset(write(tmp_path, MINIMAL), "nope")
+    assert "no variant 'nope'" in str(info.value)
+
+
+def test_a_variant_is_validated_like_the_base(tmp_path):
+    text = MINIMAL + "variants:\n  broken:\n    description: x\n    outcome: {score: \"totl[p]\"}\n"
+    load_ruleset(write(tmp_path, text))  # the base is fine
+    with pytest.raises(RulesetErrors) as info:
+        load_ruleset(tmp_path / "ruleset.yaml", "broken")
+    err = info.value.errors[0]
+    assert "unknown name `totl`" in str(err)
+    assert err.mark.line == line_of(text, "outcome: {score: \"totl[p]\"}")
+
+
+def test_a_variant_overlays_parameters(tmp_path):
+    text = MINIMAL + "variants:\n  short:\n    description: one round\n    params: {rounds: 1}\n"
+    rs = load_ruleset(write(tmp_path, text), "short")
+    st = rs.new_game(2)
+    n = 0
+    while not st.is_terminal():
+        st.apply(st.legal_actions()[0])
+        n += 1
+    assert n == 2 and rs.params["rounds"] == 1
+
+
+def test_a_decision_in_setup_is_refused(tmp_path):
+    text = MINIMAL.replace("flow:\n", "setup:\n  - choose: {options: [{action: a}]}\nflow:\n")
+    rs = load_ruleset(write(tmp_path, text))
+    with pytest.raises(FlowError) as info:
+        rs.new_game(2)
+    assert "`setup` cannot ask for a decision" in str(info.value)

@@ -1,0 +1,111 @@
+"""Loading is safe: no code from YAML, bombs and absurd input refused with a clear place."""
+
+from __future__ import annotations
+
+import pytest
+
+from interpreter.errors import LoadError, Mark
+from interpreter.load import MAX_BYTES, MAX_DEPTH, load_table, load_yaml, load_yaml_text
+
+
+def test_marks_are_kept_for_every_node():
+    doc = load_yaml_text("a:\n  b: [1, 2]\n  c: {d: x}\n", "f.yaml")
+    assert doc.data == {"a": {"b": [1, 2], "c": {"d": "x"}}}
+    assert doc.mark(("a", "b")) == Mark("f.yaml", 2, 3)
+    assert doc.mark(("a", "b", 1)) == Mark("f.yaml", 2, 10)
+    assert doc.mark(("a", "c", "d")) == Mark("f.yaml", 3, 7)
+    # A path below a scalar falls back to its nearest ancestor.
+    assert doc.mark(("a", "c", "d", 0)) == Mark("f.yaml", 3, 7)
+
+
+def test_syntax_error_has_a_place():
+    with pytest.raises(LoadError) as info:
+        load_yaml_text("a: [1, 2\nb: 3\n", "f.yaml")
+    assert info.value.mark.file == "f.yaml"
+    assert info.value.mark.line == 2
+    assert "YAML syntax error" in str(info.value)
+
+
+def test_duplicate_keys_are_refused():
+    with pytest.raises(LoadError) as info:
+        load_yaml_text("zones:\n  deck: {}\n  deck: {}\n", "f.yaml")
+    assert info.value.mark == Mark("f.yaml", 3, 3)
+    assert "duplicate key 'deck' (first at line 2)" in str(info.value)
+
+
+def test_python_tags_never_construct_objects():
+    for text in ["!!python/object/apply:os.system ['echo hi']", "a: !!python/name:os.system", "a: !custom 1"]:
+        with pytest.raises(LoadError):
+            load_yaml_text(text, "f.yaml")
+
+
+def test_billion_laughs_is_refused_quickly():
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 10):
+        prev = f"*a{i - 1}"
+        lines.append(f"a{i}: &a{i} [{', '.join([prev] * 10)}]")
+    with pytest.raises(LoadError) as info:
+        load_yaml_text("\n".join(lines), "bomb.yaml")
+    assert "alias bomb" in str(info.value)
+
+
+def test_recursive_alias_is_refused():
+    with pytest.raises(LoadError) as info:
+        load_yaml_text("a: &x [1, *x]\n", "f.yaml")
+    assert "recursive alias" in str(info.value)
+
+
+def test_absurd_nesting_is_refused():
+    deep = "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5)
+    with pytest.raises(LoadError) as info:
+        load_yaml_text(deep, "f.yaml")
+    assert "nesting deeper" in str(info.value)
+    very_deep = "[" * 5000 + "]" * 5000
+    with pytest.raises(LoadError):
+        load_yaml_text(very_deep, "f.yaml")
+
+
+def test_oversized_file_is_refused(tmp_path):
+    big = tmp_path / "big.yaml"
+    big.write_text("a: " + "x" * (MAX_BYTES + 10))
+    with pytest.raises(LoadError) as info:
+        load_yaml(big)
+    assert "limit" in str(info.value)
+
+
+def test_merge_keys_are_refused():
+    with pytest.raises(LoadError) as info:
+        load_yaml_text("base: &b {x: 1}\nother:\n  <<: *b\n", "f.yaml")
+    assert "merge keys" in str(info.value)
+
+
+def test_csv_table(tmp_path):
+    (tmp_path / "t.csv").write_text("# a comment\nrank,type,hops\n1,Pilsner,2\n\n2,Stout,\n")
+    rows, marks = load_table(tmp_path, "t.csv", Mark("r.yaml", 1, 1))
+    assert rows == [{"rank": 1, "type": "Pilsner", "hops": 2}, {"rank": 2, "type": "Stout", "hops": None}]
+    assert [m.line for m in marks] == [3, 5]
+
+
+def test_csv_ragged_row_has_its_line(tmp_path):
+    (tmp_path / "t.csv").write_text("rank,type\n1,Pilsner\n2\n")
+    with pytest.raises(LoadError) as info:
+        load_table(tmp_path, "t.csv", Mark("r.yaml", 1, 1))
+    assert info.value.mark.line == 3
+    assert "expected 2 cells" in str(info.value)
+
+
+def test_table_path_must_stay_inside_the_ruleset(tmp_path):
+    with pytest.raises(LoadError):
+        load_table(tmp_path, "../etc/passwd", Mark("r.yaml", 1, 1))
+    with pytest.raises(LoadError):
+        load_table(tmp_path, "/etc/passwd", Mark("r.yaml", 1, 1))
+    with pytest.raises(LoadError) as info:
+        load_table(tmp_path, "missing.csv", Mark("r.yaml", 5, 3))
+    assert info.value.mark == Mark("r.yaml", 5, 3)
+
+
+def test_yaml_table(tmp_path):
+    (tmp_path / "t.yaml").write_text("- {name: a, power: 1}\n- {name: b, power: 2}\n")
+    rows, marks = load_table(tmp_path, "t.yaml", Mark("r.yaml", 1, 1))
+    assert rows[1] == {"name": "b", "power": 2}
+    assert marks[1].line == 2
