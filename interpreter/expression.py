@@ -488,6 +488,15 @@ class _Compiler:
             if op is operator.gt:
                 return lambda env: a(env) > b(env)
             return lambda env: op(a(env), b(env))
+        if len(ops) == 2:
+            op1, op2 = ops
+            a, b, c = operands
+
+            def chain2(env):
+                middle = b(env)
+                return op1(a(env), middle) and op2(middle, c(env))
+
+            return chain2
 
         def chain(env):
             left = operands[0](env)
@@ -571,17 +580,27 @@ class _Compiler:
         return attr
 
     def c_index(self, node, scope):
-        obj = self.c(node.children[0], scope)
-        idx = self.c(node.children[1], scope)
-
-        def index(env):
-            o = obj(env)
-            i = idx(env)
-            if type(i) is bool:
-                raise TypeError("an index must be a number, not true/false")
-            return o[i]
-
-        return index
+        # Fold chains such as `flight[p][i]` into one closure (one call instead of nested ones).
+        chain = []
+        base = node
+        while isinstance(base, Tree) and base.data == "index" and len(chain) < 3:
+            chain.append(base.children[1])
+            base = base.children[0]
+        chain.reverse()
+        obj = self.c(base, scope)
+        idx = [self.c(ch, scope) for ch in chain]
+        consts = [getattr(f, "constant", _MISSING) if hasattr(f, "constant") else _MISSING for f in idx]
+        if len(idx) == 1:
+            (i0,) = idx
+            if consts[0] is not _MISSING and type(consts[0]) is int:
+                k = consts[0]
+                return lambda env: obj(env)[k]
+            return lambda env: obj(env)[i0(env)]
+        if len(idx) == 2:
+            i0, i1 = idx
+            return lambda env: obj(env)[i0(env)][i1(env)]
+        i0, i1, i2 = idx
+        return lambda env: obj(env)[i0(env)][i1(env)][i2(env)]
 
     def c_slice(self, node, scope):
         obj = self.c(node.children[0], scope)

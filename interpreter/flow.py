@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["Block", "Effect", "EFFECTS", "run", "ZoneRef", "LValue"]
 
 EACH, TIMES, WHILE = "each", "times", "while"
+_tuple_new = tuple.__new__  # builds an Action without NamedTuple's Python-level __new__
 
 
 class Block:
@@ -91,16 +92,13 @@ class ZoneRef:
         self.mark = mark
 
     def get(self, env: Env) -> list:
+        # The compiler checked that the indexes reach exactly one zone.
         z = env.state.zones[self.decl.name]
         try:
             for ix in self.indexes:
                 z = z[ix(env)]
         except (IndexError, TypeError, KeyError) as exc:
             raise ExpressionError(f"no such zone `{self.text}` ({exc})", self.mark) from None
-        if type(z) is not list or (z and type(z[0]) is list):
-            raise ExpressionError(
-                f"`{self.text}` names a group of zones, not one zone: add an index", self.mark
-            )
         return z
 
     def owner(self, env: Env) -> int | None:
@@ -563,27 +561,42 @@ class Choose(Effect):
         return e
 
     def legal(self, st, loc) -> tuple:
-        """The legal actions in ``loc`` (no side effects)."""
+        """The legal actions in ``loc`` (no side effects).
+
+        Runs the raw closures (no per-expression error wrapping: this is the hottest path); if
+        anything fails, expressions being pure, it runs again through the checked wrappers so
+        that the error names the expression that failed and its place.
+        """
+        try:
+            return self._legal(st, loc, True)
+        except Exception:  # noqa: BLE001 - re-raised below with the expression's context
+            return self._legal(st, loc, False)
+
+    def _legal(self, st, loc, raw: bool) -> tuple:
         env = st.env
         actions = []
         append = actions.append
+        new = _tuple_new
         for o in self.options:
             cond = o.cond
+            if raw and cond is not None:
+                cond = cond.fn
             if not o.names:
                 env.loc = loc
                 if cond is None or cond(env):
-                    append(Action(o.name, ()))
+                    append(new(Action, (o.name, ())))
                 continue
             env.loc = loc
-            items = o.items(env)
+            items = o.items.fn(env) if raw else o.items(env)
             tmp = dict(loc)
             env.loc = tmp
             if len(o.names) == 1:
                 n = o.names[0]
+                name = o.name
                 for v in items:
                     tmp[n] = v
                     if cond is None or cond(env):
-                        append(Action(o.name, (v,)))
+                        append(new(Action, (name, (v,))))
             else:
                 for v in items:
                     v = tuple(v)
