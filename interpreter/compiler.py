@@ -584,7 +584,8 @@ class Ctx:
                 row_marks.append(self.mark(path + ("items", i)))
             copies = 1
             if "copies" in spec:
-                copies = self._guard(lambda: self.expr(spec["copies"], path + ("copies",), param_scope)(Env(None, {})))
+                compiled_copies = self._guard(self.expr, spec["copies"], path + ("copies",), param_scope)
+                copies = self._guard(compiled_copies, Env(None, {})) if compiled_copies else 1
                 copies = copies if isinstance(copies, int) else 1
             fields = set()
             for r in rows:
@@ -650,7 +651,10 @@ class Ctx:
                 if isinstance(count, str):
                     count = rs.params.get(count)
                 if not isinstance(count, int) or count < 1:
-                    self.errors.append(self.error(f"`count` must be a whole number ≥ 1 or a parameter, found {spec.get('count')!r}", path + ("count",)))
+                    found = spec.get("count")
+                    self.errors.append(
+                        self.error(f"`count` must be a whole number ≥ 1 or a parameter, found {found!r}", path + ("count",))
+                    )
                     count = 1
             z.count = count
             z.visibility = spec.get("visibility", "public")

