@@ -351,6 +351,17 @@ _COMPARE = {
 }
 
 
+#: Comparisons with a constant on the right, fused into one closure.
+_CONST_RIGHT = {
+    operator.eq: lambda a, k: lambda env: a(env) == k,
+    operator.ne: lambda a, k: lambda env: a(env) != k,
+    operator.lt: lambda a, k: lambda env: a(env) < k,
+    operator.le: lambda a, k: lambda env: a(env) <= k,
+    operator.gt: lambda a, k: lambda env: a(env) > k,
+    operator.ge: lambda a, k: lambda env: a(env) >= k,
+}
+
+
 def _static_attr(obj: Any, name: str) -> Any:
     if isinstance(obj, dict):
         if name in obj:
@@ -444,6 +455,7 @@ class _Compiler:
                 except KeyError:
                     raise ExpressionError(f"`{name}` has no value here") from None
 
+            local.local = name  # lets operators read the name without a call
             return local
         getter = scope.resolve(name)
         if getter is not None:
@@ -482,6 +494,9 @@ class _Compiler:
             operands.append(self.c(children[i + 1], scope))
         if len(ops) == 1:
             op, a, b = ops[0], operands[0], operands[1]
+            k = getattr(b, "constant", _MISSING) if hasattr(b, "constant") else _MISSING
+            if k is not _MISSING and op in _CONST_RIGHT:
+                return _CONST_RIGHT[op](a, k)
             if op is operator.eq:
                 return lambda env: a(env) == b(env)
             if op is operator.lt:
@@ -570,6 +585,17 @@ class _Compiler:
                     return _static_attr(o, name)
 
             return mutable_attr
+
+        lname = getattr(obj, "local", None)
+        if lname is not None:
+            def local_attr(env):
+                o = env.loc[lname]
+                try:
+                    return o.fields[name]
+                except (AttributeError, KeyError):
+                    return _static_attr(o, name)
+
+            return local_attr
 
         def attr(env):
             o = obj(env)
