@@ -8,6 +8,7 @@ between ``setup`` and ``flow`` (which components lie in which zones, variable va
       players: 2
       position:
         vars: {first: 0}
+        props: {mat-3: {team: 1}}               # mutable properties of components, by id
         zones:
           "flight[0][0]": [card-16, card-29]     # exact contents, bottom/front first
           deck: {top: [card-30, card-21]}        # put on top, the first listed topmost
@@ -24,6 +25,7 @@ Expectations may read the pending decision's local names (``card`` while placing
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -209,11 +211,15 @@ def _apply_position(st, position: dict, doc, ppath: tuple) -> None:
     for name, value in (position.get("vars") or {}).items():
         if name not in st.vars:
             raise TapsterError(f"no variable `{name}`", doc.mark(ppath + ("vars", name)))
-        st.vars[name] = value
+        st.vars[name] = copy.deepcopy(value)
     for zone_text, contents in (position.get("zones") or {}).items():
         zmark = doc.mark(ppath + ("zones", zone_text))
-        compiled = compile_expression(zone_text, rs.scope, zmark)
-        zone = compiled(Env(st, {}))
+        keyed = _keyed_stack(st, zone_text, zmark)
+        if keyed is not None:
+            zone = keyed[0].setdefault(keyed[1], [])
+        else:
+            compiled = compile_expression(zone_text, rs.scope, zmark)
+            zone = compiled(Env(st, {}))
         if not isinstance(zone, list) or (zone and isinstance(zone[0], list)):
             raise TapsterError(f"`{zone_text}` is not a single zone", zmark)
         if isinstance(contents, dict):
@@ -229,6 +235,30 @@ def _apply_position(st, position: dict, doc, ppath: tuple) -> None:
                 if st.zone_of(c) is not None:
                     st.remove_anywhere(c, zmark)
             zone.extend(comps)
+        if keyed is not None:  # a keyed zone stores no empty stack; re-store one a removal emptied
+            if zone:
+                keyed[0][keyed[1]] = zone
+            else:
+                keyed[0].pop(keyed[1], None)
+    for ident, values in (position.get("props") or {}).items():
+        pmark = doc.mark(ppath + ("props", ident))
+        c = _component(rs, ident, pmark)
+        for pname, value in (values or {}).items():
+            if pname not in c.mutable:
+                known = ", ".join(sorted(c.mutable)) or "none"
+                raise TapsterError(f"{c.id} has no mutable property `{pname}` (its properties: {known})", pmark)
+            st.props[c.index][pname] = value
+
+
+def _keyed_stack(st, zone_text: str, mark: Mark):
+    """(the keyed zone's dict, the key) for a position entry such as ``"field[(0, 1)]"``, or None
+    when the text names no keyed zone."""
+    name, bracket, rest = zone_text.partition("[")
+    decl = st.ruleset.zones.get(name.strip())
+    if decl is None or not decl.keyed or not bracket or not rest.rstrip().endswith("]"):
+        return None
+    key = compile_expression(rest.rstrip()[:-1], st.ruleset.scope, mark)(Env(st, {}))
+    return st.zones[decl.name], key
 
 
 def _component(rs: Ruleset, ident: Any, mark: Mark) -> Component:

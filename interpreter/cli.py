@@ -1,0 +1,840 @@
+"""The driver: ``tapster play|simulate|replay|info|validate|test|perft``.
+
+``main(argv) -> int`` runs one command in-process and returns its exit code: 0 success, 1 a
+failure (an invalid ruleset, a failed scenario, a replay mismatch, an illegal action, a game
+abandoned), 2 a usage error (unknown option, missing argument, bad option value).  A user's
+mistake is printed to stderr as ``file:line:col: message`` lines, never as a traceback.
+
+RULESET arguments are a path (a ``ruleset.yaml`` or its folder) or a bare name under the
+installed ``rulesets/`` folder (``beer_flights``).  Seats are called P1, P2... in text output and
+numbered from 0 in JSON output (``winners: [0]`` is P1).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import secrets
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+import yaml
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+from rich.text import Text
+
+from .agents import AGENTS, QuitGame, make_agent, seat_name
+from .compiler import Ruleset, RulesetErrors, available_rulesets, find_ruleset, load_ruleset
+from .errors import IllegalActionError, Mark, TapsterError
+from .load import load_yaml, load_yaml_text
+from .scenarios import run_scenarios
+from .state import State
+
+__all__ = ["main", "cli", "game_seed", "agent_seed", "perft", "LOG_FORMAT"]
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+#: The ``format`` field of a replay log written by ``play --log``.
+LOG_FORMAT = "tapster-log/1"
+
+SHARED_WIN_NOTE = "a shared win counts 1/k to each of its k winners"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``tapster`` command line with ``argv`` (``sys.argv[1:]`` when None); return the
+    exit code (0 success, 1 failure, 2 usage error).  Never raises for a user's mistake."""
+    try:
+        rv = cli.main(args=argv, prog_name="tapster", standalone_mode=False)
+    except click.ClickException as exc:  # UsageError, BadParameter: exit code 2
+        exc.show()
+        return exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        return EXIT_FAIL
+    except TapsterError as exc:
+        print_error(exc)
+        return EXIT_FAIL
+    return rv if isinstance(rv, int) else EXIT_OK
+
+
+def print_error(exc: TapsterError, suffix: str = "") -> None:
+    """Print ``exc`` to stderr: every problem of a :class:`RulesetErrors` on its own line, each
+    starting with ``file:line:col:`` when the problem has a place."""
+    errors = exc.errors if isinstance(exc, RulesetErrors) else [exc]
+    for e in errors:
+        text = str(e)
+        if e.mark is None:
+            text = "error: " + text
+        click.echo(text + suffix, err=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Seeds: everything a game draws derives from --seed, so a game is reproducible.
+
+
+def game_seed(seed: int, index: int) -> str:
+    """The seed of game ``index`` of a simulation run with ``seed`` (the pair (seed, index))."""
+    return f"{seed}:{index}"
+
+
+def agent_seed(seed: int | str, seat: int) -> str:
+    """The seed of the agent in ``seat`` of the game seeded with ``seed``."""
+    return f"{seed}:agent:{seat}"
+
+
+def _fresh_seed() -> int:
+    # Only picks a seed when none is given (it is printed, so the game can be reproduced);
+    # the game's chance still comes from the state's generator seeded with it.
+    return secrets.randbelow(1 << 31)
+
+
+# ---------------------------------------------------------------------------------------------
+# Shared options
+
+
+def _parse_params(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict:
+    out: dict[str, Any] = {}
+    for item in values:
+        name, sep, text = item.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise click.BadParameter(f"{item!r} is not NAME=VALUE (e.g. turns=5)")
+        try:
+            out[name] = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise click.BadParameter(f"the value of {name} is not a YAML scalar: {exc}") from None
+    return out
+
+
+def _parse_agents(ctx: click.Context, param: click.Parameter, value: str | None) -> list[str]:
+    if value is None:
+        return ["random"]
+    names = [n.strip() for n in value.split(",")]
+    for n in names:
+        if n not in AGENTS:
+            raise click.BadParameter(f"no agent {n!r}; agents: {', '.join(AGENTS)}")
+    return names
+
+
+_ruleset_arg = click.argument("ruleset", metavar="RULESET")
+_players_opt = click.option(
+    "--players", "-p", type=click.IntRange(min=1), help="Number of players (default: the ruleset's)."
+)
+_variant_opt = click.option("--variant", "-v", metavar="V", help="Play a variant of the ruleset (see `tapster info`).")
+_seed_opt = click.option("--seed", "-s", type=int, help="Seed of all chance (default: a fresh one, printed).")
+_param_opt = click.option(
+    "--param", "params", multiple=True, metavar="NAME=VALUE", callback=_parse_params,
+    help="Override a parameter of the ruleset (value read as YAML, e.g. turns=5). Repeatable.",
+)  # fmt: skip
+_agents_opt = click.option(
+    "--agents", "-a", callback=_parse_agents, metavar="A,B,...",
+    help=f"Agents by seat, comma-separated ({', '.join(AGENTS)}); the last one repeats. Default: random.",
+)  # fmt: skip
+_json_opt = click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
+
+
+def _load(ruleset: str, variant: str | None, params: dict | None = None) -> Ruleset:
+    """Load ``ruleset`` with ``variant`` and parameter overrides.
+
+    Raises:
+        TapsterError: the ruleset does not load, the variant or a parameter does not exist.
+    """
+    rs = load_ruleset(ruleset, variant)
+    if not params:
+        return rs
+    for name in params:
+        if name not in rs.params:
+            import difflib
+
+            close = difflib.get_close_matches(name, list(rs.params), n=1)
+            hint = f"did you mean {close[0]}? " if close else ""
+            known = ", ".join(rs.params) or "none"
+            raise TapsterError(f"{rs.title} has no parameter {name!r}; {hint}parameters: {known}")
+    return load_ruleset(ruleset, variant, {"params": params})
+
+
+def _seat_agents(names: list[str], n: int) -> list[str]:
+    """``names`` stretched to ``n`` seats (the last repeats).
+
+    Raises:
+        click.BadParameter: more agents than seats.
+    """
+    if len(names) > n:
+        raise click.BadParameter(f"{len(names)} agents for {n} players", param_hint="--agents")
+    return names + [names[-1]] * (n - len(names))
+
+
+def _check_players(rs: Ruleset, players: int | None) -> int:
+    n = rs.default_players if players is None else players
+    if not rs.min_players <= n <= rs.max_players:
+        span = f"{rs.min_players}" if rs.min_players == rs.max_players else f"{rs.min_players} to {rs.max_players}"
+        raise TapsterError(f"{rs.title}{' (' + rs.variant + ')' if rs.variant else ''} is for {span} players, not {n}")
+    return n
+
+
+def _stdout() -> Console:
+    return Console(highlight=False)
+
+
+def _stderr() -> Console:
+    return Console(stderr=True, highlight=False)
+
+
+def _echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, default=str))
+
+
+# ---------------------------------------------------------------------------------------------
+# The command group
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def cli() -> None:
+    """Tapster: play, simulate, replay, check and test tabletop games written as YAML rulesets.
+
+    RULESET is a path to a ruleset.yaml (or its folder) or the name of a shipped ruleset.
+    """
+
+
+# -- play ---------------------------------------------------------------------------------------
+
+
+@cli.command(short_help="Play one game, turn by turn.")
+@_ruleset_arg
+@_players_opt
+@_variant_opt
+@_seed_opt
+@_agents_opt
+@click.option("--log", "log_file", type=click.Path(dir_okay=False), help="Write a JSON replay log to FILE.")
+@_json_opt
+@_param_opt
+def play(ruleset, players, variant, seed, agents, log_file, as_json, params) -> int:
+    """Play one game and print it turn by turn, then the scores.
+
+    With a human among the agents, only what that human may see is printed.  --json prints
+    only the outcome (scores, winners, ranking, reason, seed, players, variant).
+    """
+    rs = _load(ruleset, variant, params)
+    n = _check_players(rs, players)
+    names = _seat_agents(agents, n)
+    seed = _fresh_seed() if seed is None else seed
+    out = _stderr() if as_json else _stdout()
+    humans = [p for p, name in enumerate(names) if name == "human"]
+    options = {"human": {"console": out, "public_shown": len(humans) > 1}}
+    seat_agents = [make_agent(name, agent_seed(seed, p), **options.get(name, {})) for p, name in enumerate(names)]
+
+    st = rs.new_game(n, seed=seed, log=True)
+    narrate = _narrator(st, out, seat_agents, humans, quiet=as_json)
+    if not as_json:
+        who = ", ".join(f"{seat_name(p)} {name}" for p, name in enumerate(names))
+        out.print(Text(f"{rs.title}{' (' + rs.variant + ')' if rs.variant else ''}: {n} players ({who}), seed {seed}",
+                       style="bold"))
+    actions: list[str] = []
+    try:
+        while not st.is_terminal():
+            narrate()
+            p = st.current_players()[0]
+            action = seat_agents[p].act(st, p)
+            st.apply(action)
+            actions.append(str(action))
+        narrate()
+    except QuitGame as exc:
+        click.echo(f"game abandoned after {len(actions)} actions: {exc}", err=True)
+        return EXIT_FAIL
+    except IllegalActionError as exc:
+        raise TapsterError(f"an agent chose an illegal action: {exc.message}") from None
+
+    outcome = st.outcome()
+    if log_file:
+        _write_log(log_file, rs, variant, params, n, seed, names, actions, outcome.to_json())
+    if as_json:
+        _echo_json({
+            **outcome.to_json(), "ruleset": rs.name, "variant": rs.variant, "players": n, "seed": seed,
+            "agents": names, "actions": len(actions),
+        })  # fmt: skip
+        return EXIT_OK
+    out.print(_score_table(rs, names, outcome))
+    out.print(Text(f"Game over: {outcome.reason}." + ("" if outcome.winners else " No winner."), style="bold"))
+    if log_file:
+        out.print(Text(f"replay log written to {log_file}", style="dim"))
+    return EXIT_OK
+
+
+def _narrator(st: State, out: Console, agents: list, humans: list[int], quiet: bool) -> Callable[[], None]:
+    """A function that prints the log lines that appeared since it last ran (all of them with no
+    human at the table; what the one human may see; the public lines with several humans, each
+    of whom sees their own lines on their turn), and a header at each new turn."""
+    seen = [0]
+    last_turn: list = [None]
+
+    def narrate() -> None:
+        if quiet:
+            return
+        log = st.log
+        if len(humans) == 1:
+            agents[humans[0]].show_new_lines(st, humans[0])
+        else:
+            for to, text in log[seen[0]:]:
+                if to is None or not humans:
+                    out.print(Text(text))
+        seen[0] = len(log)
+        if not st.finished:
+            turn = (st.current, st.turns[st.current])
+            if turn != last_turn[0]:
+                last_turn[0] = turn
+                out.rule(Text(f"{seat_name(st.current)}, turn {turn[1]}", style="dim"), style="dim")
+
+    return narrate
+
+
+def _score_table(rs: Ruleset, names: list[str], outcome) -> Table:
+    table = Table(title=f"{rs.title}: final scores")
+    table.add_column("seat")
+    table.add_column("agent")
+    table.add_column("score", justify="right")
+    table.add_column("place", justify="right")
+    table.add_column("winner", justify="center")
+    place = {p: i + 1 for i, p in enumerate(outcome.ranking)}
+    for p, name in enumerate(names):
+        mark = "★" if p in outcome.winners else ""
+        table.add_row(seat_name(p), name, Text(str(outcome.scores[p])), str(place[p]), mark)
+    return table
+
+
+def _write_log(path: str, rs: Ruleset, variant, params, n, seed, names, actions, outcome: dict) -> None:
+    data = {
+        "format": LOG_FORMAT,
+        "ruleset": rs.name,
+        "path": str(Path(rs.path).resolve()),
+        "variant": variant,
+        "params": params or {},
+        "players": n,
+        "seed": seed,
+        "agents": names,
+        "actions": actions,
+        "outcome": outcome,
+    }
+    try:
+        Path(path).write_text(json.dumps(data, indent=1, default=str) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise TapsterError(f"cannot write the log {path}: {exc.strerror or exc}") from None
+
+
+# -- replay -------------------------------------------------------------------------------------
+
+
+@cli.command(short_help="Check that a game log replays to the same outcome.")
+@click.argument("log_file", metavar="LOG", type=click.Path(dir_okay=False))
+def replay(log_file) -> int:
+    """Replay a log written by `play --log`: every action must be legal and the final outcome
+    must equal the logged one.  Prints OK, or the first mismatch with its action index."""
+    data = _read_log(log_file)
+    source = data["path"] if isinstance(data.get("path"), str) and Path(data["path"]).is_file() else data["ruleset"]
+    rs = _load(source, data.get("variant"), data.get("params") or None)
+    st = rs.new_game(data["players"], seed=data["seed"], log=False)
+    actions = data["actions"]
+    for i, text in enumerate(actions):
+        try:
+            st.apply(str(text))
+        except IllegalActionError as exc:
+            where = _log_mark(log_file, ("actions", i))
+            click.echo(f"{where}: action {i} `{text}`: {exc.message}", err=True)
+            click.echo(f"MISMATCH at action {i}", err=True)
+            return EXIT_FAIL
+    if not st.is_terminal():
+        where = _log_mark(log_file, ("actions",))
+        click.echo(f"{where}: the log ends after {len(actions)} actions but the game has not ended "
+                   f"(deciding: {', '.join(seat_name(p) for p in st.current_players())})", err=True)
+        click.echo(f"MISMATCH at action {len(actions)}", err=True)
+        return EXIT_FAIL
+    got = json.loads(json.dumps(st.outcome().to_json(), default=str))
+    want = data.get("outcome")
+    if got != want:
+        differs = [k for k in got if not isinstance(want, dict) or want.get(k) != got[k]]
+        where = _log_mark(log_file, ("outcome", differs[0]) if differs and isinstance(want, dict) else ("outcome",))
+        click.echo(f"{where}: the outcome differs: logged {json.dumps(want)}, replayed {json.dumps(got)}", err=True)
+        click.echo(f"MISMATCH at action {len(actions) - 1} (the end)", err=True)
+        return EXIT_FAIL
+    click.echo(f"OK: {len(actions)} actions replayed; outcome {json.dumps(got)}")
+    return EXIT_OK
+
+
+def _read_log(path: str) -> dict:
+    """The data of a replay log.
+
+    Raises:
+        TapsterError: unreadable, not JSON, or missing fields (with file:line:col).
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TapsterError(f"cannot read the log {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TapsterError(f"not a JSON replay log: {exc.msg}", Mark(path, exc.lineno, exc.colno)) from None
+    if not isinstance(data, dict):
+        raise TapsterError("a replay log is a JSON object (written by `tapster play --log`)", Mark(path, 1, 1))
+    for key in ("ruleset", "players", "seed", "actions", "outcome"):
+        if key not in data:
+            raise TapsterError(f"the log has no `{key}` (written by `tapster play --log`?)", Mark(path, 1, 1))
+    expected = {
+        "ruleset": (str, "a ruleset name"),
+        "players": (int, "a whole number"),
+        "seed": ((int, str), "a whole number or a text"),
+        "actions": (list, "a list of action texts"),
+        "variant": ((str, type(None)), "a variant name or null"),
+        "params": ((dict, type(None)), "an object of parameter values or null"),
+        "path": ((str, type(None)), "a file path or null"),
+    }
+    for key, (types, what) in expected.items():
+        value = data.get(key)
+        if isinstance(value, bool) or not isinstance(value, types):
+            if key in data or not isinstance(None, types):
+                raise TapsterError(f"`{key}` must be {what}, found {json.dumps(value)}", _log_mark(path, (key,)))
+    return data
+
+
+def _log_mark(path: str, where: tuple) -> Mark:
+    """The place of ``where`` in the JSON log ``path`` (JSON is YAML, whose loader keeps marks)."""
+    try:
+        return load_yaml_text(Path(path).read_text(encoding="utf-8"), path).mark(where)
+    except (TapsterError, OSError, UnicodeDecodeError):
+        return Mark(path, 1, 1)
+
+
+# -- simulate -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SimSpec:
+    """What every game of a simulation shares (picklable, sent to worker processes)."""
+
+    path: str
+    variant: str | None
+    params: tuple
+    players: int
+    seed: int
+    agents: tuple[str, ...]
+
+
+_RULESETS: dict = {}  # per process: (path, variant, params) -> Ruleset
+
+
+def _ruleset_for(spec: SimSpec) -> Ruleset:
+    key = (spec.path, spec.variant, spec.params)
+    rs = _RULESETS.get(key)
+    if rs is None:
+        params = dict(spec.params)
+        rs = load_ruleset(spec.path, spec.variant, {"params": params} if params else None)
+        _RULESETS[key] = rs
+    return rs
+
+
+def play_batch(spec: SimSpec, indices: range) -> list[tuple]:
+    """Play games ``indices`` of a simulation; one ``(index, scores, winners, actions)`` tuple per
+    game, or ``(index, None, message, 0)`` for a game the ruleset failed in (the error's text;
+    an exception would lose its mark crossing processes)."""
+    rs = _ruleset_for(spec)
+    results = []
+    for i in indices:
+        gs = game_seed(spec.seed, i)
+        agents = [make_agent(name, agent_seed(gs, p)) for p, name in enumerate(spec.agents)]
+        n = 0
+        try:
+            st = rs.new_game(spec.players, seed=gs)
+            while not st.finished:
+                p = st.current_players()[0]
+                st.apply(agents[p].act(st, p))
+                n += 1
+            out = st.outcome()
+        except TapsterError as exc:
+            results.append((i, None, str(exc), n))
+            continue
+        results.append((i, out.scores, out.winners, n))
+    return results
+
+
+@cli.command(short_help="Play many games between agents; balance summary.")
+@_ruleset_arg
+@click.option("--games", "-n", type=click.IntRange(min=1), required=True, help="Number of games.")
+@_players_opt
+@_variant_opt
+@_seed_opt
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: CPUs; 1 runs in-process).")
+@_agents_opt
+@_json_opt
+@_param_opt
+def simulate(ruleset, games, players, variant, seed, jobs, agents, as_json, params) -> int:
+    """Play many games between agents and summarise: win rate per seat, scores, game length,
+    draws, speed.  Game i is seeded with (SEED, i), so results do not depend on --jobs."""
+    if "human" in agents:
+        raise click.BadParameter("simulate plays without people: use random or first", param_hint="--agents")
+    rs = _load(ruleset, variant, params)
+    n = _check_players(rs, players)
+    names = _seat_agents(agents, n)
+    seed = _fresh_seed() if seed is None else seed
+    jobs = jobs or os.cpu_count() or 1
+    spec = SimSpec(str(Path(rs.path).resolve()), variant, tuple(sorted((params or {}).items())), n, seed, tuple(names))
+    _RULESETS[(spec.path, spec.variant, spec.params)] = rs
+    batch = max(1, min(200, math.ceil(games / (jobs * 8))))
+    batches = [range(i, min(i + batch, games)) for i in range(0, games, batch)]
+
+    results: list = [None] * games
+    progress = None
+    if not as_json:
+        progress = Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            TimeRemainingColumn(), console=_stderr(), transient=False,
+        )  # fmt: skip
+    start = time.perf_counter()
+    with progress if progress is not None else _Nothing():
+        task = progress.add_task(f"{rs.name} ×{games}", total=games) if progress is not None else None
+
+        def collect(batch_results: list) -> None:
+            for r in batch_results:
+                results[r[0]] = r
+            if progress is not None:
+                progress.advance(task, len(batch_results))
+
+        if jobs == 1:
+            for b in batches:
+                collect(play_batch(spec, b))
+        else:
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                pending = {pool.submit(play_batch, spec, b) for b in batches}
+                while pending:
+                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for f in done:
+                        collect(f.result())
+    elapsed = time.perf_counter() - start
+
+    failed = [r for r in results if r[1] is None]
+    if failed:
+        i, _, message, _ = failed[0]
+        raise TapsterError(f"game {i} (seed {game_seed(seed, i)}) failed after {failed[0][3]} actions: {message}")
+    summary = summarise(results, n, elapsed)
+    summary = {"ruleset": rs.name, "variant": rs.variant, "players": n, "seed": seed, "agents": names,
+               "jobs": jobs, **summary}
+    if as_json:
+        _echo_json(summary)
+        return EXIT_OK
+    _print_summary(_stdout(), rs, summary)
+    return EXIT_OK
+
+
+class _Nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def summarise(results: list[tuple], n: int, elapsed: float) -> dict:
+    """Statistics of ``(index, scores, winners, actions)`` results, in game order (so the sums do
+    not depend on which process played which game): wins per seat (a shared win counts 1/k to
+    each of k winners), win rate, mean and sample standard deviation of scores, game length
+    (mean/min/max actions), draws (games with no winner), playouts per second, seconds."""
+    games = len(results)
+    wins = [0.0] * n
+    draws = 0
+    scores: list[list] = [[] for _ in range(n)]
+    lengths = []
+    for _, sc, winners, length in results:
+        if winners:
+            share = 1 / len(winners)
+            for w in winners:
+                wins[w] += share
+        else:
+            draws += 1
+        for p in range(n):
+            scores[p].append(sc[p])
+        lengths.append(length)
+
+    def mean(xs):
+        try:
+            return statistics.fmean(xs)
+        except (TypeError, ValueError):
+            return None
+
+    def sd(xs):
+        try:
+            return statistics.stdev(xs) if len(xs) > 1 else 0.0
+        except (TypeError, ValueError):
+            return None
+
+    return {
+        "games": games,
+        "wins": wins,
+        "win_rate": [w / games for w in wins],
+        "shared_wins": SHARED_WIN_NOTE,
+        "score_mean": [mean(s) for s in scores],
+        "score_sd": [sd(s) for s in scores],
+        "length": {"mean": statistics.fmean(lengths), "min": min(lengths), "max": max(lengths)},
+        "draws": draws,
+        "playouts_per_second": games / elapsed if elapsed > 0 else None,
+        "seconds": elapsed,
+    }
+
+
+def _print_summary(out: Console, rs: Ruleset, s: dict) -> None:
+    def num(x, fmt="{:.2f}"):
+        return "n/a" if x is None else fmt.format(x)
+
+    head = f"{rs.title}{' (' + rs.variant + ')' if rs.variant else ''}: {s['games']} games, {s['players']} players, " \
+           f"seed {s['seed']}, {s['jobs']} job{'s' if s['jobs'] != 1 else ''}"
+    table = Table(title=head)
+    for col, just in (("seat", "left"), ("agent", "left"), ("wins", "right"), ("win rate", "right"),
+                      ("mean score", "right"), ("sd", "right")):
+        table.add_column(col, justify=just)
+    for p in range(s["players"]):
+        table.add_row(
+            seat_name(p), s["agents"][p], num(s["wins"][p], "{:g}"), num(s["win_rate"][p], "{:.1%}"),
+            num(s["score_mean"][p]), num(s["score_sd"][p]),
+        )  # fmt: skip
+    out.print(table)
+    length = s["length"]
+    lines = [
+        f"win rate: {SHARED_WIN_NOTE}",
+        f"game length: mean {length['mean']:.1f} actions, min {length['min']}, max {length['max']}",
+        f"draws (no winner): {s['draws']} ({s['draws'] / s['games']:.1%})",
+        f"{s['games']} playouts in {s['seconds']:.2f} s: {num(s['playouts_per_second'], '{:.0f}')} playouts/s",
+    ]
+    for line in lines:
+        out.print(Text(line))
+
+
+# -- info ---------------------------------------------------------------------------------------
+
+
+@cli.command(short_help="Describe a ruleset.")
+@_ruleset_arg
+@_variant_opt
+@_param_opt
+def info(ruleset, variant, params) -> int:
+    """Describe a ruleset: players, variants, parameters, components, zones, decisions,
+    scenarios."""
+    rs = _load(ruleset, variant, params)
+    out = _stdout()
+    out.print(Text(rs.title + (f" (variant {rs.variant})" if rs.variant else ""), style="bold"))
+    if rs.description:
+        out.print(Text(" ".join(str(rs.description).split())))
+    if rs.source:
+        out.print(Text(f"source: {rs.source}"))
+    out.print(Text(f"file: {rs.path}"))
+    span = str(rs.min_players) if rs.min_players == rs.max_players else f"{rs.min_players} to {rs.max_players}"
+    out.print(Text(f"players: {span} (default {rs.default_players})"))
+
+    if rs.variants:
+        t = Table(title="variants", title_justify="left")
+        t.add_column("variant")
+        t.add_column("description")
+        for name, desc in rs.variants.items():
+            t.add_row(name, " ".join(str(desc).split()))
+        out.print(t)
+    else:
+        out.print(Text("variants: none"))
+
+    if rs.params:
+        t = Table(title="params", title_justify="left")
+        t.add_column("param")
+        t.add_column("value")
+        for name, value in rs.params.items():
+            t.add_row(name, Text(json.dumps(value, default=str)))
+        out.print(t)
+
+    if rs.kinds:
+        t = Table(title="components", title_justify="left")
+        t.add_column("kind")
+        t.add_column("count", justify="right")
+        t.add_column("fields")
+        t.add_column("props")
+        t.add_column("start")
+        for kind in rs.kinds.values():
+            t.add_row(kind.name, str(len(kind.components)), ", ".join(sorted(kind.fields)),
+                      ", ".join(sorted(kind.mutable)), kind.start or "")
+        out.print(t)
+    else:
+        out.print(Text("components: none"))
+
+    if rs.zones:
+        t = Table(title="zones", title_justify="left")
+        t.add_column("zone")
+        t.add_column("visibility")
+        t.add_column("per player")
+        t.add_column("count", justify="right")
+        for z in rs.zones.values():
+            t.add_row(z.name, z.visibility, "yes" if z.per_player else "no", "" if z.count is None else str(z.count))
+        out.print(t)
+    else:
+        out.print(Text("zones: none"))
+
+    decisions = sorted({c.name or "(unnamed)" for c in rs.chooses})
+    out.print(Text(f"decisions: {', '.join(decisions) or 'none'}"))
+    out.print(Text(f"scenarios: {len(rs.scenarios)}"))
+    return EXIT_OK
+
+
+# -- validate -----------------------------------------------------------------------------------
+
+
+@cli.command(short_help="Check rulesets; every problem as file:line:col.")
+@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@_variant_opt
+def validate(files, variant) -> int:
+    """Check rulesets (and every variant of each, or only --variant V): print every problem as
+    file:line:col: message, most relevant first; "ok: FILE" for a valid one."""
+    bad = 0
+    for file in files:
+        problems = _problems(file, variant)
+        if problems:
+            bad += 1
+            for line in problems:
+                click.echo(line, err=True)
+        else:
+            click.echo(f"ok: {file}")
+    return EXIT_FAIL if bad else EXIT_OK
+
+
+def _problems(file: str, only_variant: str | None) -> list[str]:
+    """Every problem of ``file`` and its variants as text lines (base problems first)."""
+    lines: list[str] = []
+    seen: set[str] = set()
+
+    def add(exc: TapsterError, suffix: str = "") -> None:
+        for e in exc.errors if isinstance(exc, RulesetErrors) else [exc]:
+            text = str(e)
+            if text in seen:
+                continue
+            seen.add(text)
+            first, nl, rest = (text if e.mark is not None else f"{file}: {text}").partition("\n")
+            lines.append(first + suffix + nl + rest)
+
+    try:
+        path = find_ruleset(file)
+        doc = load_yaml(path)
+    except TapsterError as exc:
+        add(exc)
+        return lines
+    try:
+        load_ruleset(path)
+    except TapsterError as exc:
+        add(exc)
+    variants = (doc.data.get("variants") or {}) if isinstance(doc.data, dict) else {}
+    names = list(variants) if isinstance(variants, dict) else []
+    if only_variant is not None:
+        if only_variant not in names:
+            lines.append(f"{file}: no variant {only_variant!r} (variants: {', '.join(names) or 'none'})")
+            return lines
+        names = [only_variant]
+    for v in names:
+        try:
+            load_ruleset(path, v)
+        except TapsterError as exc:
+            add(exc, f" (variant {v})")
+    return lines
+
+
+# -- test ---------------------------------------------------------------------------------------
+
+
+@cli.command("test", short_help="Run rulesets' scenarios.")
+@click.argument("rulesets", nargs=-1, metavar="RULESET...")
+@click.option("--all", "all_", is_flag=True, help="Test every shipped ruleset.")
+def test_(rulesets, all_) -> int:
+    """Run the scenarios of rulesets: PASS/FAIL per scenario, then "N passed, M failed"."""
+    names = list(rulesets) + (available_rulesets() if all_ else [])
+    if not names:
+        raise click.UsageError("name at least one RULESET, or --all")
+    passed = failed = 0
+    out = _stdout()
+    for name in names:
+        try:
+            results = run_scenarios(name)
+        except TapsterError as exc:
+            print_error(exc)
+            out.print(Text(f"FAIL {name}: the ruleset does not load", style="red"))
+            failed += 1
+            continue
+        if not results:
+            out.print(Text(f"{name}: no scenarios", style="yellow"))
+        for r in results:
+            if r.ok:
+                passed += 1
+                out.print(Text.assemble(("PASS ", "green"), f"{r.ruleset}: {r.name}"))
+            else:
+                failed += 1
+                out.print(Text.assemble(("FAIL ", "red"), f"{r.ruleset}: {r.name}"))
+                for line in r.message.splitlines():
+                    out.print(Text("    " + line))
+    out.print(Text(f"{passed} passed, {failed} failed", style="bold"))
+    return EXIT_FAIL if failed else EXIT_OK
+
+
+# -- perft --------------------------------------------------------------------------------------
+
+
+def perft(st: State, depth: int | None) -> tuple[int, int]:
+    """Count the leaves of the game tree below ``st``: the states ``depth`` decisions deep (a
+    game that ends sooner is one leaf), or every complete game when ``depth`` is None.  Returns
+    ``(leaves, nodes)`` where nodes counts every state visited, ``st`` included.  ``st`` is
+    used up (the last branch of each node reuses its state instead of a clone).  Chance inside
+    the tree follows the state's generator: one deterministic outcome per path."""
+    nodes = 0
+    leaves = 0
+    stack = [(st, depth)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        s, d = pop()
+        nodes += 1
+        if s.finished or d == 0:
+            leaves += 1
+            continue
+        d = None if d is None else d - 1
+        actions = s.legal_actions()
+        last = len(actions) - 1
+        for i, a in enumerate(actions):
+            child = s if i == last else s.clone()
+            child.apply(a)
+            push((child, d))
+    return leaves, nodes
+
+
+@cli.command("perft", short_help="Count the leaves of the game tree.")
+@_ruleset_arg
+@click.option("--depth", "-d", type=click.IntRange(min=0), help="Decisions deep (default: to the end of every game).")
+@_players_opt
+@_variant_opt
+@click.option("--seed", "-s", type=int, default=0, show_default=True, help="Seed of the game's chance.")
+@_param_opt
+def perft_cmd(ruleset, depth, players, variant, seed, params) -> int:
+    """Count the leaves of the game tree: every line of play DEPTH decisions deep, or every
+    complete game when no --depth.
+
+    Chance in the middle of a game (a shuffle, a die) is not branched on: it follows the state's
+    seeded generator, so each path sees one deterministic chance outcome (change it with --seed).
+    """
+    rs = _load(ruleset, variant, params)
+    n = _check_players(rs, players)
+    start = time.perf_counter()
+    st = rs.new_game(n, seed=seed, log=False)
+    leaves, nodes = perft(st, depth)
+    elapsed = time.perf_counter() - start
+    what = f"depth {depth}" if depth is not None else "complete games"
+    click.echo(f"{leaves} leaves ({what})")
+    click.echo(f"{nodes} nodes visited in {elapsed:.2f} s ({nodes / elapsed if elapsed > 0 else 0:.0f} nodes/s)")
+    return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

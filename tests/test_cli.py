@@ -1,0 +1,301 @@
+"""The driver, in-process: ``main(argv) -> int`` with captured output (no subprocesses)."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import pytest
+
+from interpreter import Action, TapsterError
+from interpreter.agents import FirstAgent, HumanAgent, RandomAgent, make_agent
+from interpreter.cli import main
+
+from .conftest import compiled
+
+PLACE = re.compile(r"\S+\.yaml:\d+:\d+: ")
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.out + captured.err
+    return code, captured.out, captured.err
+
+
+# -- play ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ruleset", ["beer_flights", "tic_tac_toe"])
+def test_play_json_outcome_and_same_seed_same_output(capsys, ruleset):
+    code, out, _ = run(capsys, "play", ruleset, "--seed", "7", "--json")
+    assert code == 0
+    result = json.loads(out)
+    for key in ("scores", "winners", "ranking", "reason", "seed", "players", "variant"):
+        assert key in result
+    assert result["seed"] == 7 and result["players"] == 2
+    assert len(result["scores"]) == 2
+    assert set(result["winners"]) <= {0, 1}
+    _, again, _ = run(capsys, "play", ruleset, "--seed", "7", "--json")
+    assert again == out
+
+
+def test_play_text_account_and_score_table(capsys):
+    code, out, _ = run(capsys, "play", "beer_flights", "--players", "3", "--seed", "4")
+    assert code == 0
+    assert "P1 draws two cards" in out or "P2 draws two cards" in out or "P3 draws two cards" in out
+    assert " sees " in out  # no human at the table: every line, private ones included
+    assert "final scores" in out and "Game over: every player has had their turns" in out
+    assert out.count("random") >= 3
+
+
+def test_play_log_then_replay_ok(capsys, tmp_path):
+    log = tmp_path / "game.json"
+    code, out, _ = run(capsys, "play", "beer_flights", "--seed", "3", "--log", str(log), "--json")
+    assert code == 0
+    data = json.loads(log.read_text())
+    assert data["ruleset"] == "beer_flights" and data["seed"] == 3 and data["players"] == 2
+    assert data["agents"] == ["random", "random"] and data["variant"] is None
+    assert data["outcome"] == {k: v for k, v in json.loads(out).items() if k in data["outcome"]}
+    assert all(isinstance(a, str) for a in data["actions"]) and data["actions"][0] == "draw"
+    code, out, _ = run(capsys, "replay", str(log))
+    assert code == 0 and out.startswith("OK")
+
+
+def test_replay_of_a_tampered_log_names_the_action(capsys, tmp_path):
+    log = tmp_path / "game.json"
+    run(capsys, "play", "tic_tac_toe", "--seed", "1", "--log", str(log), "--json")
+    data = json.loads(log.read_text())
+    data["actions"][1] = data["actions"][0]  # the second player marks the cell just taken
+    log.write_text(json.dumps(data, indent=1))
+    code, _, err = run(capsys, "replay", str(log))
+    assert code == 1
+    assert f"action 1 `{data['actions'][0]}`" in err and "not a legal action" in err
+    assert re.search(r"game\.json:\d+:\d+: ", err)
+
+
+def test_replay_of_a_changed_outcome_or_a_short_log_fails(capsys, tmp_path):
+    log = tmp_path / "game.json"
+    run(capsys, "play", "tic_tac_toe", "--seed", "2", "--log", str(log), "--json")
+    data = json.loads(log.read_text())
+    changed = dict(data, outcome=dict(data["outcome"], scores=[5, 5]))
+    log.write_text(json.dumps(changed))
+    code, _, err = run(capsys, "replay", str(log))
+    assert code == 1 and "outcome differs" in err
+    log.write_text(json.dumps(dict(data, actions=data["actions"][:-1])))
+    code, _, err = run(capsys, "replay", str(log))
+    assert code == 1 and "has not ended" in err
+
+
+def test_replay_of_a_malformed_log(capsys, tmp_path):
+    log = tmp_path / "game.json"
+    log.write_text('{"ruleset": "tic_tac_toe",\n "players": 2,\n')
+    code, _, err = run(capsys, "replay", str(log))
+    assert code == 1 and "game.json:3:1:" in err
+
+
+def test_play_with_params_is_logged_and_replayed(capsys, tmp_path):
+    log = tmp_path / "short.json"
+    code, _, _ = run(capsys, "play", "beer_flights", "--seed", "5", "--param", "turns=2", "--log", str(log), "--json")
+    assert code == 0
+    data = json.loads(log.read_text())
+    assert data["params"] == {"turns": 2}
+    # two turns each: a turn is take+place (2 actions) or draw+keep+place (3 actions)
+    assert 8 <= len(data["actions"]) <= 12
+    code, out, _ = run(capsys, "replay", str(log))
+    assert code == 0 and out.startswith("OK")
+
+
+def test_user_mistakes_in_play(capsys):
+    code, _, err = run(capsys, "play", "beer_flights", "--players", "7")
+    assert code == 1 and "2 to 4 players, not 7" in err
+    code, _, err = run(capsys, "play", "beer_flights", "--variant", "six")
+    assert code == 1 and "no variant 'six'" in err and "five_player" in err
+    code, _, err = run(capsys, "play", "beer_flights", "--param", "turnz=3")
+    assert code == 1 and "did you mean turns" in err
+    code, _, err = run(capsys, "play", "beer_flights", "--agents", "random,wizard")
+    assert code == 2 and "wizard" in err
+
+
+def test_unknown_ruleset_suggests_a_name(capsys):
+    code, _, err = run(capsys, "play", "beer_flite")
+    assert code == 1 and "did you mean beer_flights" in err
+
+
+def test_usage_errors_exit_2(capsys):
+    assert run(capsys, "play")[0] == 2
+    assert run(capsys, "validate")[0] == 2
+    assert run(capsys, "test")[0] == 2
+    assert run(capsys, "simulate", "tic_tac_toe")[0] == 2  # --games is required
+    assert run(capsys, "perft", "tic_tac_toe", "--depth", "two")[0] == 2
+    assert run(capsys, "play", "tic_tac_toe", "--param", "no_equals_sign")[0] == 2
+    assert run(capsys, "dance")[0] == 2
+
+
+# -- the human agent ----------------------------------------------------------------------------
+
+
+def test_human_picks_actions_by_number_and_is_asked_again(capsys, monkeypatch, tmp_path):
+    # "0" and "ten" are refused; then "1" (the first legal action) every time, which against
+    # `first` is X 0, O 1, X 2, O 3, X 4, O 5, X 6: X completes the diagonal 2-4-6.
+    monkeypatch.setattr("sys.stdin", io.StringIO("0\nten\n1\n1\n1\n1\n"))
+    log = tmp_path / "human.json"
+    code, out, _ = run(capsys, "play", "tic_tac_toe", "--agents", "human,first", "--seed", "1", "--log", str(log))
+    assert code == 0
+    assert "1. X in row 1, column 1" in out
+    assert "`0` is not one of the choices" in out and "`ten` is not one of the choices" in out
+    assert "X completed a line" in out
+    assert json.loads(log.read_text())["actions"] == [f"mark({i})" for i in range(7)]
+
+
+def test_human_sees_only_their_own_lines(capsys, monkeypatch):
+    # every turn: draw two (by the action's text), keep the first, place it the first legal way
+    monkeypatch.setattr("sys.stdin", io.StringIO("draw\n1\n1\n" * 10))
+    code, out, _ = run(capsys, "play", "beer_flights", "--agents", "human,random", "--seed", "2")
+    assert code == 0
+    assert "what P1 sees" in out and "P1 sees" in out.replace("what P1 sees", "")
+    assert "P2 draws two cards" in out  # P2 drew, and the public line is shown...
+    assert "P2 sees" not in out  # ...but never the cards P2 looked at
+
+
+def test_human_with_json_talks_on_stderr(capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n" * 40))
+    code, out, err = run(capsys, "play", "beer_flights", "--agents", "human,random", "--seed", "2", "--json")
+    assert code == 0
+    assert json.loads(out)["agents"] == ["human", "random"]
+    assert "P1, your choice" in err and "P2 sees" not in err
+
+
+def test_end_of_input_quits_cleanly(capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    code, _, err = run(capsys, "play", "tic_tac_toe", "--agents", "human")
+    assert code == 1 and "left the game" in err
+
+
+def test_human_answer_by_text_or_label():
+    rs = compiled("tic_tac_toe")
+    st = rs.new_game(2, seed=0)
+    d = st.decision()
+    assert HumanAgent.parse_answer(d, "3") == Action("mark", (2,))
+    assert HumanAgent.parse_answer(d, "mark(4)") == Action("mark", (4,))
+    assert HumanAgent.parse_answer(d, "x IN ROW 3, COLUMN 3") == Action("mark", (8,))
+    assert HumanAgent.parse_answer(d, "10") is None
+    assert HumanAgent.parse_answer(d, "mark(9)") is None
+
+
+def test_agents_registry_and_seeded_random():
+    rs = compiled("beer_flights")
+    assert isinstance(make_agent("first", 0), FirstAgent)
+
+    def choices(seed):
+        agent, st, out = make_agent("random", seed), rs.new_game(2, seed=1), []
+        while not st.is_terminal():
+            a = agent.act(st, st.current_players()[0])
+            out.append(str(a))
+            st.apply(a)
+        return out
+
+    assert isinstance(make_agent("random", 1), RandomAgent)
+    assert choices(5) == choices(5)
+    assert choices(5) != choices(6)
+    with pytest.raises(TapsterError, match="did you mean random"):
+        make_agent("randon", 0)
+
+
+# -- simulate -----------------------------------------------------------------------------------
+
+
+def test_simulate_results_do_not_depend_on_jobs(capsys):
+    summaries = []
+    for jobs in ("1", "2"):
+        code, out, _ = run(capsys, "simulate", "beer_flights", "--games", "20", "--seed", "9", "--jobs", jobs, "--json")
+        assert code == 0
+        summaries.append(json.loads(out))
+    one, two = summaries
+    assert one["wins"] == two["wins"] and one["score_mean"] == two["score_mean"]
+    assert one["length"] == two["length"] and one["draws"] == two["draws"]
+    assert sum(one["wins"]) + one["draws"] == pytest.approx(20)
+    assert one["length"]["min"] >= 40  # ten turns of two or three actions each, two players
+    for key in ("win_rate", "score_sd", "playouts_per_second", "seconds", "shared_wins"):
+        assert key in one
+
+
+def test_simulate_text_summary(capsys):
+    code, out, _ = run(capsys, "simulate", "tic_tac_toe", "--games", "30", "--seed", "1", "--jobs", "1")
+    assert code == 0
+    assert "win rate" in out and "1/k" in out and "draws (no winner)" in out and "playouts/s" in out
+
+
+# -- info, validate, test, perft ----------------------------------------------------------------
+
+
+def test_info_lists_variants_and_parts(capsys):
+    code, out, _ = run(capsys, "info", "beer_flights")
+    assert code == 0
+    for text in ("Beer Flights", "five_player", "Five Player Variant", "flight_size", "deck", "hidden",
+                 "take_or_draw", "scenarios:"):
+        assert text in out
+
+
+def test_validate_good_files(capsys):
+    code, out, _ = run(capsys, "validate", "beer_flights", "tic_tac_toe")
+    assert code == 0
+    assert "ok: beer_flights" in out and "ok: tic_tac_toe" in out
+
+
+BROKEN = {
+    "syntax.yaml": "name: x\nplayers: {min: 2, max: 2}\nflow: [\n",
+    "duplicate.yaml": "name: x\nplayers: {min: 2, max: 2}\nname: y\n",
+    "unknown_zone.yaml": (
+        "name: x\nplayers: {min: 2, max: 2}\nzones:\n  deck: {}\nflow:\n"
+        "  - if: len(pile) > 0\n    then: [{end_game: done}]\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_validate_broken_files(capsys, tmp_path, name):
+    path = tmp_path / name
+    path.write_text(BROKEN[name])
+    code, out, err = run(capsys, "validate", str(path))
+    assert code == 1
+    assert "ok:" not in out
+    assert re.search(re.escape(str(path)) + r":\d+:\d+: ", err)
+
+
+def test_validate_points_at_the_problem(capsys, tmp_path):
+    path = tmp_path / "unknown_zone.yaml"
+    path.write_text(BROKEN["unknown_zone.yaml"])
+    _, _, err = run(capsys, "validate", str(path))
+    assert f"{path}:6:" in err and "pile" in err
+    path = tmp_path / "duplicate.yaml"
+    path.write_text(BROKEN["duplicate.yaml"])
+    _, _, err = run(capsys, "validate", str(path))
+    assert f"{path}:3:1: " in err and "duplicate key" in err
+
+
+def test_test_command(capsys):
+    code, out, _ = run(capsys, "test", "tic_tac_toe")
+    assert code == 0
+    assert "PASS tic_tac_toe: a_row_wins" in out and out.rstrip().endswith("3 passed, 0 failed")
+
+
+def test_test_command_fails_on_a_failing_scenario(capsys, tmp_path):
+    text = (
+        "name: x\nplayers: {min: 1, max: 1}\nvars: {n: 0}\nflow: [{set: {n: 1}}]\n"
+        "scenarios:\n  - name: n_is_two\n    steps:\n      - expect: n == 2\n"
+    )
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(text)
+    code, out, _ = run(capsys, "test", str(path))
+    assert code == 1
+    assert "FAIL" in out and "n_is_two" in out and "0 passed, 1 failed" in out
+
+
+@pytest.mark.parametrize("depth, leaves", [("2", 72), ("3", 504)])
+def test_perft_tic_tac_toe(capsys, depth, leaves):
+    code, out, _ = run(capsys, "perft", "tic_tac_toe", "--depth", depth)
+    assert code == 0
+    assert out.startswith(f"{leaves} leaves")
+    assert "nodes visited" in out
