@@ -149,7 +149,9 @@ class _Builder:
                     if not isinstance(knode, yaml.ScalarNode):
                         raise LoadError("a mapping key must be a plain value", self.mark(knode))
                     k = self.scalar(knode)
-                    if isinstance(k, float) or k is None:
+                    if isinstance(k, (bool, float)) or k is None:
+                        # YAML 1.1 reads a plain `on:`, `yes:` or `null:` key as a boolean or
+                        # null; a ruleset's keys are names, so keep the text as written.
                         k = knode.value
                     if k in out:
                         first = self.doc.marks.get(path + (k,))

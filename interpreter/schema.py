@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import heapq
 import json
+import re
+from collections import deque
 from functools import lru_cache
 from pathlib import Path
 
@@ -44,17 +46,17 @@ def validator() -> Draft202012Validator:
 
 def validate(doc: Document) -> list[SchemaError]:
     """Every schema problem in ``doc``, most relevant first, each with file:line:column."""
-    errors = sorted(validator().iter_errors(doc.data), key=relevance, reverse=True)
+    errors = sorted(validator().iter_errors(doc.data), key=_relevance, reverse=True)
     out: list[SchemaError] = []
     seen: set[str] = set()
     for err in errors:
         # Descend into `anyOf`/`oneOf` to the deepest cause, as jsonschema's best_match does.
         while err.context:
-            smallest = heapq.nsmallest(2, err.context, key=relevance)
-            if len(smallest) == 2 and relevance(smallest[0]) == relevance(smallest[1]):
+            smallest = heapq.nsmallest(2, err.context, key=_relevance)
+            if len(smallest) == 2 and _relevance(smallest[0]) == _relevance(smallest[1]):
                 break
             err = smallest[0]
-        path = tuple(err.absolute_path)
+        path = _key_path(err, doc.data)
         where = "/".join(str(p) for p in path) or "the ruleset"
         message = f"{err.message} (at {where})"
         if message in seen:
@@ -62,3 +64,39 @@ def validate(doc: Document) -> list[SchemaError]:
         seen.add(message)
         out.append(SchemaError(message, doc.mark(path)))
     return out
+
+
+def _relevance(err) -> tuple:
+    """jsonschema's ``relevance`` key with the error's path made comparable: YAML allows keys
+    that are not text (``1:``), and comparing the path ``(zones, 1)`` with ``(zones, deck)``
+    would raise a TypeError."""
+    return tuple(_comparable(part) if isinstance(part, deque) else part for part in relevance(err))
+
+
+def _comparable(path) -> tuple:
+    return tuple((0, p, "") if isinstance(p, (int, float)) else (1, 0, str(p)) for p in path)
+
+
+def _key_path(err, data) -> tuple:
+    """The path of the node ``err`` concerns.  jsonschema reports an unexpected key
+    (``additionalProperties``) or a badly named one (``propertyNames``) at the mapping that holds
+    it; the author needs the key's own line."""
+    path = tuple(err.absolute_path)
+    if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+        known = err.schema.get("properties", {})
+        patterns = err.schema.get("patternProperties", {})
+        extra = [
+            k for k in err.instance
+            if k not in known and not (isinstance(k, str) and any(re.search(p, k) for p in patterns))
+        ]
+        return path + (extra[0],) if extra else path
+    if "propertyNames" in err.absolute_schema_path:
+        node = data
+        try:
+            for k in path:
+                node = node[k]
+        except (KeyError, IndexError, TypeError):
+            return path
+        if isinstance(node, dict) and err.instance in node:
+            return path + (err.instance,)
+    return path

@@ -109,3 +109,9 @@ def test_yaml_table(tmp_path):
     rows, marks = load_table(tmp_path, "t.yaml", Mark("r.yaml", 1, 1))
     assert rows[1] == {"name": "b", "power": 2}
     assert marks[1].line == 2
+
+
+def test_plain_on_and_yes_keys_stay_text():
+    # YAML 1.1 would read these keys as booleans; a trigger's `on:` must stay `on`.
+    doc = load_yaml_text("- on: card_revealed\n  yes: 1\n  null: 2\n", "f.yaml")
+    assert doc.data == [{"on": "card_revealed", "yes": 1, "null": 2}]
