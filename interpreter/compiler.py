@@ -24,7 +24,8 @@ from .errors import CompileError, LoadError, Mark, RulesetError, TapsterError
 from .expression import BUILTINS, Builtin, Compiled, Env, Scope, compile_expression, compile_template, parse
 from .load import Document, load_table, load_yaml
 from .model import Component, Outcome, render
-from .state import State, new_game
+from .render import compile_display
+from .state import Keyed, State, encode_value, new_game
 
 __all__ = ["Ruleset", "RulesetErrors", "load_ruleset", "find_ruleset", "RULESETS_DIR", "ZoneDecl", "VarDecl"]
 
@@ -61,12 +62,17 @@ class ZoneDecl:
     """A declared zone: ``name``; ``per_player`` (one per seat); ``count`` (that many zones,
     per seat if per-player); ``visibility`` public | owner | hidden; ``refill_from`` (a
     ZoneRef refilling this zone when drawn empty) and ``refill_shuffle``; ``depth`` how many
-    indexes reach a single zone."""
+    indexes reach a single zone; ``keyed`` (a :class:`~interpreter.state.Keyed` dict from keys
+    to stacks, e.g. the places ``(x, y)`` of a grid: one index, the key, reaches a stack)."""
 
-    __slots__ = ("name", "per_player", "count", "visibility", "refill_from", "refill_shuffle", "depth", "description")
+    __slots__ = (
+        "name", "per_player", "count", "visibility", "refill_from", "refill_shuffle", "depth", "description", "keyed",
+    )  # fmt: skip
 
-    def empty(self, n: int) -> list:
+    def empty(self, n: int) -> list | Keyed:
         """The zone's empty contents for ``n`` players."""
+        if self.keyed:
+            return Keyed()
         if self.per_player and self.count is not None:
             return [[[] for _ in range(self.count)] for _ in range(n)]
         if self.per_player:
@@ -78,6 +84,10 @@ class ZoneDecl:
     def observe(self, z: list, player: int) -> Any:
         """The zone as ``player`` may see it: component ids, or ``{"count": n}``."""
         vis = self.visibility
+        if self.keyed:
+            if vis != "public":
+                return {"count": sum(len(s) for s in z.values())}
+            return [[encode_value(k), [c.id for c in s]] for k, s in z.items()]
         if self.per_player:
             return [self._shown(sub, vis == "public" or (vis == "owner" and i == player)) for i, sub in enumerate(z)]
         return self._shown(z, vis == "public")
@@ -180,7 +190,10 @@ class Ruleset:
         """True when ``player`` may see ``comp`` (it is in a zone they may look into)."""
         for decl in self.zone_list:
             z = st.zones[decl.name]
-            if decl.per_player:
+            if decl.keyed:
+                if any(comp in s for s in z.values()):
+                    return decl.visibility == "public"
+            elif decl.per_player:
                 for i, sub in enumerate(z):
                     if _contains(sub, comp, decl.depth - 1):
                         return decl.visibility == "public" or (decl.visibility == "owner" and i == player)
@@ -389,6 +402,8 @@ class Ctx:
             raise CompileError(f"unknown zone `{name}`{hint}", mark)
         indexes.reverse()
         if len(indexes) != decl.depth:
+            if decl.keyed:
+                raise CompileError(f"keyed zone `{name}` needs one index, the key of a stack: `{name}[key]`", mark)
             raise CompileError(
                 f"zone `{name}` needs {decl.depth} index(es) to name one zone, found {len(indexes)}", mark
             )
@@ -396,6 +411,9 @@ class Ctx:
 
         comp = _Compiler(value, mark)
         compiled = tuple(_wrap(comp.c(ix, scope)) for ix in indexes)
+        if decl.keyed:
+            key_text = value[value.index("[") + 1 : value.rindex("]")]
+            return flow.KeyedZoneRef(decl, (Compiled(compiled[0], key_text, mark),), value, mark)
         return flow.ZoneRef(decl, compiled, value, mark)
 
     def lvalue(self, value: Any, path: tuple, scope: Scope) -> flow.LValue:
@@ -542,6 +560,7 @@ class Ctx:
         rs.setup = self.block(d.get("setup", []), ("setup",), self.scope)
         rs.flow = self.block(d.get("flow", []), ("flow",), self.scope)
         self._compile_outcome(rs)
+        rs.display = self._guard(compile_display, self, d.get("display"))
         for event in sorted(set(self.triggers) - self.events_emitted):
             t = self.triggers[event][0]
             self.errors.append(CompileError(f"no effect emits event `{event}`", t.block.mark))
@@ -599,6 +618,19 @@ class Ctx:
             key = spec.get("key")
             field_scope = Scope(resolve=param_scope.resolve, locals=frozenset(fields) | {"copy", "id", "kind"},
                                 global_names=param_scope.global_names)
+            # `derived`: static fields computed once per component from its row (and the derived
+            # fields before it), e.g. `sides: "[top, right, bottom, left]"`; no state, no cost in play.
+            derived_exprs = {}
+            for dname, dval in (spec.get("derived") or {}).items():
+                if dname in fields or dname in props:
+                    self.errors.append(
+                        self.error(f"`{dname}` is already a column or property", path + ("derived", dname))
+                    )
+                    continue
+                derived_exprs[dname] = self._guard(self.expr, dval, path + ("derived", dname), field_scope)
+                field_scope = field_scope.with_locals([dname])
+            kind.fields = fields | set(derived_exprs)
+            self.attributes |= set(derived_exprs)
             label = self._guard(self.template, spec.get("label", "{id}"), path + ("label",), field_scope)
             prop_exprs = {
                 pname: self._guard(self.expr, pval, path + ("props", pname), field_scope)
@@ -622,6 +654,11 @@ class Ctx:
                     f["id"] = ident
                     f["kind"] = kname
                     env = Env(None, {**r, "id": ident, "kind": kname, "copy": copy_no})
+                    try:
+                        for dname, dexpr in derived_exprs.items():
+                            f[dname] = env.loc[dname] = dexpr(env) if dexpr else None
+                    except TapsterError as exc:
+                        self.errors.append(exc)
                     text = label(env) if label else ident
                     c = Component(ident, kname, f, kind.mutable, text, len(rs.components))
                     if prop_exprs:
@@ -661,6 +698,18 @@ class Ctx:
             z.refill_from = spec.get("refill_from")
             z.refill_shuffle = bool(spec.get("refill_shuffle", True))
             z.depth = int(z.per_player) + int(count is not None)
+            z.keyed = bool(spec.get("keyed", False))
+            if z.keyed:
+                if z.depth:
+                    self.errors.append(self.error(
+                        "a keyed zone is one shared zone: it cannot be `per_player` or have a `count`",
+                        path + ("keyed",)))
+                if z.visibility == "owner":
+                    self.errors.append(self.error("a keyed zone has no owner: use public or hidden", path + ("keyed",)))
+                if z.refill_from is not None:
+                    self.errors.append(self.error("a keyed zone cannot be refilled", path + ("refill_from",)))
+                    z.refill_from = None
+                z.depth = 1
             if not _NAME_RE.match(zname):
                 self.errors.append(self.error(f"{zname!r} cannot be a zone name", path))
             self.zones[zname] = z
@@ -669,12 +718,13 @@ class Ctx:
                 decl = self.zones.get(kind.start)
                 if decl is None or decl.depth != 0:
                     self.errors.append(self.error(
-                        f"`start` must name a zone that is not per player or counted: {kind.start!r}",
+                        f"`start` must name a zone that is not per player, counted or keyed: {kind.start!r}",
                         ("components", kind.name, "start")))
                     kind.start = None
         rs.zones = self.zones
         rs.zone_list = tuple(self.zones.values())
-        rs.zone_depths = tuple((z.name, z.depth) for z in rs.zone_list)
+        # depth -1 marks a keyed zone (a dict of stacks) for clone/save
+        rs.zone_depths = tuple((z.name, -1 if z.keyed else z.depth) for z in rs.zone_list)
 
     def _compile_vars(self, rs: Ruleset) -> None:
         self.vars: dict[str, VarDecl] = {}
@@ -792,8 +842,8 @@ def _wrap(fn) -> Compiled:
 
 
 def _constant(value):
-    if isinstance(value, (list, dict)):
-        return lambda env: copy.deepcopy(value)
+    # Lists and dicts are shared, not copied: expressions never change values, and every place
+    # a value is stored into the state (LValue.set) stores a copy.
     f = lambda env: value  # noqa: E731
     f.constant = value  # type: ignore[attr-defined]
     return f

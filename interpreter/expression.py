@@ -304,7 +304,100 @@ def _sign(x):
     return (x > 0) - (x < 0)
 
 
+# Grids: places are (x, y) keys of a keyed zone, x growing to the right and y downward (screen
+# order); a bearing is 0 (up), 90 (right), 180 (down) or 270 (left), degrees clockwise from up.
+# Square pieces list their four sides clockwise from their own top; `rotation` turns a piece
+# clockwise.  Drink & Beat's field needs these; any tile or grid game can use them.
+_BEARING_STEPS = {0: (0, -1), 90: (1, 0), 180: (0, 1), 270: (-1, 0)}
+
+
+def _xy(key) -> tuple:
+    if type(key) is not tuple or len(key) != 2:
+        raise ValueError(f"a grid place is an (x, y) pair, not {render(key)!r}")
+    return key
+
+
+def _step_of(bearing) -> tuple:
+    step = _BEARING_STEPS.get(bearing % 360) if type(bearing) is int else None
+    if step is None:
+        raise ValueError(f"a bearing is 0, 90, 180 or 270 (degrees clockwise from up), not {render(bearing)!r}")
+    return step
+
+
+def _adjacent4(key):
+    x, y = _xy(key)
+    return [(x, y - 1), (x + 1, y), (x, y + 1), (x - 1, y)]
+
+
+def _toward(key, bearing, n=1):
+    x, y = _xy(key)
+    dx, dy = _step_of(bearing)
+    return (x + dx * n, y + dy * n)
+
+
+def _extent(keys):
+    keys = [_xy(k) for k in keys]
+    if not keys:
+        return None
+    xs = [k[0] for k in keys]
+    ys = [k[1] for k in keys]
+    return (min(xs), max(xs), min(ys), max(ys))
+
+
+def _box(box) -> tuple:
+    if type(box) is not tuple or len(box) != 4:
+        raise ValueError(f"a box is (min_x, max_x, min_y, max_y) as extent() gives, not {render(box)!r}")
+    return box
+
+
+def _wrap(key, box):
+    x, y = _xy(key)
+    x0, x1, y0, y1 = _box(box)
+    return (x0 + (x - x0) % (x1 - x0 + 1), y0 + (y - y0) % (y1 - y0 + 1))
+
+
+def _beyond(key, box, bearing):
+    x, y = _xy(key)
+    x0, x1, y0, y1 = _box(box)
+    dx, dy = _step_of(bearing)
+    return (dy < 0 and y < y0) or (dx > 0 and x > x1) or (dy > 0 and y > y1) or (dx < 0 and x < x0)
+
+
+def _facing(sides, rotation, bearing):
+    if len(sides) != 4:
+        raise ValueError(f"facing() needs the four sides of a piece, clockwise from its top, not {len(sides)}")
+    if type(rotation) is not int or rotation % 90:
+        raise ValueError(f"a rotation is a multiple of 90 degrees, not {render(rotation)!r}")
+    _step_of(bearing)
+    return sides[((bearing - rotation) % 360) // 90]
+
+
+def _key_of(zone, item):
+    if not isinstance(zone, dict):
+        raise ValueError("key_of() needs a keyed zone (a zone declared `keyed: true`)")
+    for k, stack in zone.items():
+        if item in stack:
+            return k
+    return None
+
+
 BUILTINS: dict[str, Builtin] = {
+    "adjacent4": Builtin(_adjacent4, "adjacent4((x, y)): the four orthogonal neighbours, clockwise from up"),
+    "beyond": Builtin(
+        _beyond, "beyond((x, y), box, bearing): true when the place lies past the box's edge on that side", (3, 3)
+    ),
+    "extent": Builtin(_extent, "extent(places): (min_x, max_x, min_y, max_y) of (x, y) places, or none for none"),
+    "facing": Builtin(
+        _facing,
+        "facing(sides, rotation, bearing): of a square piece's four sides (clockwise from its top), "
+        "the one facing bearing once the piece is turned rotation degrees clockwise",
+        (3, 3),
+    ),
+    "key_of": Builtin(_key_of, "key_of(zone, c): the key of the keyed zone's stack that holds c, or none", (2, 2)),
+    "toward": Builtin(
+        _toward, "toward((x, y), bearing) or toward((x, y), bearing, n): the place n steps that way", (2, 3)
+    ),
+    "wrap": Builtin(_wrap, "wrap((x, y), box): the place brought back into the box from the opposite side", (2, 2)),
     "abs": Builtin(abs, "abs(x): the absolute value"),
     "all": Builtin(all, "all(xs): true when every item is true (true for nothing)"),
     "any": Builtin(any, "any(xs): true when some item is true"),

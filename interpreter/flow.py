@@ -108,6 +108,55 @@ class ZoneRef:
         return None
 
 
+class KeyedZoneRef(ZoneRef):
+    """A reference to one stack of a keyed zone (``field[(x, y)]``): one index, the key.
+
+    ``get`` returns the live stack, or a detached empty list for an absent key (nothing is
+    stored, see :class:`~interpreter.state.Keyed`); :meth:`locate` can create the stack, and
+    :meth:`settle` deletes an emptied one.
+    """
+
+    __slots__ = ()
+
+    def get(self, env: Env) -> list:
+        return self.locate(env, False)[0]
+
+    def locate(self, env: Env, create: bool) -> tuple[list, Any]:
+        """(the live stack, its key); an absent key's new empty stack is stored when ``create``."""
+        z = env.state.zones[self.decl.name]
+        key = self.indexes[0](env)
+        try:
+            stack = z.get(key)
+        except TypeError:
+            raise ExpressionError(
+                f"`{self.text}`: {render(key)!r} cannot be a key (use a number, text, tuple or component)", self.mark
+            ) from None
+        if stack is None:
+            stack = []
+            if create:
+                z[key] = stack
+        return stack, key
+
+    def settle(self, env: Env, stack: list, key: Any) -> None:
+        """After a move: delete ``key`` when its ``stack`` is empty (a keyed zone holds no empty
+        stack), and keep a non-empty one stored (a component moved onto its own stack)."""
+        z = env.state.zones[self.decl.name]
+        if not stack:
+            if z.get(key) is stack:
+                del z[key]
+        elif z.get(key) is not stack:
+            z[key] = stack
+
+
+def _copy_value(v: Any) -> Any:
+    t = type(v)
+    if t is list:
+        return [_copy_value(x) for x in v]
+    if t is dict:
+        return {k: _copy_value(x) for k, x in v.items()}
+    return v
+
+
 class LValue:
     """A compiled assignable place: a variable, an item of a variable (``score[p]``), or a
     mutable property of a component (``m.team``)."""
@@ -128,6 +177,8 @@ class LValue:
 
     def set(self, env: Env, value: Any) -> None:
         st = env.state
+        if type(value) is list or type(value) is dict:
+            value = _copy_value(value)  # the state owns its values: no sharing with params
         if self.kind == "var":
             st.vars[self.name] = value
         elif self.kind == "item":
@@ -233,11 +284,13 @@ class Move(Effect):
     ``what`` (components, or one) from anywhere (or from ``from``), or the top ``count`` of
     ``from`` when ``what`` is absent; ``to`` the zone; ``at``: ``top`` (default), ``bottom``,
     or an index expression; ``as``: bind the moved components (a list) to a local name.
-    Drawing from an empty zone with ``refill_from`` first refills and shuffles it.
+    Drawing from an empty zone with ``refill_from`` first refills and shuffles it.  A keyed
+    zone's stack (``to: "field[k]"``) is created when first moved into and forgotten when a
+    move leaves it empty.
     """
 
     verb = "move"
-    __slots__ = ("what", "src", "dst", "count", "at", "name")
+    __slots__ = ("what", "src", "dst", "count", "at", "name", "keyed")
 
     @classmethod
     def compile(cls, ctx, spec, path, scope):
@@ -254,15 +307,38 @@ class Move(Effect):
         e.at = at if at in ("top", "bottom") else ctx.expr(at, path + ("at",), scope)
         e.name = spec.get("as")
         e.binds = (e.name,) if e.name else ()
+        e.keyed = type(e.dst) is KeyedZoneRef or type(e.src) is KeyedZoneRef
         return e
 
     def run(self, st, loc):
         env = st.env
         env.loc = loc
-        dst = self.dst.get(env)
+        if self.keyed:
+            # A keyed source or destination: locate the stacks by key before moving, create the
+            # destination, and delete the keys of stacks left empty (the Keyed invariant).
+            src_ref, dst_ref = self.src, self.dst
+            src = skey = dkey = None
+            if type(src_ref) is KeyedZoneRef:
+                src, skey = src_ref.locate(env, False)
+            elif src_ref is not None:
+                src = src_ref.get(env)
+            if type(dst_ref) is KeyedZoneRef:
+                dst, dkey = dst_ref.locate(env, True)
+            else:
+                dst = dst_ref.get(env)
+            try:
+                self._transfer(st, env, src, dst)
+            finally:
+                if type(src_ref) is KeyedZoneRef:
+                    src_ref.settle(env, src, skey)
+                if type(dst_ref) is KeyedZoneRef:
+                    dst_ref.settle(env, dst, dkey)
+            return
+        self._transfer(st, env, self.src.get(env) if self.src is not None else None, self.dst.get(env))
+
+    def _transfer(self, st, env, src, dst):
         moved = []
         if self.what is None:
-            src = self.src.get(env)
             n = self.count(env)
             for _ in range(n):
                 if not src:
@@ -278,7 +354,6 @@ class Move(Effect):
                 items = ()
             else:
                 items = tuple(items)
-            src = self.src.get(env) if self.src is not None else None
             for c in items:
                 if type(c) is not Component:
                     raise FlowError(f"`move` can only move components, not {render(c)!r}", self.mark)

@@ -21,14 +21,40 @@ from .rng import seed_state
 if TYPE_CHECKING:  # pragma: no cover
     from .compiler import Ruleset
 
-__all__ = ["State", "new_game", "encode_value", "decode_value"]
+__all__ = ["State", "Keyed", "new_game", "encode_value", "decode_value"]
+
+
+class Keyed(dict):
+    """The contents of a keyed zone (``zones: {field: {keyed: true}}``): a dict from keys (ints,
+    strings, tuples such as ``(x, y)``, components) to stacks (lists, bottom first), e.g. the
+    places of a grid or the nodes of a map.
+
+    Invariant: a key is present exactly when its stack is non-empty (effects delete a key whose
+    stack they empty), so ``k in field`` asks "is place k occupied?", ``len(field)`` counts
+    occupied places and iterating yields the occupied keys in the order they were filled.
+    Reading an absent key (``field[(3, 1)]``) gives a new empty list and stores nothing, so
+    expressions stay pure; ``move: {to: "field[k]"}`` creates the stack.
+    """
+
+    __slots__ = ()
+
+    def __missing__(self, key):
+        return []
+
+    def copy_stacks(self) -> Keyed:
+        """A copy with every stack copied (components themselves are shared)."""
+        new = Keyed()
+        for k, v in self.items():
+            new[k] = v[:]
+        return new
 
 
 class State:
     """One game in progress.  Create with :func:`new_game` or ``Ruleset.new_game``.
 
     Public data: ``num_players``; ``zones`` (name -> list, or nested lists for per-player and
-    counted zones); ``vars`` (name -> value; per-player variables are lists indexed by seat);
+    counted zones, or a :class:`Keyed` dict of stacks for keyed zones); ``vars`` (name -> value;
+    per-player variables are lists indexed by seat);
     ``props`` (component index -> dict of mutable properties); ``current`` (the seat whose turn
     it is); ``turns`` (turns begun per seat); ``phase``; ``rng`` (generator state);
     ``log`` (list of (visible_to, text), or None when not recorded).
@@ -210,7 +236,14 @@ class State:
         """
         for decl in self.ruleset.zone_list:
             z = self.zones[decl.name]
-            if decl.depth == 0:
+            if decl.keyed:
+                for key, sub in z.items():
+                    if comp in sub:
+                        sub.remove(comp)
+                        if not sub:
+                            del z[key]
+                        return
+            elif decl.depth == 0:
                 if comp in z:
                     z.remove(comp)
                     return
@@ -225,6 +258,11 @@ class State:
         """The name of the zone that holds ``comp`` (``name[i][j]`` for nested zones), or None."""
         for decl in self.ruleset.zone_list:
             z = self.zones[decl.name]
+            if decl.keyed:
+                for key, sub in z.items():
+                    if comp in sub:
+                        return f"{decl.name}[{_key_text(key)}]"
+                continue
             for path, sub in _leaves_with_path(z, decl.depth):
                 if comp in sub:
                     return decl.name + "".join(f"[{i}]" for i in path)
@@ -242,6 +280,8 @@ class State:
             z = self.zones[name]
             if depth == 0:
                 zones[name] = z[:]
+            elif depth < 0:  # a keyed zone
+                zones[name] = z.copy_stacks()
             elif depth == 1:
                 zones[name] = [x[:] for x in z]
             else:
@@ -309,6 +349,9 @@ class State:
             st.ruleset = ruleset
             st.num_players = int(data["num_players"])
             st.zones = {name: decode_value(data["zones"][name], ruleset) for name, _ in ruleset.zone_depths}
+            for name, depth in ruleset.zone_depths:
+                if depth < 0:
+                    st.zones[name] = Keyed(st.zones[name])
             st.vars = {k: decode_value(v, ruleset) for k, v in data["vars"].items()}
             st.props = {ruleset.by_id[k].index: decode_value(v, ruleset) for k, v in data["props"].items()}
             st.rng = int(data["rng"])
@@ -355,6 +398,17 @@ class State:
         return "\n".join(lines)
 
 
+def _key_text(key: Any) -> str:
+    """A keyed zone's key as expression text: ``(0, 1)``, ``"ghent"``, ``component("mat-3")``."""
+    if isinstance(key, Component):
+        return f'component("{key.id}")'
+    if isinstance(key, str):
+        return '"' + key + '"'
+    if isinstance(key, tuple):
+        return "(" + ", ".join(_key_text(k) for k in key) + ("," if len(key) == 1 else "") + ")"
+    return str(key)
+
+
 def _leaves(z: list, depth: int):
     if depth == 0:
         yield z
@@ -399,7 +453,7 @@ def encode_value(v: Any, rs: Any = None) -> Any:
         if rs is not None and v and v[0] == flow.WHILE:
             return {"t": [flow.WHILE, rs.while_conds.index(v[1])]}
         return {"t": [encode_value(x, rs) for x in v]}
-    if t is dict:
+    if t is dict or isinstance(v, dict):  # a dict, or a keyed zone's contents
         return {"d": [[encode_value(k, rs), encode_value(x, rs)] for k, x in v.items()]}
     raise TypeError(f"cannot save a value of type {t.__name__}")
 

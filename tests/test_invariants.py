@@ -155,7 +155,9 @@ def _owned_leaves(z, decl):
             for s in x:
                 yield from leaves(s, depth - 1)
 
-    if decl.per_player:
+    if decl.keyed:  # a dict of stacks
+        yield None, [c for stack in z.values() for c in stack]
+    elif decl.per_player:
         for owner, sub in enumerate(z):
             comps = [c for leaf in leaves(sub, decl.depth - 1) for c in leaf]
             yield owner, comps
