@@ -36,6 +36,7 @@ from .agents import AGENTS, QuitGame, make_agent, seat_name
 from .compiler import Ruleset, RulesetErrors, available_rulesets, find_ruleset, load_ruleset
 from .errors import IllegalActionError, Mark, TapsterError
 from .load import load_yaml, load_yaml_text
+from .render import render_board
 from .scenarios import run_scenarios
 from .state import State
 
@@ -287,10 +288,14 @@ def _narrator(st: State, out: Console, agents: list, humans: list[int], quiet: b
                 if to is None or not humans:
                     out.print(Text(text))
         seen[0] = len(log)
-        if not st.finished:
-            turn = (st.current, st.turns[st.current])
-            if turn != last_turn[0]:
-                last_turn[0] = turn
+        turn = None if st.finished else (st.current, st.turns[st.current])
+        if turn != last_turn[0]:
+            # After every turn (and at the end), the board, for rulesets that declare a display.
+            board = render_board(st)
+            if board is not None:
+                out.print(Text(board))
+            last_turn[0] = turn
+            if turn is not None:
                 out.rule(Text(f"{seat_name(st.current)}, turn {turn[1]}", style="dim"), style="dim")
 
     return narrate
