@@ -553,6 +553,7 @@ class Ctx:
         self._compile_zones(rs)
         self._compile_vars(rs)
         self.scope = self._global_scope(rs)
+        self._compile_functions()
         self._compile_refills()
         self._declare_procedures()
         self._compile_triggers()
@@ -781,6 +782,38 @@ class Ctx:
             global_names=lambda: list(params) + list(zones) + list(vars_) + list(_SPECIAL_NAMES),
         )
 
+    def _compile_functions(self) -> None:
+        """The ruleset's own functions (``functions: {name: {params: [...], value: EXPR}}``):
+        named, pure expressions with parameters, callable from any expression like a builtin.
+
+        Every name is registered before any body compiles, so functions may call each other in
+        any order; a function sees its parameters and the game, not its caller's names.
+        Endless recursion stops with an ExpressionError ("nested too deeply").
+        """
+        specs = self.data.get("functions") or {}
+        bodies: dict[str, Compiled] = {}
+        for fname, spec in specs.items():
+            path = ("functions", fname)
+            if not isinstance(spec, dict) or "value" not in spec:
+                self.errors.append(self.error("a function is {params: [names], value: expression}", path))
+                continue
+            if fname in BUILTINS or fname in self.functions:
+                self.errors.append(self.error(f"`{fname}` is already a builtin function", path))
+                continue
+            params = tuple(spec.get("params") or ())
+            for prm in params:
+                self._guard(self.check_local_name, prm, path + ("params",))
+            self.functions[fname] = Builtin(
+                _user_function(fname, params, bodies), str(spec.get("description", fname)), (len(params), len(params)), True
+            )
+        for fname, spec in specs.items():
+            if fname not in self.functions or not isinstance(spec, dict):
+                continue
+            params = tuple(spec.get("params") or ())
+            body = self._guard(self.expr, spec["value"], ("functions", fname, "value"), self.scope.with_locals(params))
+            if body is not None:
+                bodies[fname] = body
+
     def _compile_refills(self) -> None:
         for z in self.zones.values():
             if z.refill_from is not None:
@@ -835,6 +868,17 @@ class Ctx:
         )
         rs.winners_expr = self._guard(self.expr, spec["winners"], path + ("winners",), self.scope) if "winners" in spec else None
         rs.default_reason = str(spec.get("reason", "the game's flow is complete"))
+
+
+def _user_function(name: str, params: tuple, bodies: dict):
+    """The callable behind a ruleset function: binds the arguments and evaluates the body."""
+
+    def call(env, *args):
+        body = bodies[name]
+        return body(Env(env.state, dict(zip(params, args))))
+
+    call.__name__ = name
+    return call
 
 
 def _wrap(fn) -> Compiled:

@@ -726,7 +726,11 @@ class _Compiler:
         obj = self.c(node.children[0], scope)
         lo = self.c(node.children[1], scope) if node.children[1] is not None else (lambda env: None)
         hi = self.c(node.children[2], scope) if node.children[2] is not None else (lambda env: None)
-        return lambda env: list(obj(env)[lo(env) : hi(env)])
+        def slice_(env):
+            o = obj(env)[lo(env) : hi(env)]
+            return o if type(o) is str else list(o)  # text slices stay text
+
+        return slice_
 
     # calls -------------------------------------------------------------------------------
     def _function(self, name_tok) -> Builtin:

@@ -141,7 +141,9 @@ def render(value: Any) -> str:
         return "true"
     if value is False:
         return "false"
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, tuple):
+        return "(" + ", ".join(render(v) for v in value) + ")"
+    if isinstance(value, list):
         return ", ".join(render(v) for v in value) if value else "nothing"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))

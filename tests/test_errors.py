@@ -176,3 +176,55 @@ def test_a_decision_in_setup_is_refused(tmp_path):
     with pytest.raises(FlowError) as info:
         rs.new_game(2)
     assert "`setup` cannot ask for a decision" in str(info.value)
+
+
+FUNCTIONS = MINIMAL.replace(
+    "outcome:\n  score: total[p]\n",
+    """functions:
+  doubled:
+    description: twice a number
+    params: [x]
+    value: twice(x)
+  twice:
+    params: [x]
+    value: x * 2
+  hand_value:
+    params: [seat]
+    value: sum(doubled(c.value) for c in hand[seat]) // 2
+outcome:
+  score: hand_value(p) * 10 + total[p]
+""",
+)
+
+
+def test_ruleset_functions_compute_and_call_each_other(tmp_path):
+    rs = load_ruleset(write(tmp_path, FUNCTIONS))
+    st = rs.new_game(2)
+    while not st.is_terminal():
+        st.apply(st.legal_actions()[-1])
+    # seat 0 holds chips 3 and 1 (total 4), seat 1 chip 2 (total 2)
+    assert st.outcome().scores == (4 * 10 + 4, 2 * 10 + 2)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "words"),
+    [
+        ("value: twice(x)", "value: twice(x, x)", ["`twice` takes 1 argument(s), got 2"]),
+        ("value: x * 2", "value: y * 2", ["unknown name `y`"]),
+        ("  twice:\n", "  len:\n", ["`len` is already a builtin function"]),
+    ],
+)
+def test_function_mistakes(tmp_path, old, new, words):
+    errs = errors_of(tmp_path, FUNCTIONS.replace(old, new))
+    assert any(all(w in str(e) for w in words) for e in errs), [str(e) for e in errs]
+
+
+def test_endless_recursion_is_an_error_not_a_crash(tmp_path):
+    text = FUNCTIONS.replace("value: x * 2", "value: twice(x) + 1")
+    rs = load_ruleset(write(tmp_path, text))
+    st = rs.new_game(2)
+    while not st.is_terminal():
+        st.apply(st.legal_actions()[-1])
+    with pytest.raises(TapsterError) as info:
+        st.outcome()  # the score calls the endless function
+    assert "nested too deeply" in str(info.value)

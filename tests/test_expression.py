@@ -50,6 +50,7 @@ def ev(text, **extra):
         ("xs[0]", 3),
         ("xs[-1]", 2),
         ("xs[1:]", [1, 2]),
+        ("word[:2]", "al"),
         ("rows[1][0]", 3),
         ("[x * 2 for x in xs]", [6, 2, 4]),
         ("[x for x in xs if x > 1]", [3, 2]),
@@ -218,8 +219,8 @@ def test_runtime_errors_name_the_expression_and_its_place(text, words):
 
 
 def test_templates():
-    t = compile_template("n is {n}, first {xs[0]}, braces {{ok}}", scope())
-    assert t(Env(None, {})) == "n is 5, first 3, braces {ok}"
+    t = compile_template("n is {n}, first {xs[0]}, braces {{ok}}, at {(1, 2)}, in {xs}", scope())
+    assert t(Env(None, {})) == "n is 5, first 3, braces {ok}, at (1, 2), in 3, 1, 2"
     assert compile_template("plain", scope())(Env(None, {})) == "plain"
 
 
