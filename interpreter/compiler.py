@@ -324,6 +324,7 @@ class Ctx:
         self.procedures: dict[str, Procedure] = {}
         self.triggers: dict[str, list[Trigger]] = {}
         self.events_emitted: set[str] = set()
+        self.emits: list[tuple[str, frozenset, tuple]] = []
 
     # -- helpers for effects ---------------------------------------------------------------------
     def mark(self, path: tuple) -> Mark:
@@ -514,6 +515,7 @@ class Ctx:
     def triggers_for(self, event: str, path: tuple, args: tuple) -> list[Trigger]:
         """The triggers listening to ``event`` (a live list, filled when triggers compile)."""
         self.events_emitted.add(event)
+        self.emits.append((event, frozenset(args), path))
         return self.triggers.setdefault(event, [])
 
     @staticmethod
@@ -545,6 +547,10 @@ class Ctx:
         rs.min_players = int(players.get("min", 1))
         rs.max_players = int(players.get("max", rs.min_players))
         rs.default_players = int(players.get("default", rs.min_players))
+        if not 1 <= rs.min_players <= rs.default_players <= rs.max_players:
+            self.errors.append(self.error(
+                f"players: expected 1 <= min <= default <= max, found min {rs.min_players}, "
+                f"default {rs.default_players}, max {rs.max_players}", ("players",)))
         rs.params = dict(d.get("params") or {})
         limits = d.get("limits") or {}
         rs.step_budget = int(limits.get("steps", 200_000))
@@ -565,6 +571,13 @@ class Ctx:
         for event in sorted(set(self.triggers) - self.events_emitted):
             t = self.triggers[event][0]
             self.errors.append(CompileError(f"no effect emits event `{event}`", t.block.mark))
+        for event, args, epath in self.emits:
+            for t in self.triggers.get(event, ()):
+                if set(t.params) - args:
+                    missing = ", ".join(sorted(set(t.params) - args))
+                    self.errors.append(self.error(
+                        f"event `{event}` is emitted without {missing}, which a trigger at "
+                        f"{t.block.mark} needs (`with: {{...}}`)", epath))
         rs.blocks = tuple(self.blocks)
         rs.chooses = tuple(self.chooses)
         rs.while_conds = tuple(self.while_conds)

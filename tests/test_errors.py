@@ -228,3 +228,36 @@ def test_endless_recursion_is_an_error_not_a_crash(tmp_path):
     with pytest.raises(TapsterError) as info:
         st.outcome()  # the score calls the endless function
     assert "nested too deeply" in str(info.value)
+
+
+TRIGGERED = MINIMAL.replace(
+    "                              - add: {\"total[p]\": c.value}\n",
+    "                              - add: {\"total[p]\": c.value}\n"
+    "                              - emit: {event: taken, with: {chip: c, seat: p}}\n",
+) + """triggers:
+  - on: taken
+    params: [chip, seat]
+    if: chip.value == 3
+    do:
+      - add: {"total[seat]": 10}
+"""
+
+
+def test_triggers_fire_on_their_event_with_their_condition(tmp_path):
+    rs = load_ruleset(write(tmp_path, TRIGGERED))
+    st = rs.new_game(2)
+    while not st.is_terminal():
+        st.apply(st.legal_actions()[-1])
+    assert st.outcome().scores == (3 + 10 + 1, 2)  # the chip of value 3 earns 10 more
+
+
+def test_an_event_emitted_without_a_trigger_parameter_is_refused(tmp_path):
+    text = TRIGGERED.replace("with: {chip: c, seat: p}", "with: {chip: c}")
+    errs = errors_of(tmp_path, text)
+    assert "event `taken` is emitted without seat" in str(errs[0])
+    assert errs[0].mark.line == line_of(text, "- emit: {event: taken")
+
+
+def test_players_range_is_checked(tmp_path):
+    errs = errors_of(tmp_path, MINIMAL.replace("players: {min: 2, max: 2}", "players: {min: 3, max: 2}"))
+    assert "min <= default <= max" in str(errs[0])
