@@ -17,6 +17,8 @@ between ``setup`` and ``flow`` (which components lie in which zones, variable va
         - legal: [keep(card-30), keep(card-21)]   # exactly these are legal (any order)
         - illegal: [take]               # these are refused, and the state stays unchanged
         - expect: len(drawn[0]) == 2    # an expression (or a list of them) that must hold
+        - deciding: [0]                 # exactly these seats must decide now
+        - position: {zones: {...}}      # rearrange mid-game, as `position` above
         - play_out: first               # play to the end: `first` or `random` legal actions
         - outcome: {winners: [1], scores: [0, 0]}
 
@@ -37,7 +39,10 @@ from .load import load_yaml
 from .model import Component, render
 from .rng import Rng
 
-__all__ = ["ScenarioResult", "run_scenarios", "run_scenario"]
+__all__ = ["ScenarioResult", "run_scenarios", "run_scenario", "STEP_KINDS"]
+
+#: The kinds of scenario step, in the order the README lists them.
+STEP_KINDS = ("apply", "legal", "illegal", "expect", "deciding", "position", "play_out", "outcome")
 
 
 @dataclass
@@ -99,7 +104,7 @@ def run_scenario(path: Path, scen: dict, spath: tuple, doc, cache: dict | None =
         here = spath + ("steps", j)
         mark = doc.mark(here)
         if not isinstance(step, dict) or len(step) != 1:
-            raise TapsterError("a step is a mapping with one key: apply, legal, illegal, expect, play_out or outcome", mark)
+            raise TapsterError(f"a step is a mapping with one key: {', '.join(STEP_KINDS)}", mark)
         (kind, arg), = step.items()
         if kind == "apply":
             try:
@@ -131,6 +136,18 @@ def run_scenario(path: Path, scen: dict, spath: tuple, doc, cache: dict | None =
                 value = _evaluate(st, text, emark)
                 if not value:
                     raise ScenarioFailure(f"step {j + 1}: expected `{text}` to hold{_explain(st, text, emark)}", emark)
+        elif kind == "deciding":
+            want = sorted(arg if isinstance(arg, list) else [arg])
+            got = sorted(st.current_players())
+            if want != got:
+                raise ScenarioFailure(f"step {j + 1}: seats {got} are deciding, expected {want}", mark)
+        elif kind == "position":
+            # A position mid-game (after a shuffle in the flow, say): rearrange, then list the
+            # pending decision's legal actions anew.
+            _apply_position(st, arg or {}, doc, here + ("position",))
+            if st.pending is not None:
+                choose, loc, _, players = st.pending
+                st.pending = (choose, loc, choose.legal(st, loc), players)
         elif kind == "play_out":
             n = 0
             while not st.is_terminal():
@@ -150,7 +167,7 @@ def run_scenario(path: Path, scen: dict, spath: tuple, doc, cache: dict | None =
                 if got != want:
                     raise ScenarioFailure(f"step {j + 1}: outcome {field} is {got!r}, expected {want!r}", mark)
         else:
-            raise TapsterError(f"unknown step `{kind}` (apply, legal, illegal, expect, play_out, outcome)", mark)
+            raise TapsterError(f"unknown step `{kind}` ({', '.join(STEP_KINDS)})", mark)
 
 
 def _action_text(st, a: Any, mark: Mark) -> str:
