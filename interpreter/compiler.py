@@ -21,7 +21,17 @@ from lark import Token, Tree
 
 from . import flow, schema
 from .errors import CompileError, LoadError, Mark, RulesetError, TapsterError
-from .expression import BUILTINS, Builtin, Compiled, Env, Scope, compile_expression, compile_template, parse
+from .expression import (
+    BUILTINS,
+    Builtin,
+    Compiled,
+    Env,
+    Scope,
+    compile_expression,
+    compile_template,
+    parse,
+    state_reader,
+)
 from .load import Document, load_table, load_yaml
 from .model import Component, Outcome, render
 from .render import compile_display
@@ -771,11 +781,11 @@ class Ctx:
             if name in params:
                 return _constant(params[name])
             if name in zones:
-                return lambda env: env.state.zones[name]
+                return state_reader("zone", name)
             if name in vars_:
-                return lambda env: env.state.vars[name]
+                return state_reader("var", name)
             if name == "current":
-                return lambda env: env.state.current
+                return state_reader("current")
             if name == "num_players":
                 return lambda env: env.state.num_players
             if name == "players":

@@ -56,13 +56,21 @@ def _parser() -> Lark:
 
 
 class Env:
-    """What an expression reads: the ``state`` and the local names ``loc`` (a dict)."""
+    """What an expression reads: the ``state`` and the local names ``loc`` (a dict).
 
-    __slots__ = ("state", "loc")
+    ``zones`` and ``vars`` are the state's dicts, cached here because a state never replaces
+    them while it lives (only their contents change): the fast closures read a zone or a
+    variable with one attribute load less (``env.zones[name]``), and evaluations are the hot
+    path.
+    """
+
+    __slots__ = ("state", "loc", "zones", "vars")
 
     def __init__(self, state: Any, loc: dict):
         self.state = state
         self.loc = loc
+        self.zones = getattr(state, "zones", None)
+        self.vars = getattr(state, "vars", None)
 
 
 @dataclass(frozen=True)
@@ -113,20 +121,47 @@ class Compiled:
     """A compiled expression: call it with an :class:`Env`.
 
     Run-time failures become :class:`ExpressionError` naming the expression text and its mark.
-    ``fn`` is the raw closure (no error wrapping) for hot paths that wrap errors themselves.
+    ``fn`` is the raw closure (no error wrapping) for hot paths that wrap errors themselves:
+    on any exception from ``fn`` they call the Compiled itself, which re-runs the evaluation
+    (expressions are pure) to raise the precise error.
+
+    When ``source`` (the parse tree and the :class:`Scope`) is given, ``fn`` is the *fast*
+    compilation: operators fused with the names they read, local names read without the
+    "has no value here" check.  Its errors can be imprecise, so a failing evaluation is re-run
+    through the *checked* compilation (every node its own closure with its own checks), made
+    from ``source`` on the first failure; both compute the same values in the same order.
     """
 
-    __slots__ = ("fn", "text", "mark", "constant")
+    __slots__ = ("fn", "text", "mark", "constant", "source", "checked_fn")
 
-    def __init__(self, fn: Callable, text: str, mark: Mark | None, constant: Any = None):
+    def __init__(self, fn: Callable, text: str, mark: Mark | None, constant: Any = None, source: tuple | None = None):
         self.fn = fn
         self.text = text
         self.mark = mark
         self.constant = constant
+        self.source = source
+        self.checked_fn = None if source is not None else fn
 
     def __call__(self, env: Env) -> Any:
         try:
             return self.fn(env)
+        except TapsterError as exc:
+            if exc.mark is not None:  # an inner expression's precise error: the checked run gives the same
+                raise
+            return self.checked(env)
+        except Exception:  # noqa: BLE001 - re-run through the checked compilation for the precise error
+            return self.checked(env)
+
+    def checked(self, env: Env) -> Any:
+        """Evaluate through the checked compilation; failures become precise ExpressionErrors."""
+        fn = self.checked_fn
+        if fn is None:
+            tree, scope = self.source
+            compiler = _Compiler(self.text, self.mark)
+            compiler._scope_functions = scope.functions
+            fn = self.checked_fn = compiler.c(tree, scope)
+        try:
+            return fn(env)
         except ExpressionError as exc:
             if exc.mark is None:  # raised inside, without context: add the expression's
                 raise ExpressionError(f"in expression `{self.text}`: {exc.message}", self.mark) from None
@@ -454,6 +489,36 @@ _CONST_RIGHT = {
     operator.ge: lambda a, k: lambda env: a(env) >= k,
 }
 
+#: The fast compiler's comparisons: a local name against a constant (`i == 0`), and any two
+#: operands with the operator inline instead of called.
+_LOCAL_CONST = {
+    operator.eq: lambda n, k: lambda env: env.loc[n] == k,
+    operator.ne: lambda n, k: lambda env: env.loc[n] != k,
+    operator.lt: lambda n, k: lambda env: env.loc[n] < k,
+    operator.le: lambda n, k: lambda env: env.loc[n] <= k,
+    operator.gt: lambda n, k: lambda env: env.loc[n] > k,
+    operator.ge: lambda n, k: lambda env: env.loc[n] >= k,
+    operator.is_: lambda n, k: lambda env: env.loc[n] is k,
+    operator.is_not: lambda n, k: lambda env: env.loc[n] is not k,
+}
+_INLINE = {
+    operator.eq: lambda a, b: lambda env: a(env) == b(env),
+    operator.ne: lambda a, b: lambda env: a(env) != b(env),
+    operator.lt: lambda a, b: lambda env: a(env) < b(env),
+    operator.le: lambda a, b: lambda env: a(env) <= b(env),
+    operator.gt: lambda a, b: lambda env: a(env) > b(env),
+    operator.ge: lambda a, b: lambda env: a(env) >= b(env),
+    operator.is_: lambda a, b: lambda env: a(env) is b(env),
+    operator.is_not: lambda a, b: lambda env: a(env) is not b(env),
+    _COMPARE["in"]: lambda a, b: lambda env: a(env) in b(env),
+    _COMPARE["not in"]: lambda a, b: lambda env: a(env) not in b(env),
+}
+_INLINE_CONST_RIGHT = {
+    **_CONST_RIGHT,
+    operator.is_: lambda a, k: lambda env: a(env) is k,
+    operator.is_not: lambda a, k: lambda env: a(env) is not k,
+}
+
 
 def _static_attr(obj: Any, name: str) -> Any:
     if isinstance(obj, dict):
@@ -469,9 +534,18 @@ def _static_attr(obj: Any, name: str) -> Any:
 
 
 class _Compiler:
-    def __init__(self, text: str, mark: Mark | None):
+    """Compiles a parse tree to closures.
+
+    ``fast``: fuse operators with the operands they read (constants, local names, zones,
+    variables, ``current``; see :func:`_operand`) so that an evaluation makes fewer Python
+    calls.  Fast closures may fail with imprecise errors (a local name read without its check),
+    so :class:`Compiled` re-runs a failed fast evaluation through the checked compilation.
+    """
+
+    def __init__(self, text: str, mark: Mark | None, fast: bool = False):
         self.text = text
         self.mark = mark
+        self.fast = fast
 
     def error(self, node, message: str) -> ExpressionSyntaxError:
         meta = getattr(node, "meta", None)
@@ -518,12 +592,16 @@ class _Compiler:
         items = self._exprs(node.children[0], scope)
         if not items:
             return lambda env: []
+        if self.fast and all(hasattr(f, "constant") for f in items):
+            return _const([f.constant for f in items])
         return lambda env: [f(env) for f in items]
 
     def c_tuple(self, node, scope):
         first = self.c(node.children[0], scope)
         rest = self._exprs(node.children[1], scope)
         items = [first, *rest]
+        if self.fast and all(hasattr(f, "constant") for f in items):
+            return _const(tuple(f.constant for f in items))
         return lambda env: tuple(f(env) for f in items)
 
     def c_dict(self, node, scope):
@@ -541,6 +619,10 @@ class _Compiler:
     # names -------------------------------------------------------------------------------
     def c_name(self, node, scope):
         name = str(node.children[0])
+        if name in scope.locals and self.fast:
+            fast_local = lambda env: env.loc[name]  # noqa: E731 - a KeyError re-runs checked
+            fast_local.local = name
+            return fast_local
         if name in scope.locals:
             def local(env):
                 try:
@@ -566,10 +648,14 @@ class _Compiler:
         return lambda env: a(env) if cond(env) else b(env)
 
     def c_or(self, node, scope):
+        if self.fast:
+            return _flat_or([self.c(ch, scope) for ch in _flatten(node, "or_")])
         a, b = (self.c(ch, scope) for ch in node.children)
         return lambda env: a(env) or b(env)
 
     def c_and(self, node, scope):
+        if self.fast:
+            return _flat_and([self.c(ch, scope) for ch in _flatten(node, "and_")])
         a, b = (self.c(ch, scope) for ch in node.children)
         return lambda env: a(env) and b(env)
 
@@ -585,6 +671,33 @@ class _Compiler:
             op = " ".join(str(t) for t in children[i].children)
             ops.append(_COMPARE[op])
             operands.append(self.c(children[i + 1], scope))
+        if len(ops) == 1 and self.fast:
+            op, a, b = ops[0], operands[0], operands[1]
+            ak, av = _operand(a)
+            bk, bv = _operand(b)
+            if bk == "const":
+                if ak == "local" and op in _LOCAL_CONST:
+                    return _LOCAL_CONST[op](av, bv)
+                if op in _INLINE_CONST_RIGHT:
+                    return _INLINE_CONST_RIGHT[op](a, bv)
+            return _INLINE[op](a, b)
+        if len(ops) == 2 and self.fast:
+            (op1, op2), (a, b, c) = ops, operands
+            ak, av = _operand(a)
+            ck, cv = _operand(c)
+            if ak == "const" and ck == "const":  # `0 < len(xs) < limit`
+                if op1 is operator.lt and op2 is operator.lt:
+                    return lambda env: av < b(env) < cv
+                if op1 is operator.le and op2 is operator.le:
+                    return lambda env: av <= b(env) <= cv
+                if op1 is operator.le and op2 is operator.lt:
+                    return lambda env: av <= b(env) < cv
+
+                def chain2_const(env):
+                    middle = b(env)
+                    return op1(av, middle) and op2(middle, cv)
+
+                return chain2_const
         if len(ops) == 1:
             op, a, b = ops[0], operands[0], operands[1]
             k = getattr(b, "constant", _MISSING) if hasattr(b, "constant") else _MISSING
@@ -624,10 +737,27 @@ class _Compiler:
 
     def c_add(self, node, scope):
         a, b = (self.c(ch, scope) for ch in node.children)
+        if self.fast:
+            folded = _fold(operator.add, [a, b])
+            if folded is not None:
+                return folded
+            if hasattr(b, "constant"):  # `n + 1`
+                k = b.constant
+                return lambda env: a(env) + k
         return lambda env: a(env) + b(env)
 
     def c_sub(self, node, scope):
         a, b = (self.c(ch, scope) for ch in node.children)
+        if self.fast:
+            folded = _fold(operator.sub, [a, b])
+            if folded is not None:
+                return folded
+            if hasattr(b, "constant"):  # `i - 1`
+                k = b.constant
+                if getattr(a, "local", None) is not None:
+                    n = a.local
+                    return lambda env: env.loc[n] - k
+                return lambda env: a(env) - k
         return lambda env: a(env) - b(env)
 
     def c_mul(self, node, scope):
@@ -652,6 +782,9 @@ class _Compiler:
 
     def c_neg(self, node, scope):
         a = self.c(node.children[0], scope)
+        folded = _fold(operator.neg, [a]) if self.fast else None
+        if folded is not None:  # `xs[-1]`: a constant index
+            return folded
         return lambda env: -a(env)
 
     def c_pos(self, node, scope):
@@ -667,6 +800,19 @@ class _Compiler:
             close = difflib.get_close_matches(name, sorted(scope.attributes), n=3)
             hint = f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else ""
             raise self.error(name_tok, f"no component or record has a field `{name}`{hint}")
+        if name in scope.mutable and self.fast and getattr(obj, "local", None) is not None:
+            lname = obj.local
+
+            def mutable_local_attr(env):
+                o = env.loc[lname]
+                if type(o) is Component and name in o.mutable:
+                    return env.state.props[o.index][name]
+                try:
+                    return o.fields[name]
+                except (AttributeError, KeyError):
+                    return _static_attr(o, name)
+
+            return mutable_local_attr
         if name in scope.mutable:
             def mutable_attr(env):
                 o = obj(env)
@@ -680,7 +826,7 @@ class _Compiler:
             return mutable_attr
 
         lname = getattr(obj, "local", None)
-        if lname is not None:
+        if lname is not None and self.fast:
             def local_attr(env):
                 o = env.loc[lname]
                 try:
@@ -688,6 +834,7 @@ class _Compiler:
                 except (AttributeError, KeyError):
                     return _static_attr(o, name)
 
+            local_attr.field_of = (lname, name)  # a comprehension over lname reads it without binding
             return local_attr
 
         def attr(env):
@@ -700,6 +847,10 @@ class _Compiler:
         return attr
 
     def c_index(self, node, scope):
+        if self.fast:
+            # One closure per index, each reading its operands inline: `flight[current][i]` is
+            # two calls instead of four.
+            return _index_fast(self.c(node.children[0], scope), self.c(node.children[1], scope))
         # Fold chains such as `flight[p][i]` into one closure (one call instead of nested ones).
         chain = []
         base = node
@@ -753,6 +904,18 @@ class _Compiler:
             want = f"{lo}" if lo == hi else (f"{lo} or more" if hi is None else f"{lo} to {hi}")
             raise self.error(name_tok, f"`{name_tok}` takes {want} argument(s), got {n}")
         fn = builtin.fn
+        if self.fast and not builtin.needs_env and BUILTINS.get(str(name_tok)) is builtin:
+            folded = _fold(fn, args, kwargs)
+            if folded is not None:
+                return folded
+            if n == 1 and not kwargs:
+                kind, v = _operand(args[0])
+                if kind == "local":
+                    return lambda env: fn(env.loc[v])
+                if kind == "zone":
+                    return lambda env: fn(env.zones[v])
+                if kind == "var":
+                    return lambda env: fn(env.vars[v])
         if builtin.needs_env:
             if kwargs:
                 return lambda env: fn(env, *[a(env) for a in args], **{k: v(env) for k, v in kwargs.items()})
@@ -825,6 +988,21 @@ class _Compiler:
         ):
             target, it = steps[0][1][0], steps[0][2]
             cond = steps[1][2] if len(steps) == 2 else None
+            if self.fast and cond is None and getattr(elt, "field_of", (None,))[0] == target:
+                # `[c.type for c in xs]`: the item only feeds its own field, so it need not be
+                # bound (the name would be unbound again afterwards anyway).
+                field_name = elt.field_of[1]
+
+                def comp_fields(env):
+                    out = []
+                    for v in it(env):
+                        try:
+                            out.append(v.fields[field_name])
+                        except (AttributeError, KeyError):
+                            out.append(_static_attr(v, field_name))
+                    return out
+
+                return comp_fields
 
             def comp(env):
                 loc = env.loc
@@ -907,6 +1085,149 @@ def _const(value):
     return f
 
 
+def _fold(fn: Callable, args: list, kwargs: dict | None = None) -> Callable | None:
+    """The fast compiler's constant folding: ``fn`` (pure, like every builtin and operator)
+    applied to constant arguments, computed once (`range(flights)`), or None when an argument
+    is not constant or the call fails (the failure then happens, with its error, when run).
+
+    A folded list is shared by every evaluation, as parameters are: expressions never change
+    values, and the state stores a copy of anything it keeps (``LValue.set``)."""
+    if not all(hasattr(a, "constant") for a in args) or not all(hasattr(v, "constant") for v in (kwargs or {}).values()):
+        return None
+    try:
+        value = fn(*[a.constant for a in args], **{k: v.constant for k, v in (kwargs or {}).items()})
+    except Exception:  # noqa: BLE001 - not folded: the evaluation raises it with the expression's mark
+        return None
+    return _const(value)
+
+
+def state_reader(kind: str, name: str = "") -> Callable:
+    """The closure that reads a global name of the state: ``kind`` ``"zone"`` or ``"var"``
+    (``name``), or ``"current"``.  Tagged with its kind so that the fast compiler fuses the
+    read into the operator using it (``hand[current]`` is one closure, not three)."""
+    if kind == "zone":
+        f = lambda env: env.state.zones[name]  # noqa: E731
+    elif kind == "var":
+        f = lambda env: env.state.vars[name]  # noqa: E731
+    elif kind == "current":
+        f = lambda env: env.state.current  # noqa: E731
+    else:  # pragma: no cover - a programming error
+        raise ValueError(kind)
+    f.reads = (kind, name)  # type: ignore[attr-defined]
+    return f
+
+
+def _operand(f: Callable) -> tuple:
+    """How a compiled operand gets its value, for fusing it into the operator that reads it:
+    ``("const", value)``, ``("local", name)``, ``("zone", name)``, ``("var", name)``,
+    ``("current", "")``, or ``("call", f)`` (anything else: call it)."""
+    if hasattr(f, "constant"):
+        return ("const", f.constant)
+    name = getattr(f, "local", None)
+    if name is not None:
+        return ("local", name)
+    reads = getattr(f, "reads", None)
+    if reads is not None:
+        return reads
+    return ("call", f)
+
+
+def _flatten(node: Tree, data: str) -> list:
+    """The operands of ``a and b and c`` (parsed ``(a and b) and c``), left to right."""
+    left, right = node.children
+    if isinstance(left, Tree) and left.data == data:
+        return [*_flatten(left, data), right]
+    return [left, right]
+
+
+def _flat_and(fs: list) -> Callable:
+    """``a and b and c`` in one closure (the fast compiler's; same value as nested ``and``s)."""
+    if len(fs) == 2:
+        a, b = fs
+        return lambda env: a(env) and b(env)
+    if len(fs) == 3:
+        a, b, c = fs
+        return lambda env: a(env) and b(env) and c(env)
+    if len(fs) == 4:
+        a, b, c, d = fs
+        return lambda env: a(env) and b(env) and c(env) and d(env)
+    a, rest = fs[0], _flat_and(fs[1:])
+    return lambda env: a(env) and rest(env)
+
+
+def _flat_or(fs: list) -> Callable:
+    """``a or b or c`` in one closure."""
+    if len(fs) == 2:
+        a, b = fs
+        return lambda env: a(env) or b(env)
+    if len(fs) == 3:
+        a, b, c = fs
+        return lambda env: a(env) or b(env) or c(env)
+    a, rest = fs[0], _flat_or(fs[1:])
+    return lambda env: a(env) or rest(env)
+
+
+#: ``zone[i][j]`` in one closure, by how the two indexes are read (the fast compiler's).
+_ZONE_INDEX2 = {
+    ("current", "local"): lambda z, i, j: lambda env: env.zones[z][env.state.current][env.loc[j]],
+    ("current", "const"): lambda z, i, j: lambda env: env.zones[z][env.state.current][j],
+    ("current", "current"): lambda z, i, j: lambda env: env.zones[z][env.state.current][env.state.current],
+    ("local", "local"): lambda z, i, j: lambda env: env.zones[z][env.loc[i]][env.loc[j]],
+    ("local", "const"): lambda z, i, j: lambda env: env.zones[z][env.loc[i]][j],
+    ("local", "current"): lambda z, i, j: lambda env: env.zones[z][env.loc[i]][env.state.current],
+    ("const", "local"): lambda z, i, j: lambda env: env.zones[z][i][env.loc[j]],
+    ("const", "const"): lambda z, i, j: lambda env: env.zones[z][i][j],
+    ("const", "current"): lambda z, i, j: lambda env: env.zones[z][i][env.state.current],
+}
+
+
+def _index_fast(base: Callable, index: Callable) -> Callable:
+    """``base[index]`` as one closure reading both operands inline (the fast compiler's index)."""
+    bk, b = _operand(base)
+    ik, i = _operand(index)
+    inner = getattr(base, "zone_index", None)
+    if inner is not None and (inner[2], ik) in _ZONE_INDEX2:  # `flight[current][i]`
+        return _ZONE_INDEX2[inner[2], ik](inner[0], inner[1], i)
+    f = _index_fast_read(base, bk, b, index, ik, i)
+    if bk == "zone" and ik in ("const", "local", "current"):
+        f.zone_index = (b, i, ik)  # lets a second index fuse with this one
+    return f
+
+
+def _index_fast_read(base: Callable, bk: str, b: Any, index: Callable, ik: str, i: Any) -> Callable:
+    if bk == "zone":
+        if ik == "const":
+            return lambda env: env.zones[b][i]
+        if ik == "local":
+            return lambda env: env.zones[b][env.loc[i]]
+        if ik == "current":
+            return lambda env: env.zones[b][env.state.current]
+        return lambda env: env.zones[b][index(env)]
+    if bk == "var":
+        if ik == "const":
+            return lambda env: env.vars[b][i]
+        if ik == "local":
+            return lambda env: env.vars[b][env.loc[i]]
+        if ik == "current":
+            return lambda env: env.vars[b][env.state.current]
+        return lambda env: env.vars[b][index(env)]
+    if bk == "local":
+        if ik == "const":
+            return lambda env: env.loc[b][i]
+        if ik == "local":
+            return lambda env: env.loc[b][env.loc[i]]
+        if ik == "current":
+            return lambda env: env.loc[b][env.state.current]
+        return lambda env: env.loc[b][index(env)]
+    if ik == "const":
+        return lambda env: base(env)[i]
+    if ik == "local":
+        return lambda env: base(env)[env.loc[i]]
+    if ik == "current":
+        return lambda env: base(env)[env.state.current]
+    return lambda env: base(env)[index(env)]
+
+
 def compile_expression(text: Any, scope: Scope, mark: Mark | None = None) -> Compiled:
     """Parse and compile ``text`` for ``scope``.
 
@@ -924,10 +1245,10 @@ def compile_expression(text: Any, scope: Scope, mark: Mark | None = None) -> Com
 
         raise CompileError(f"expected an expression, found {type(text).__name__}", mark)
     tree = parse(text, mark)
-    compiler = _Compiler(text, mark)
+    compiler = _Compiler(text, mark, fast=True)
     compiler._scope_functions = scope.functions
     fn = compiler.c(tree, scope)
-    return Compiled(fn, text, mark, constant=getattr(fn, "constant", None))
+    return Compiled(fn, text, mark, constant=getattr(fn, "constant", None), source=(tree, scope))
 
 
 _TEMPLATE_PART = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .errors import ExpressionError, FlowError, Mark
-from .expression import Compiled, Env
+from .expression import Compiled, Env, _operand
 from .model import Action, Component, render
 from .rng import below as rng_below
 
@@ -37,14 +37,24 @@ _tuple_new = tuple.__new__  # builds an Action without NamedTuple's Python-level
 
 
 class Block:
-    """A compiled list of effects; ``id`` indexes ``Ruleset.blocks`` (for saving frames)."""
+    """A compiled list of effects; ``id`` indexes ``Ruleset.blocks`` (for saving frames).
 
-    __slots__ = ("effects", "id", "mark")
+    ``logs[pc]``: how many ``log`` effects stand in a row from ``pc`` (0 if effect ``pc`` is
+    not one): when the game is not logged they do nothing, and the runner steps over them all
+    at once instead of calling each (Beer Flights runs more logs than any other effect).
+    """
+
+    __slots__ = ("effects", "id", "mark", "logs")
 
     def __init__(self, effects: tuple, id: int, mark: Mark | None):
         self.effects = effects
         self.id = id
         self.mark = mark
+        logs = [0] * (len(effects) + 1)
+        for i in range(len(effects) - 1, -1, -1):
+            if type(effects[i]) is Log:
+                logs[i] = logs[i + 1] + 1
+        self.logs = tuple(logs)
 
     def __repr__(self) -> str:
         return f"Block({self.id}, {len(self.effects)} effects, at {self.mark})"
@@ -80,16 +90,19 @@ def _bind(st: State, name: str, value: Any) -> None:
 class ZoneRef:
     """A compiled reference to a zone: ``name`` and index expressions (``flight[p][i]``).
 
-    ``get(env)`` returns the live list.  ``decl`` is the zone's declaration.
+    ``get(env)`` returns the live list.  ``decl`` is the zone's declaration.  ``read(env)`` is
+    the same without error checks, the indexes read inline (moves are a hot path): when it
+    raises, call ``get`` for the precise error (reading a zone is pure).
     """
 
-    __slots__ = ("decl", "indexes", "text", "mark")
+    __slots__ = ("decl", "indexes", "text", "mark", "read")
 
     def __init__(self, decl, indexes: tuple, text: str, mark: Mark | None):
         self.decl = decl
         self.indexes = indexes
         self.text = text
         self.mark = mark
+        self.read = _zone_reader(decl.name, indexes)
 
     def get(self, env: Env) -> list:
         # The compiler checked that the indexes reach exactly one zone.
@@ -106,6 +119,33 @@ class ZoneRef:
         if self.decl.per_player and self.indexes:
             return self.indexes[0](env)
         return None
+
+
+def _zone_reader(name: str, indexes: tuple):
+    """``ZoneRef.read``: the zone ``name`` indexed by ``indexes``, common shapes fused."""
+    if not indexes:
+        return lambda env: env.zones[name]
+    if len(indexes) == 1:
+        (ix,) = indexes
+        kind, v = _operand(ix)
+        if kind == "current":  # `hand[current]`
+            return lambda env: env.zones[name][env.state.current]
+        if kind == "local":
+            return lambda env: env.zones[name][env.loc[v]]
+        return lambda env: env.zones[name][ix(env)]
+    if len(indexes) == 2:
+        i0, i1 = indexes
+        if _operand(i0)[0] == "current":  # `flight[current][i]`
+            return lambda env: env.zones[name][env.state.current][i1(env)]
+        return lambda env: env.zones[name][i0(env)][i1(env)]
+
+    def read(env):
+        z = env.zones[name]
+        for ix in indexes:
+            z = z[ix(env)]
+        return z
+
+    return read
 
 
 class KeyedZoneRef(ZoneRef):
@@ -220,23 +260,39 @@ def run(st: State, finish: bool = True) -> None:
     stack = st.stack
     budget = st.ruleset.step_budget
     steps = 0
+    quiet = st.log is None  # log effects do nothing: step over them (Block.logs)
     while stack:
-        block, pc, loc, loop = stack[-1]
+        frame = stack[-1]
+        block, pc, loc, loop = frame
         effects = block.effects
-        if pc < len(effects):
-            stack[-1] = (block, pc + 1, loc, loop)
+        n = len(effects)
+        while pc < n:
+            # The frame on top, pc on: run its effects while they leave the stack alone.
+            if quiet:
+                k = block.logs[pc]
+                if k:
+                    if steps + k > budget:  # as if run one by one: the log that crossed it
+                        raise _budget_error(budget, effects[pc + budget - steps])
+                    steps += k
+                    pc += k
+                    if pc >= n:
+                        frame = (block, pc, loc, loop)
+                        stack[-1] = frame
+                        break
+            frame = (block, pc + 1, loc, loop)
+            stack[-1] = frame
             steps += 1
             if steps > budget:
-                eff = effects[pc]
-                raise FlowError(
-                    f"the step budget of {budget} effects in one move was exhausted: "
-                    "a rule seems to loop forever",
-                    eff.mark,
-                )
+                raise _budget_error(budget, effects[pc])
             effects[pc].run(st, loc)
             if st.pending is not None or st.finished:
                 return
+            if stack[-1] is not frame:  # pushed a frame or bound a name: start again from the top
+                break
+            pc += 1
+        if stack[-1] is not frame:
             continue
+        # The block is done: repeat it or leave it.
         if loop is None:
             stack.pop()
             continue
@@ -272,6 +328,12 @@ def run(st: State, finish: bool = True) -> None:
 
 # ---------------------------------------------------------------------------------------------
 # Effect verbs
+
+
+def _budget_error(budget: int, eff: Effect) -> FlowError:
+    return FlowError(
+        f"the step budget of {budget} effects in one move was exhausted: a rule seems to loop forever", eff.mark
+    )
 
 
 def _opt(spec: Any, key: str, default: Any = None) -> Any:
@@ -334,12 +396,22 @@ class Move(Effect):
                 if type(dst_ref) is KeyedZoneRef:
                     dst_ref.settle(env, dst, dkey)
             return
-        self._transfer(st, env, self.src.get(env) if self.src is not None else None, self.dst.get(env))
+        src_ref = self.src
+        try:
+            src = src_ref.read(env) if src_ref is not None else None
+            dst = self.dst.read(env)
+        except Exception:  # noqa: BLE001 - read again, checked, for the precise error
+            src = src_ref.get(env) if src_ref is not None else None
+            dst = self.dst.get(env)
+        self._transfer(st, env, src, dst)
 
     def _transfer(self, st, env, src, dst):
         moved = []
         if self.what is None:
-            n = self.count(env)
+            try:
+                n = self.count.fn(env)
+            except Exception:  # noqa: BLE001 - re-run checked for the precise error
+                n = self.count(env)
             for _ in range(n):
                 if not src:
                     st.refill(self.src.decl, src, env)
@@ -347,7 +419,10 @@ class Move(Effect):
                         break
                 moved.append(src.pop())
         else:
-            items = self.what(env)
+            try:
+                items = self.what.fn(env)
+            except Exception:  # noqa: BLE001 - re-run checked for the precise error
+                items = self.what(env)
             if type(items) is Component:
                 items = (items,)
             elif items is None:
@@ -461,7 +536,10 @@ class Let(Effect):
         block, pc, _, loop = st.stack[-1]
         new = dict(loc)
         for k, ex in self.pairs:
-            new[k] = ex(env)
+            try:
+                new[k] = ex.fn(env)
+            except Exception:  # noqa: BLE001 - re-run checked for the precise error (expressions are pure)
+                new[k] = ex(env)
         st.stack[-1] = (block, pc, new, loop)
 
 
@@ -484,7 +562,11 @@ class If(Effect):
     def run(self, st, loc):
         env = st.env
         env.loc = loc
-        block = self.then if self.cond(env) else self.orelse
+        try:
+            c = self.cond.fn(env)
+        except Exception:  # noqa: BLE001 - re-run checked for the precise error
+            c = self.cond(env)
+        block = self.then if c else self.orelse
         if block.effects:
             st.stack.append((block, 0, loc, None))
 
@@ -510,7 +592,10 @@ class ForEach(Effect):
     def run(self, st, loc):
         env = st.env
         env.loc = loc
-        items = self.items(env)
+        try:
+            items = self.items.fn(env)
+        except Exception:  # noqa: BLE001 - re-run checked for the precise error
+            items = self.items(env)
         if isinstance(items, dict):
             items = tuple(items)
         else:
@@ -584,9 +669,11 @@ class While(Effect):
 
 class Option:
     """One option of a ``choose``: ``name``, ``names`` bound by ``for``, the ``items`` they range
-    over, the legality condition ``cond``, the ``label`` template and the ``body`` block."""
+    over, the legality condition ``cond``, the ``label`` template and the ``body`` block;
+    ``action``: the option's one action when it binds no names (made once, actions are
+    immutable)."""
 
-    __slots__ = ("name", "names", "items", "cond", "label", "body", "mark")
+    __slots__ = ("name", "names", "items", "cond", "label", "body", "mark", "action")
 
 
 class Choose(Effect):
@@ -596,13 +683,15 @@ class Choose(Effect):
     """
 
     verb = "choose"
-    __slots__ = ("id", "name", "player", "prompt", "options", "by_name", "otherwise")
+    __slots__ = ("id", "name", "player", "prompt", "options", "by_name", "otherwise", "secret")
 
     @classmethod
     def compile(cls, ctx, spec, path, scope):
         e = cls()
         ctx.require(spec, ("options",), path)
         e.name = spec.get("name", "")
+        # `secret`: others must not tell apart the actions of one option (tested generically).
+        e.secret = bool(spec.get("secret", False))
         e.player = ctx.expr(spec.get("player", "current"), path + ("player",), scope)
         e.prompt = ctx.template(spec.get("prompt", ""), path + ("prompt",), scope)
         options = []
@@ -627,6 +716,7 @@ class Choose(Effect):
             default_label = o.name.replace("_", " ") + "".join(" {" + n + "}" for n in o.names)
             o.label = ctx.template(ospec.get("label", default_label), opath + ("label",), inner)
             o.body = ctx.block(ospec.get("do", []), opath + ("do",), inner)
+            o.action = Action(o.name, ())
             options.append(o)
             e.by_name[o.name] = o
         e.options = tuple(options)
@@ -659,7 +749,7 @@ class Choose(Effect):
             if not o.names:
                 env.loc = loc
                 if cond is None or cond(env):
-                    append(new(Action, (o.name, ())))
+                    append(o.action)
                 continue
             env.loc = loc
             items = o.items.fn(env) if raw else o.items(env)
@@ -688,7 +778,10 @@ class Choose(Effect):
     def run(self, st, loc):
         env = st.env
         env.loc = loc
-        player = self.player(env)
+        try:
+            player = self.player.fn(env)
+        except Exception:  # noqa: BLE001 - re-run checked for the precise error
+            player = self.player(env)
         players = tuple(player) if isinstance(player, (list, tuple)) else (player,)
         actions = self.legal(st, loc)
         if not actions:
@@ -735,7 +828,10 @@ class Turn(Effect):
     def run(self, st, loc):
         env = st.env
         env.loc = loc
-        p = self.player(env)
+        try:
+            p = self.player.fn(env)
+        except Exception:  # noqa: BLE001 - re-run checked for the precise error
+            p = self.player(env)
         if type(p) is not int or not 0 <= p < st.num_players:
             raise ExpressionError(f"`turn` needs a seat from 0 to {st.num_players - 1}, got {render(p)!r}", self.mark)
         st.current = p
@@ -804,7 +900,10 @@ class Call(Effect):
                 raise FlowError(f"no procedure named {name!r}", self.mark)
         else:
             proc = self.proc
-        new = {k: ex(env) for k, ex in self.args}
+        try:
+            new = {k: ex.fn(env) for k, ex in self.args}
+        except Exception:  # noqa: BLE001 - re-run checked for the precise error
+            new = {k: ex(env) for k, ex in self.args}
         block = proc.block
         if block is None:  # pragma: no cover - compiled before play starts
             raise FlowError(f"procedure {proc.name} is not compiled", self.mark)

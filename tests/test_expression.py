@@ -242,3 +242,72 @@ def test_arithmetic_matches_python(a, b):
     assert ev(f"{a} + {b} * 2 - ({a} % 7)".replace("+ -", "- ").replace("- -", "+ ")) == a + b * 2 - (a % 7)
     assert ev(f"max({a}, {b})") == max(a, b)
     assert ev(f"{a} < {b}") == (a < b)
+
+
+class _FakeState:
+    """Just what the state readers look at."""
+
+    def __init__(self):
+        self.zones = {"flight": [[[1, 5], []], [[7], [2, 3]]], "hand": [[4], [6, 8]]}
+        self.vars = {"score": [10, 20], "first": 1}
+        self.current = 1
+
+
+def _state_scope(locals_=()):
+    from interpreter.expression import state_reader
+
+    def resolve(name):
+        if name in ("flight", "hand"):
+            return state_reader("zone", name)
+        if name in ("score", "first"):
+            return state_reader("var", name)
+        if name == "current":
+            return state_reader("current")
+        return {"limit": _const_reader(5)}.get(name)
+
+    return Scope(resolve=resolve, locals=frozenset(locals_), attributes=frozenset({"rank"}))
+
+
+def _const_reader(value):
+    f = lambda env: value  # noqa: E731
+    f.constant = value
+    return f
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "flight[current][i]",
+        "flight[i][j]",
+        "flight[current][0][-1]",
+        "flight[1][current]",
+        "hand[current] + hand[i]",
+        "score[current] + score[first]",
+        "len(flight[current][i]) == 0 and (i == 0 or len(flight[current][i - 1]) > 0)",
+        "0 < len(flight[current][j]) < limit and 3 not in flight[current][j] and 1 <= i <= 1",
+        "first is not none and i != 2 or j is none",
+        "[x * 2 for x in hand[current] if x > 6] + list(range(limit)) + [(1, 2), -first]",
+        "sum(len(f) for f in flight[i]) - i + 1",
+        "xs[i] if i in [0, 1] else none",
+    ],
+)
+def test_fast_and_checked_compilations_agree(text):
+    # Evaluations run the fast compilation (operands fused into operators); the checked one
+    # exists for precise errors.  Both must compute the same value.
+    compiled = compile_expression(text, _state_scope(["i", "j", "xs"]))
+    for i, j in [(0, 1), (1, 0), (1, 1)]:
+        env = Env(_FakeState(), {"i": i, "j": j, "xs": [9, 8]})
+        assert compiled.fn(env) == compiled.checked(env)
+        assert compiled.checked_fn is not compiled.fn
+
+
+@pytest.mark.parametrize(("text", "name"), [("hand[i] + [1]", "i"), ("flight[current][i][0]", "i"), ("c.rank < 3", "c")])
+def test_fast_compilation_failures_rerun_checked_for_the_precise_error(text, name):
+    # The fast closures read local names without their check; a failure is re-run through the
+    # checked compilation, so the error names the missing value and the expression's place.
+    compiled = compile_expression(text, _state_scope(["i", "c"]), Mark("r.yaml", 4, 7))
+    with pytest.raises(ExpressionError) as info:
+        compiled(Env(_FakeState(), {}))
+    msg = str(info.value)
+    assert msg.startswith("r.yaml:4:7:")
+    assert f"`{name}` has no value here" in msg and f"`{text}`" in msg

@@ -308,3 +308,10 @@ def test_a_non_text_key_is_an_error_not_a_crash():
         (5, "7 is not of type 'string' (at zones/7)"),
         (5, "Additional properties are not allowed ('visiblity' was unexpected) (at zones/7/visiblity)"),
     ]
+
+
+def test_schema_step_kinds_match_the_scenario_runner():
+    from interpreter.scenarios import STEP_KINDS
+
+    schema = json.loads(schema_path().read_text())
+    assert tuple(schema["$defs"]["step"]["propertyNames"]["enum"]) == STEP_KINDS
