@@ -896,9 +896,25 @@ class Ctx:
 def _user_function(name: str, params: tuple, bodies: dict):
     """The callable behind a ruleset function: binds the arguments and evaluates the body."""
 
+    new_env = object.__new__
+
+    def frame(env, loc):
+        # A fresh Env sharing the caller's cached lookups (Env.__init__ would look them up).
+        e = new_env(Env)
+        e.state, e.zones, e.vars, e.loc = env.state, env.zones, env.vars, loc
+        return e
+
+    if len(params) == 1:
+        (p0,) = params
+
+        def call1(env, a0):
+            return bodies[name](frame(env, {p0: a0}))
+
+        call1.__name__ = name
+        return call1
+
     def call(env, *args):
-        body = bodies[name]
-        return body(Env(env.state, dict(zip(params, args))))
+        return bodies[name](frame(env, dict(zip(params, args))))
 
     call.__name__ = name
     return call

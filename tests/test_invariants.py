@@ -14,6 +14,7 @@ import json
 import pytest
 
 from interpreter import IllegalActionError, State
+from interpreter import flow as flow_engine
 from interpreter.rng import Rng
 
 from .conftest import all_configurations, compiled
@@ -163,3 +164,54 @@ def _owned_leaves(z, decl):
             yield owner, comps
     else:
         yield None, [c for leaf in leaves(z, decl.depth) for c in leaf]
+
+
+def _secret_configs():
+    return [(n, v) for n, v in CONFIGS if any(c.secret for c in compiled(n, v).chooses)]
+
+
+def test_some_shipped_ruleset_has_a_secret_decision():
+    assert _secret_configs(), "no shipped ruleset marks a decision `secret: true`"
+
+
+def _others_view(st, seat):
+    return [(q, json.dumps(st.observation(q), sort_keys=True), st.visible_log(q)) for q in range(st.num_players) if q != seat]
+
+
+def _just_after(st, action):
+    """A copy of ``st`` just after ``action``'s own effects (the option's ``do`` and what it
+    calls, up to the next decision) and before the flow goes on: a reveal that follows later
+    in the flow legitimately tells everyone which card it was."""
+    probe = st.clone()
+    choose, loc, _, _ = probe.pending
+    probe.pending = None
+    probe.stack = []
+    choose.resume(probe, loc, action)
+    flow_engine.run(probe, finish=False)
+    return probe
+
+
+@pytest.mark.parametrize(("name", "variant"), _secret_configs())
+def test_secret_decisions_reveal_nothing_to_the_others(name, variant):
+    """At a `secret: true` decision, the actions of one option (which card goes face down) must
+    leave every other player's observation and log identical: their information set is one."""
+    rs = compiled(name, variant)
+    checked = 0
+    for seed in SEEDS:
+        st = rs.new_game(rs.default_players, seed=seed, log=True)
+        rng = Rng(seed + 100)
+        while not st.is_terminal():
+            choose = st.pending[0]
+            if choose.secret:
+                seat = st.current_players()[0]
+                groups: dict = {}
+                for a in st.legal_actions():
+                    groups.setdefault(a.name, []).append(a)
+                for actions in groups.values():
+                    views = []
+                    for a in actions:
+                        views.append(_others_view(_just_after(st, a), seat))
+                    assert all(v == views[0] for v in views), f"{choose.name}: {actions} can be told apart"
+                    checked += len(actions) > 1
+            st.apply(rng.choice(st.legal_actions()))
+    assert checked, "no secret decision with two actions of one option was reached"
