@@ -275,7 +275,15 @@ def _zone_text(rs: Any, z: Any) -> str:
         return "  |  ".join(f"{i + 1}: {_zone_text(rs, sub)}" for i, sub in enumerate(z))
     if not z:
         return "empty"
-    return ", ".join(rs.by_id[c].label if c in rs.by_id else str(c) for c in z)
+    # Identical pieces (48 Beer Barrels) are counted, not listed: "Beer Barrel ×48".
+    runs: list[list] = []
+    for c in z:
+        label = rs.by_id[c].label if isinstance(c, str) and c in rs.by_id else str(c)
+        if runs and runs[-1][0] == label:
+            runs[-1][1] += 1
+        else:
+            runs.append([label, 1])
+    return ", ".join(label if n == 1 else f"{label} ×{n}" for label, n in runs)
 
 
 def _value_text(rs: Any, v: Any) -> str:
