@@ -26,6 +26,7 @@ from .expression import (
     Builtin,
     Compiled,
     Env,
+    InlineBody,
     Scope,
     compile_expression,
     compile_template,
@@ -815,6 +816,14 @@ class Ctx:
         """
         specs = self.data.get("functions") or {}
         bodies: dict[str, Compiled] = {}
+        trees = {}  # the bodies' parse trees, for the call graph and inlining (errors come later)
+        for fname, spec in specs.items():
+            if isinstance(spec, dict) and isinstance(spec.get("value"), str):
+                try:
+                    trees[fname] = parse(spec["value"])
+                except TapsterError:
+                    pass
+        recursive = _recursive_functions(trees)
         for fname, spec in specs.items():
             path = ("functions", fname)
             if not isinstance(spec, dict) or "value" not in spec:
@@ -826,8 +835,18 @@ class Ctx:
             params = tuple(spec.get("params") or ())
             for prm in params:
                 self._guard(self.check_local_name, prm, path + ("params",))
+            inline = None
+            if fname in trees and fname not in recursive:
+                vpath = path + ("value",)
+                inline = InlineBody(
+                    params, trees[fname], self.scope.with_locals(params), spec["value"], self._value_mark(spec["value"], vpath)
+                )
             self.functions[fname] = Builtin(
-                _user_function(fname, params, bodies), str(spec.get("description", fname)), (len(params), len(params)), True
+                _user_function(fname, params, bodies),
+                str(spec.get("description", fname)),
+                (len(params), len(params)),
+                True,
+                inline,
             )
         for fname, spec in specs.items():
             if fname not in self.functions or not isinstance(spec, dict):
@@ -891,6 +910,30 @@ class Ctx:
         )
         rs.winners_expr = self._guard(self.expr, spec["winners"], path + ("winners",), self.scope) if "winners" in spec else None
         rs.default_reason = str(spec.get("reason", "the game's flow is complete"))
+
+
+def _recursive_functions(trees: dict) -> set:
+    """The ruleset functions that can reach themselves through calls (``trees``: name -> body
+    parse tree): they keep their calls at run time, the others are inlined (InlineBody)."""
+    calls = {}
+    for fname, tree in trees.items():
+        called = set()
+        for node in tree.iter_subtrees() if isinstance(tree, Tree) else ():
+            if node.data in ("call", "call_gen") and str(node.children[0]) in trees:
+                called.add(str(node.children[0]))
+        calls[fname] = called
+    recursive = set()
+    for start in calls:
+        seen, todo = set(), list(calls[start])
+        while todo:
+            f = todo.pop()
+            if f == start:
+                recursive.add(start)
+                break
+            if f not in seen:
+                seen.add(f)
+                todo.extend(calls.get(f, ()))
+    return recursive
 
 
 def _user_function(name: str, params: tuple, bodies: dict):

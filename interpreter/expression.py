@@ -31,6 +31,7 @@ __all__ = [
     "Env",
     "Scope",
     "Builtin",
+    "InlineBody",
     "BUILTINS",
     "COMMON_MISTAKES",
     "parse",
@@ -79,13 +80,53 @@ class Builtin:
 
     ``fn`` is called with the evaluated arguments (and first the :class:`Env` when
     ``needs_env``); ``doc`` is the one-line help the README lists; ``arity`` the (min, max)
-    number of positional arguments (max None = any).
+    number of positional arguments (max None = any).  ``inline``: for a ruleset function
+    that is not recursive, its :class:`InlineBody`, which the fast compiler evaluates in place
+    instead of calling ``fn``.
     """
 
     fn: Callable
     doc: str
     arity: tuple[int, int | None] = (1, 1)
     needs_env: bool = False
+    inline: InlineBody | None = None
+
+
+class InlineBody:
+    """A ruleset function's body as the fast compiler evaluates it at a call site.
+
+    A call through :attr:`Builtin.fn` makes a new :class:`Env` holding the parameters and
+    goes through the body's :class:`Compiled` (about 0.65 µs a call, and rulesets call their
+    functions from their hottest expressions).  Instead, the fast compiler evaluates the
+    arguments, binds the parameters in the caller's ``env.loc`` for the body's evaluation
+    (saved and restored, as comprehension names are) and runs the body's fast closure.  The
+    body is compiled in a scope whose only local names are the parameters, so it still sees
+    only its parameters and the game.  Only functions outside any cycle of calls get one (the
+    compiler checks): a recursive call keeps the call, and its "nested too deeply" error.
+    The checked compilation (errors) always calls ``fn``, so errors read as before.
+
+    ``params``: the parameter names; ``tree``/``scope``/``text``/``mark``: the body's parse tree,
+    scope, text and mark; :meth:`closure` compiles the fast body once, on first use.
+    """
+
+    __slots__ = ("params", "tree", "scope", "text", "mark", "fast", "failed")
+
+    def __init__(self, params: tuple, tree: Any, scope: Scope, text: str, mark: Mark | None):
+        self.params, self.tree, self.scope, self.text, self.mark = params, tree, scope, text, mark
+        self.fast = None
+        self.failed = False
+
+    def closure(self) -> Callable | None:
+        """The body's fast closure, or None when it does not compile (its own compilation
+        reports why; the call sites then keep the call)."""
+        if self.fast is None and not self.failed:
+            compiler = _Compiler(self.text, self.mark, fast=True)
+            compiler._scope_functions = self.scope.functions
+            try:
+                self.fast = compiler.c(self.tree, self.scope)
+            except TapsterError:
+                self.failed = True
+        return self.fast
 
 
 @dataclass
@@ -220,6 +261,40 @@ def _excerpt(text: str, line: int, column: int) -> str:
     return f"    {src}\n    {' ' * (column - 1)}^"
 
 
+#: Longest expression text read, in characters (parsing is linear, but a megabyte takes long).
+MAX_EXPRESSION_CHARS = 10_000
+#: Deepest nesting of an expression's parts (brackets, operators, calls, conditionals): the
+#: compiler and the compiled closures recurse once per level.
+MAX_NESTING = 100
+
+
+#: Grammar nodes that only group their parent's parts (not a level of nesting of their own).
+_WRAPPERS = frozenset({"exprs", "pairs", "pair", "args", "comp_clauses", "comp_for", "comp_if", "targets"})
+
+
+def _shorten(text: str, n: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def _check_nesting(tree, text: str, mark: Mark | None) -> None:
+    """Raise unless ``tree`` nests at most MAX_NESTING levels (checked without recursion)."""
+    todo = [(tree, 1)]
+    while todo:
+        node, depth = todo.pop()
+        if not isinstance(node, Tree):
+            continue
+        if depth > MAX_NESTING:
+            meta = node.meta
+            line, column = (meta.line, meta.column) if not meta.empty else (1, 1)
+            raise ExpressionSyntaxError(
+                f"expression `{_shorten(text)}` nests more than {MAX_NESTING} levels deep (brackets, operators,"
+                " calls); simplify it or split it with `let` or a function",
+                _mark_in(mark, line, column),
+            )
+        todo.extend((ch, depth if ch.__class__ is Tree and ch.data in _WRAPPERS else depth + 1) for ch in node.children)
+
+
 def parse(text: str, mark: Mark | None = None) -> Tree | Token:
     """Parse expression ``text``; ``mark`` is where it stands in its file.
 
@@ -228,8 +303,16 @@ def parse(text: str, mark: Mark | None = None) -> Tree | Token:
     """
     if not isinstance(text, str):
         text = str(text)
+    if len(text) > MAX_EXPRESSION_CHARS:
+        raise ExpressionSyntaxError(
+            f"expression `{_shorten(text)}` is {len(text)} characters long; the limit is {MAX_EXPRESSION_CHARS}"
+            " (split it with `let` or a function)",
+            mark,
+        )
     try:
-        return _parser().parse(text)
+        tree = _parser().parse(text)
+        _check_nesting(tree, text, mark)
+        return tree
     except UnexpectedInput as exc:
         line, column = exc.line if exc.line > 0 else 1, exc.column if exc.column > 0 else len(text) + 1
         if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):
@@ -520,6 +603,27 @@ _INLINE_CONST_RIGHT = {
 }
 
 
+def _in_fields(a: Callable, items: Callable, name: str, negate: bool) -> Callable:
+    """``a in [c.name for c in items]`` (``not in`` when ``negate``) without building the list
+    (option conditions ask it: a beer type not yet in a flight).  Every item's field is still
+    read, as the list would be (a missing field is the same error), and compared (``is`` or
+    ``==``, as ``in`` does) until one equals the value."""
+
+    def in_fields(env):
+        x = a(env)
+        found = False
+        for v in items(env):
+            try:
+                y = v.fields[name]
+            except (AttributeError, KeyError):
+                y = _static_attr(v, name)
+            if not found and (y is x or y == x):
+                found = True
+        return found != negate
+
+    return in_fields
+
+
 def _static_attr(obj: Any, name: str) -> Any:
     if isinstance(obj, dict):
         if name in obj:
@@ -673,6 +777,8 @@ class _Compiler:
             operands.append(self.c(children[i + 1], scope))
         if len(ops) == 1 and self.fast:
             op, a, b = ops[0], operands[0], operands[1]
+            if getattr(b, "fields_of", None) is not None and op in (_COMPARE["in"], _COMPARE["not in"]):
+                return _in_fields(a, *b.fields_of, op is _COMPARE["not in"])
             ak, av = _operand(a)
             bk, bv = _operand(b)
             if bk == "const":
@@ -916,6 +1022,9 @@ class _Compiler:
                     return lambda env: fn(env.zones[v])
                 if kind == "var":
                     return lambda env: fn(env.vars[v])
+                fused = _call_zone_index(fn, args[0])
+                if fused is not None:
+                    return fused
         if builtin.needs_env:
             if kwargs:
                 return lambda env: fn(env, *[a(env) for a in args], **{k: v(env) for k, v in kwargs.items()})
@@ -953,13 +1062,68 @@ class _Compiler:
                     if kwargs:
                         raise self.error(ch, "a positional argument cannot follow a keyword argument")
                     args.append(self.c(ch, scope))
+        if self.fast and builtin.inline is not None and not kwargs:
+            call = self._inline_call(name_tok, builtin, args)
+            if call is not None:
+                return call
         return self._call(name_tok, builtin, args, kwargs)
+
+    def _inline_call(self, name_tok, builtin: Builtin, args: list) -> Callable | None:
+        """A ruleset function's call evaluated in place (see :class:`InlineBody`), or None to
+        keep the call (a wrong number of arguments, which ``_call`` reports, or a body that
+        does not compile)."""
+        lo, hi = builtin.arity
+        if not lo <= len(args) <= hi:
+            return None
+        body = builtin.inline.closure()
+        if body is None:
+            return None
+        params = builtin.inline.params
+        if not params:
+            return body
+        if len(params) == 1:
+            (p0,), (a0,) = params, args
+
+            def inline1(env):
+                value = a0(env)
+                loc = env.loc
+                old = loc.get(p0, _MISSING)
+                loc[p0] = value
+                try:
+                    return body(env)
+                finally:
+                    if old is _MISSING:
+                        del loc[p0]
+                    else:
+                        loc[p0] = old
+
+            return inline1
+
+        def inline(env):
+            values = [a(env) for a in args]  # every argument before any parameter is bound
+            loc = env.loc
+            saved = [loc.get(p, _MISSING) for p in params]
+            loc.update(zip(params, values))
+            try:
+                return body(env)
+            finally:
+                for p, old in zip(params, saved):
+                    if old is _MISSING:
+                        del loc[p]
+                    else:
+                        loc[p] = old
+
+        return inline
 
     def c_call_gen(self, node, scope):
         self._scope_functions = scope.functions
         name_tok, elt, clauses = node.children
         builtin = self._function(name_tok)
         gen = self._comprehension(elt, clauses, scope)
+        if self.fast and builtin.inline is not None:
+            call = self._inline_call(name_tok, builtin, [gen])
+            if call is not None:
+                return call
         return self._call(name_tok, builtin, [gen], {})
 
     def c_listcomp(self, node, scope):
@@ -1002,6 +1166,7 @@ class _Compiler:
                             out.append(_static_attr(v, field_name))
                     return out
 
+                comp_fields.fields_of = (it, field_name)  # `x in [c.type for c in xs]` scans without the list
                 return comp_fields
 
             def comp(env):
@@ -1181,13 +1346,41 @@ _ZONE_INDEX2 = {
 }
 
 
+#: ``fn(zone[i])`` and ``fn(zone[i][j])`` in one closure for a one-argument builtin
+#: (``len(hand[current])``, ``top(holding[current])``, ``len(flight[current][i])``: the most
+#: common calls of option conditions), by how the indexes are read; other shapes keep the call.
+_CALL_ZONE_INDEX = {
+    "current": lambda fn, z, i: lambda env: fn(env.zones[z][env.state.current]),
+    "local": lambda fn, z, i: lambda env: fn(env.zones[z][env.loc[i]]),
+}
+_CALL_ZONE_INDEX2 = {
+    ("current", "local"): lambda fn, z, i, j: lambda env: fn(env.zones[z][env.state.current][env.loc[j]]),
+    ("current", "const"): lambda fn, z, i, j: lambda env: fn(env.zones[z][env.state.current][j]),
+    ("local", "local"): lambda fn, z, i, j: lambda env: fn(env.zones[z][env.loc[i]][env.loc[j]]),
+    ("local", "const"): lambda fn, z, i, j: lambda env: fn(env.zones[z][env.loc[i]][j]),
+}
+
+
+def _call_zone_index(fn: Callable, arg: Callable) -> Callable | None:
+    """``fn(arg)`` fused with ``arg`` when it is a zone indexed once or twice (see above)."""
+    zi = getattr(arg, "zone_index", None)
+    if zi is not None and zi[2] in _CALL_ZONE_INDEX:
+        return _CALL_ZONE_INDEX[zi[2]](fn, zi[0], zi[1])
+    zi2 = getattr(arg, "zone_index2", None)
+    if zi2 is not None and zi2[3] in _CALL_ZONE_INDEX2:
+        return _CALL_ZONE_INDEX2[zi2[3]](fn, zi2[0], zi2[1], zi2[2])
+    return None
+
+
 def _index_fast(base: Callable, index: Callable) -> Callable:
     """``base[index]`` as one closure reading both operands inline (the fast compiler's index)."""
     bk, b = _operand(base)
     ik, i = _operand(index)
     inner = getattr(base, "zone_index", None)
     if inner is not None and (inner[2], ik) in _ZONE_INDEX2:  # `flight[current][i]`
-        return _ZONE_INDEX2[inner[2], ik](inner[0], inner[1], i)
+        f = _ZONE_INDEX2[inner[2], ik](inner[0], inner[1], i)
+        f.zone_index2 = (inner[0], inner[1], i, (inner[2], ik))  # lets a call fuse with it
+        return f
     f = _index_fast_read(base, bk, b, index, ik, i)
     if bk == "zone" and ik in ("const", "local", "current"):
         f.zone_index = (b, i, ik)  # lets a second index fuse with this one
@@ -1247,7 +1440,12 @@ def compile_expression(text: Any, scope: Scope, mark: Mark | None = None) -> Com
     tree = parse(text, mark)
     compiler = _Compiler(text, mark, fast=True)
     compiler._scope_functions = scope.functions
-    fn = compiler.c(tree, scope)
+    try:
+        fn = compiler.c(tree, scope)
+    except RecursionError:  # within MAX_NESTING, but functions called in place nest deeper still
+        raise ExpressionSyntaxError(
+            f"expression `{_shorten(text)}` nests too deeply, with the bodies of the functions it calls", mark
+        ) from None
     return Compiled(fn, text, mark, constant=getattr(fn, "constant", None), source=(tree, scope))
 
 

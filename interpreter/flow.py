@@ -39,22 +39,36 @@ _tuple_new = tuple.__new__  # builds an Action without NamedTuple's Python-level
 class Block:
     """A compiled list of effects; ``id`` indexes ``Ruleset.blocks`` (for saving frames).
 
-    ``logs[pc]``: how many ``log`` effects stand in a row from ``pc`` (0 if effect ``pc`` is
-    not one): when the game is not logged they do nothing, and the runner steps over them all
-    at once instead of calling each (Beer Flights runs more logs than any other effect).
+    ``runs[pc]`` (and ``quiet_runs[pc]`` for a game whose log is not recorded) is
+    ``(simple, j, effect, last)``: ``simple`` the *simple* effects from ``pc`` up to ``j``, the
+    index of the next effect that is not simple, ``effect`` (None at the end of the block) and
+    ``last`` whether it is the block's last.  A simple effect (``Effect.simple``) never touches
+    the stack, the pending decision or the end of the game, so the runner calls a run of them
+    in a row without saving the frame between them (the frame's ``pc`` is saved before the
+    next effect that is not simple).  ``quiet_runs`` leaves out the ``log`` effects, which do
+    nothing when the game is not logged (Beer Flights runs more logs than any other effect).
     """
 
-    __slots__ = ("effects", "id", "mark", "logs")
+    __slots__ = ("effects", "id", "mark", "runs", "quiet_runs")
 
     def __init__(self, effects: tuple, id: int, mark: Mark | None):
         self.effects = effects
         self.id = id
         self.mark = mark
-        logs = [0] * (len(effects) + 1)
-        for i in range(len(effects) - 1, -1, -1):
-            if type(effects[i]) is Log:
-                logs[i] = logs[i + 1] + 1
-        self.logs = tuple(logs)
+        n = len(effects)
+        runs: list = [((), n, None, False)] * (n + 1)
+        quiet: list = [((), n, None, False)] * (n + 1)
+        for i in range(n - 1, -1, -1):
+            eff = effects[i]
+            if not eff.simple:
+                runs[i] = quiet[i] = ((), i, eff, i == n - 1)
+                continue
+            after, j, nxt, last = runs[i + 1]
+            runs[i] = ((eff, *after), j, nxt, last)
+            after_quiet = quiet[i + 1][0]
+            quiet[i] = (after_quiet if type(eff) is Log else (eff, *after_quiet), j, nxt, last)
+        self.runs = tuple(runs)
+        self.quiet_runs = tuple(quiet)
 
     def __repr__(self) -> str:
         return f"Block({self.id}, {len(self.effects)} effects, at {self.mark})"
@@ -62,12 +76,18 @@ class Block:
 
 class Effect:
     """Base of the effect verbs.  ``mark`` is the effect's place in the ruleset; ``binds`` the
-    local names it adds to its frame for the effects after it."""
+    local names it adds to its frame for the effects after it.
+
+    ``run(st, loc)`` returns None, or, for an effect that binds names (``let``, ``as:``), the
+    new locals dict of the frame (frames never mutate theirs).  ``simple``: the verb never
+    touches ``st.stack``, ``st.pending`` or ``st.finished`` (see :class:`Block`).
+    """
 
     verb = ""
+    simple = False
     __slots__ = ("mark", "binds")
 
-    def run(self, st: State, loc: dict) -> None:  # pragma: no cover - abstract
+    def run(self, st: State, loc: dict) -> dict | None:  # pragma: no cover - abstract
         raise NotImplementedError
 
     @classmethod
@@ -75,12 +95,12 @@ class Effect:
         raise NotImplementedError
 
 
-def _bind(st: State, name: str, value: Any) -> None:
-    """Bind ``name`` in the current frame (a new locals dict: frames never mutate theirs)."""
-    block, pc, loc, loop = st.stack[-1]
+def _bind(loc: dict, name: str, value: Any) -> dict:
+    """``loc`` with ``name`` bound: a new locals dict (frames never mutate theirs), which the
+    effect returns to the runner."""
     new = dict(loc)
     new[name] = value
-    st.stack[-1] = (block, pc, new, loop)
+    return new
 
 
 # ---------------------------------------------------------------------------------------------
@@ -252,6 +272,13 @@ def run(st: State, finish: bool = True) -> None:
     When the stack empties the game ends with the ruleset's default reason (unless ``finish``
     is false, as for ``setup``).
 
+    The frame on top is saved only before an effect that is not simple (see :class:`Block`):
+    such an effect may push a frame on top of it or set the pending decision, and the game
+    resumes from the saved ``pc``.  When that effect is the last of a block that does not
+    repeat, the frame is popped first instead (a tail call: nothing is left to do in it, so
+    the frame pushed next, e.g. by a ``call`` or a ``turn``, returns straight to the frame
+    below).  After an error the state is not to be played on (effects before it have run).
+
     Raises:
         FlowError: the ruleset's step budget is exhausted (a rule loops forever), or a decision
             has no legal action and no ``otherwise``.
@@ -260,37 +287,39 @@ def run(st: State, finish: bool = True) -> None:
     stack = st.stack
     budget = st.ruleset.step_budget
     steps = 0
-    quiet = st.log is None  # log effects do nothing: step over them (Block.logs)
+    quiet = st.log is None  # log effects do nothing: step over them (Block.quiet_runs)
     while stack:
-        frame = stack[-1]
-        block, pc, loc, loop = frame
-        effects = block.effects
-        n = len(effects)
-        while pc < n:
-            # The frame on top, pc on: run its effects while they leave the stack alone.
-            if quiet:
-                k = block.logs[pc]
-                if k:
-                    if steps + k > budget:  # as if run one by one: the log that crossed it
-                        raise _budget_error(budget, effects[pc + budget - steps])
-                    steps += k
-                    pc += k
-                    if pc >= n:
-                        frame = (block, pc, loc, loop)
-                        stack[-1] = frame
-                        break
-            frame = (block, pc + 1, loc, loop)
-            stack[-1] = frame
+        block, pc, loc, loop = stack[-1]
+        runs = block.quiet_runs if quiet else block.runs
+        while True:
+            simple, j, eff, last = runs[pc]
+            if j > pc:
+                # A run of simple effects: none touches the stack, so the frame need not follow.
+                if steps + j - pc > budget:  # as if run one by one: the effect that crossed it
+                    _run_to_budget(st, block.effects, pc, loc, budget - steps)
+                steps += j - pc
+                for e in simple:
+                    new = e.run(st, loc)
+                    if new is not None:  # it bound names (`let`, `as:`)
+                        loc = new
+            if eff is None:  # the end of the block
+                break
             steps += 1
             if steps > budget:
-                raise _budget_error(budget, effects[pc])
-            effects[pc].run(st, loc)
+                raise _budget_error(budget, eff)
+            pc = j + 1
+            if last and loop is None:
+                stack.pop()  # a tail call: see above
+                frame = None
+            else:
+                frame = (block, pc, loc, loop)
+                stack[-1] = frame
+            eff.run(st, loc)
             if st.pending is not None or st.finished:
                 return
-            if stack[-1] is not frame:  # pushed a frame or bound a name: start again from the top
+            if frame is None or stack[-1] is not frame:  # pushed or popped a frame: start again from the top
                 break
-            pc += 1
-        if stack[-1] is not frame:
+        if eff is not None:
             continue
         # The block is done: repeat it or leave it.
         if loop is None:
@@ -326,6 +355,16 @@ def run(st: State, finish: bool = True) -> None:
         st.finish(st.ruleset.default_reason)
 
 
+def _run_to_budget(st: State, effects: tuple, pc: int, loc: dict, left: int) -> None:
+    """Run the ``left`` effects from ``pc`` that the step budget still allows, then raise the
+    budget error naming the next one (the runner's slow path at the budget's edge)."""
+    for eff in effects[pc : pc + left]:
+        new = eff.run(st, loc)
+        if new is not None:
+            loc = new
+    raise _budget_error(st.ruleset.step_budget, effects[pc + left])
+
+
 # ---------------------------------------------------------------------------------------------
 # Effect verbs
 
@@ -352,6 +391,7 @@ class Move(Effect):
     """
 
     verb = "move"
+    simple = True
     __slots__ = ("what", "src", "dst", "count", "at", "name", "keyed")
 
     @classmethod
@@ -376,26 +416,7 @@ class Move(Effect):
         env = st.env
         env.loc = loc
         if self.keyed:
-            # A keyed source or destination: locate the stacks by key before moving, create the
-            # destination, and delete the keys of stacks left empty (the Keyed invariant).
-            src_ref, dst_ref = self.src, self.dst
-            src = skey = dkey = None
-            if type(src_ref) is KeyedZoneRef:
-                src, skey = src_ref.locate(env, False)
-            elif src_ref is not None:
-                src = src_ref.get(env)
-            if type(dst_ref) is KeyedZoneRef:
-                dst, dkey = dst_ref.locate(env, True)
-            else:
-                dst = dst_ref.get(env)
-            try:
-                self._transfer(st, env, src, dst)
-            finally:
-                if type(src_ref) is KeyedZoneRef:
-                    src_ref.settle(env, src, skey)
-                if type(dst_ref) is KeyedZoneRef:
-                    dst_ref.settle(env, dst, dkey)
-            return
+            return self._run_keyed(st, env)
         src_ref = self.src
         try:
             src = src_ref.read(env) if src_ref is not None else None
@@ -403,9 +424,53 @@ class Move(Effect):
         except Exception:  # noqa: BLE001 - read again, checked, for the precise error
             src = src_ref.get(env) if src_ref is not None else None
             dst = self.dst.get(env)
-        self._transfer(st, env, src, dst)
+        if self.what is None:
+            return self._transfer(st, env, src, dst, None)
+        try:
+            items = self.what.fn(env)
+        except Exception:  # noqa: BLE001 - re-run checked for the precise error
+            items = self.what(env)
+        if type(items) is Component and src is not None and self.at == "top":
+            # One component from a named zone to the top of another, the common case (`what:
+            # card`; moves are a hot path): without the general path's lists.
+            try:
+                src.remove(items)
+            except ValueError:
+                raise FlowError(f"{items.id} is not in `{self.src.text}`", self.mark) from None
+            dst.append(items)
+            return _bind(loc, self.name, [items]) if self.name else None
+        return self._transfer(st, env, src, dst, items)
 
-    def _transfer(self, st, env, src, dst):
+    def _run_keyed(self, st, env):
+        """A keyed source or destination: locate the stacks by key before moving, create the
+        destination, and delete the keys of stacks left empty (the Keyed invariant)."""
+        src_ref, dst_ref = self.src, self.dst
+        src = skey = dkey = None
+        if type(src_ref) is KeyedZoneRef:
+            src, skey = src_ref.locate(env, False)
+        elif src_ref is not None:
+            src = src_ref.get(env)
+        if type(dst_ref) is KeyedZoneRef:
+            dst, dkey = dst_ref.locate(env, True)
+        else:
+            dst = dst_ref.get(env)
+        try:
+            items = None
+            if self.what is not None:
+                try:
+                    items = self.what.fn(env)
+                except Exception:  # noqa: BLE001 - re-run checked for the precise error
+                    items = self.what(env)
+            return self._transfer(st, env, src, dst, items)
+        finally:
+            if type(src_ref) is KeyedZoneRef:
+                src_ref.settle(env, src, skey)
+            if type(dst_ref) is KeyedZoneRef:
+                dst_ref.settle(env, dst, dkey)
+
+    def _transfer(self, st, env, src, dst, items):
+        """Move ``items`` (the value of ``what``), or the top ``count`` of ``src`` when there is
+        no ``what``, from ``src`` (None: from wherever each is) to ``dst``."""
         moved = []
         if self.what is None:
             try:
@@ -419,10 +484,6 @@ class Move(Effect):
                         break
                 moved.append(src.pop())
         else:
-            try:
-                items = self.what.fn(env)
-            except Exception:  # noqa: BLE001 - re-run checked for the precise error
-                items = self.what(env)
             if type(items) is Component:
                 items = (items,)
             elif items is None:
@@ -449,13 +510,15 @@ class Move(Effect):
             i = at(env)
             dst[i:i] = moved
         if self.name:
-            _bind(st, self.name, moved)
+            return _bind(env.loc, self.name, moved)
+        return None
 
 
 class Shuffle(Effect):
     """``shuffle: ZONE``: put the zone in a uniformly random order (the state's generator)."""
 
     verb = "shuffle"
+    simple = True
     __slots__ = ("zone",)
 
     @classmethod
@@ -475,6 +538,7 @@ class Set(Effect):
     """``set: {PLACE: EXPR, ...}``: assign variables, items of variables, or component properties."""
 
     verb = "set"
+    simple = True
     __slots__ = ("pairs",)
     add = False
 
@@ -492,7 +556,12 @@ class Set(Effect):
     def run(self, st, loc):
         env = st.env
         env.loc = loc
-        values = [(lv, ex(env)) for lv, ex in self.pairs]  # evaluate all, then assign
+        pairs = self.pairs
+        if len(pairs) == 1:  # one place, the common case: without the list of values
+            lv, ex = pairs[0]
+            lv.set(env, ex(env))
+            return
+        values = [(lv, ex(env)) for lv, ex in pairs]  # evaluate all, then assign
         for lv, value in values:
             lv.set(env, value)
 
@@ -517,6 +586,7 @@ class Let(Effect):
     """``let: {NAME: EXPR, ...}``: bind local names for the effects after it in the block."""
 
     verb = "let"
+    simple = True
     __slots__ = ("pairs",)
 
     @classmethod
@@ -533,14 +603,20 @@ class Let(Effect):
     def run(self, st, loc):
         env = st.env
         env.loc = loc
-        block, pc, _, loop = st.stack[-1]
         new = dict(loc)
+        if len(self.pairs) == 1:  # one name, the common case: without the loop
+            k, ex = self.pairs[0]
+            try:
+                new[k] = ex.fn(env)
+            except Exception:  # noqa: BLE001 - re-run checked for the precise error (expressions are pure)
+                new[k] = ex(env)
+            return new
         for k, ex in self.pairs:
             try:
                 new[k] = ex.fn(env)
             except Exception:  # noqa: BLE001 - re-run checked for the precise error (expressions are pure)
                 new[k] = ex(env)
-        st.stack[-1] = (block, pc, new, loop)
+        return new
 
 
 class If(Effect):
@@ -683,7 +759,10 @@ class Choose(Effect):
     """
 
     verb = "choose"
-    __slots__ = ("id", "name", "player", "prompt", "options", "by_name", "otherwise", "secret")
+    __slots__ = (
+        "id", "name", "player", "by_current", "prompt", "options", "by_name", "otherwise", "secret", "plan",
+        "shared_locals",
+    )  # fmt: skip
 
     @classmethod
     def compile(cls, ctx, spec, path, scope):
@@ -693,6 +772,7 @@ class Choose(Effect):
         # `secret`: others must not tell apart the actions of one option (tested generically).
         e.secret = bool(spec.get("secret", False))
         e.player = ctx.expr(spec.get("player", "current"), path + ("player",), scope)
+        e.by_current = _operand(e.player.fn)[0] == "current"
         e.prompt = ctx.template(spec.get("prompt", ""), path + ("prompt",), scope)
         options = []
         e.by_name = {}
@@ -720,6 +800,10 @@ class Choose(Effect):
             options.append(o)
             e.by_name[o.name] = o
         e.options = tuple(options)
+        e.plan = e._plan()
+        # No option's `for` names hide a local name of the decision's own: then one copy of the
+        # locals serves every option in turn (a name an option left bound is read by no other).
+        e.shared_locals = not any(n in scope.locals for o in options for n in o.names)
         e.otherwise = ctx.block(spec["otherwise"], path + ("otherwise",), scope) if "otherwise" in spec else None
         e.id = ctx.register_choose(e)
         e.binds = ()
@@ -733,26 +817,88 @@ class Choose(Effect):
         that the error names the expression that failed and its place.
         """
         try:
-            return self._legal(st, loc, True)
+            return self._legal_fast(st, loc)
         except Exception:  # noqa: BLE001 - re-raised below with the expression's context
-            return self._legal(st, loc, False)
+            return self._legal_checked(st, loc)
 
-    def _legal(self, st, loc, raw: bool) -> tuple:
+    def _plan(self) -> tuple:
+        """The options as the fast listing reads them, one tuple each:
+        ``(names, items, cond, action_or_name)`` with the raw closures; for an option without
+        ``for``, its one action; for one ``for`` name over a constant list (``range(flights)``),
+        ``items`` pairs each value with its action, made once (actions are immutable)."""
+        plan = []
+        for o in self.options:
+            cond = o.cond.fn if o.cond is not None else None
+            if not o.names:
+                plan.append(((), None, cond, o.action))
+            elif len(o.names) == 1 and type(o.items.constant) in (list, tuple):
+                fixed = tuple((v, Action(o.name, (v,))) for v in o.items.constant)
+                plan.append((o.names[0], fixed, cond, None))
+            else:
+                plan.append((o.names, o.items.fn, cond, o.name))
+        return tuple(plan)
+
+    def _legal_fast(self, st, loc) -> tuple:
+        """:meth:`legal` through the raw closures and the precomputed :meth:`_plan`."""
+        env = st.env
+        env.loc = loc
+        actions = []
+        append = actions.append
+        shared = self.shared_locals
+        tmp = None
+        for names, items, cond, action in self.plan:
+            if not names:
+                if cond is None or cond(env):
+                    append(action)
+                continue
+            if tmp is None or not shared:  # the locals with the option's names bound
+                tmp = dict(loc)
+            if action is None:  # one name over constant items
+                if cond is None:
+                    actions.extend(act for _, act in items)
+                    continue
+                env.loc = tmp
+                for v, act in items:
+                    tmp[names] = v
+                    if cond(env):
+                        append(act)
+                env.loc = loc
+                continue
+            items = items(env)
+            env.loc = tmp
+            if len(names) == 1:
+                n = names[0]
+                new = _tuple_new
+                for v in items:
+                    tmp[n] = v
+                    if cond is None or cond(env):
+                        append(new(Action, (action, (v,))))
+            else:
+                for v in items:
+                    v = tuple(v)
+                    if len(v) != len(names):
+                        raise ValueError  # the checked listing below gives the error
+                    tmp.update(zip(names, v))
+                    if cond is None or cond(env):
+                        append(Action(action, v))
+            env.loc = loc
+        return tuple(actions)
+
+    def _legal_checked(self, st, loc) -> tuple:
+        """:meth:`legal` through the checked wrappers, for the precise error of a failure."""
         env = st.env
         actions = []
         append = actions.append
         new = _tuple_new
         for o in self.options:
             cond = o.cond
-            if raw and cond is not None:
-                cond = cond.fn
             if not o.names:
                 env.loc = loc
                 if cond is None or cond(env):
                     append(o.action)
                 continue
             env.loc = loc
-            items = o.items.fn(env) if raw else o.items(env)
+            items = o.items(env)
             tmp = dict(loc)
             env.loc = tmp
             if len(o.names) == 1:
@@ -778,12 +924,18 @@ class Choose(Effect):
     def run(self, st, loc):
         env = st.env
         env.loc = loc
-        try:
-            player = self.player.fn(env)
-        except Exception:  # noqa: BLE001 - re-run checked for the precise error
-            player = self.player(env)
-        players = tuple(player) if isinstance(player, (list, tuple)) else (player,)
-        actions = self.legal(st, loc)
+        if self.by_current:  # `player: current`, the default: read without a call
+            players = (st.current,)
+        else:
+            try:
+                player = self.player.fn(env)
+            except Exception:  # noqa: BLE001 - re-run checked for the precise error
+                player = self.player(env)
+            players = tuple(player) if isinstance(player, (list, tuple)) else (player,)
+        try:  # as legal(), one call less: every decision runs it
+            actions = self._legal_fast(st, loc)
+        except Exception:  # noqa: BLE001 - re-raised below with the expression's context
+            actions = self._legal_checked(st, loc)
         if not actions:
             if self.otherwise is not None:
                 if self.otherwise.effects:
@@ -900,10 +1052,13 @@ class Call(Effect):
                 raise FlowError(f"no procedure named {name!r}", self.mark)
         else:
             proc = self.proc
-        try:
-            new = {k: ex.fn(env) for k, ex in self.args}
-        except Exception:  # noqa: BLE001 - re-run checked for the precise error
-            new = {k: ex(env) for k, ex in self.args}
+        if not self.args:  # `call: take_turn`: skip building an empty dict by comprehension
+            new = {}
+        else:
+            try:
+                new = {k: ex.fn(env) for k, ex in self.args}
+            except Exception:  # noqa: BLE001 - re-run checked for the precise error
+                new = {k: ex(env) for k, ex in self.args}
         block = proc.block
         if block is None:  # pragma: no cover - compiled before play starts
             raise FlowError(f"procedure {proc.name} is not compiled", self.mark)
@@ -916,6 +1071,7 @@ class Log(Effect):
     limits who may read it (hidden information never reaches another player's log)."""
 
     verb = "log"
+    simple = True
     __slots__ = ("text", "to")
 
     @classmethod
@@ -998,6 +1154,7 @@ class Random(Effect):
     of a non-empty list, drawn from the state's generator (a chance event)."""
 
     verb = "random"
+    simple = True
     __slots__ = ("items", "name", "place")
 
     @classmethod
@@ -1021,9 +1178,9 @@ class Random(Effect):
         st.rng, i = rng_below(st.rng, len(items))
         value = items[i]
         if self.name:
-            _bind(st, self.name, value)
-        else:
-            self.place.set(env, value)
+            return _bind(loc, self.name, value)
+        self.place.set(env, value)
+        return None
 
 
 class Roll(Effect):
@@ -1031,6 +1188,7 @@ class Roll(Effect):
     (1..S), drawn from the state's generator."""
 
     verb = "roll"
+    simple = True
     __slots__ = ("dice", "sides", "name", "place")
 
     @classmethod
@@ -1057,9 +1215,9 @@ class Roll(Effect):
             rolls.append(v + 1)
         st.rng = r
         if self.name:
-            _bind(st, self.name, rolls)
-        else:
-            self.place.set(env, rolls)
+            return _bind(loc, self.name, rolls)
+        self.place.set(env, rolls)
+        return None
 
 
 #: Every effect verb: YAML key -> class.

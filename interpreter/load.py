@@ -96,6 +96,12 @@ def load_yaml_text(text: str, file: str = "<string>") -> Document:
             if exc.context and exc.problem:
                 problem = f"{exc.context}: {exc.problem}"
             raise LoadError(f"YAML syntax error: {problem}", mark) from None
+        except yaml.reader.ReaderError as exc:  # a character YAML does not allow (a control character)
+            code = exc.character if isinstance(exc.character, int) else ord(exc.character[:1] or "\0")
+            raise LoadError(
+                f"YAML syntax error: {exc.reason}; found the character U+{code:04X}",
+                _position_mark(text, exc.position, file),
+            ) from None
         except yaml.YAMLError as exc:
             raise LoadError(f"YAML error: {exc}", Mark(file, 1, 1)) from None
         except RecursionError:
@@ -108,6 +114,16 @@ def load_yaml_text(text: str, file: str = "<string>") -> Document:
         return doc
     finally:
         loader.dispose()
+
+
+def _position_mark(text: str, position: int, file: str) -> Mark:
+    """The mark of ``position`` in ``text``: a UTF-8 byte offset from the C loader, a character
+    offset from the pure-Python one."""
+    if _Loader is yaml.SafeLoader:
+        before = text[:position]
+    else:
+        before = text.encode("utf-8", errors="replace")[:position].decode("utf-8", errors="replace")
+    return Mark(file, before.count("\n") + 1, len(before) - before.rfind("\n"))
 
 
 class _Builder:

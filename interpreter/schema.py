@@ -57,7 +57,9 @@ def validate(doc: Document) -> list[SchemaError]:
                 break
             err = smallest[0]
         path = _key_path(err, doc.data)
-        where = "/".join(str(p) for p in path) or "the ruleset"
+        # a key that is not a plain word (`"\r"`, `"a b"`) shows quoted, so a message stays one line
+        where = "/".join(p if isinstance(p, str) and p.isidentifier() else repr(p) if isinstance(p, str) else str(p)
+                         for p in path) or "the ruleset"
         message = f"{err.message} (at {where})"
         if message in seen:
             continue

@@ -248,7 +248,9 @@ class State:
                     z.remove(comp)
                     return
             else:
-                for sub in _leaves(z, decl.depth):
+                # depth 1 (per player, or counted) without the generator: moves without `from`
+                # search every zone, and Beer Cards makes many
+                for sub in z if decl.depth == 1 else _leaves(z, decl.depth):
                     if comp in sub:
                         sub.remove(comp)
                         return

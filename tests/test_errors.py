@@ -206,6 +206,35 @@ def test_ruleset_functions_compute_and_call_each_other(tmp_path):
     assert st.outcome().scores == (4 * 10 + 4, 2 * 10 + 2)
 
 
+def test_a_function_called_in_place_sees_only_its_parameters(tmp_path):
+    """Non-recursive functions are evaluated in place (InlineBody): the parameters are bound in
+    the caller's locals for the body only, every argument evaluated before any is bound, and
+    the caller's names are back as they were afterwards."""
+    from interpreter.expression import Env, compile_expression
+
+    text = FUNCTIONS.replace(
+        "outcome:\n",
+        "  swap:\n    params: [x, y]\n    value: '[y, x]'\n"
+        "  first_of:\n    params: [xs]\n    value: xs[0]\n"
+        "outcome:\n",
+    )
+    rs = load_ruleset(write(tmp_path, text))
+    assert rs.ctx_functions["twice"].inline is not None
+    scope = rs.scope.with_locals(["x", "y", "seat"])
+    loc = {"x": 1, "y": 2, "seat": 0}
+    env = Env(rs.new_game(2), loc)
+    assert compile_expression("swap(y, x) + [x, y]", scope)(env) == [1, 2, 1, 2]
+    assert compile_expression("[twice(x) for x in [5, 6]] + [x]", scope)(env) == [10, 12, 1]
+    assert loc == {"x": 1, "y": 2, "seat": 0}
+    with pytest.raises(TapsterError) as info:  # the error names the body, as a call's did
+        compile_expression("first_of([])", scope)(env)
+    assert "in expression `xs[0]`" in str(info.value) and info.value.mark.line == line_of(text, "value: xs[0]")
+    assert loc == {"x": 1, "y": 2, "seat": 0}
+    # the body cannot read its caller's names: `seat` is not a parameter of `twice`
+    errs = errors_of(tmp_path, text.replace("value: x * 2", "value: x * seat"))
+    assert any("unknown name `seat`" in str(e) for e in errs), [str(e) for e in errs]
+
+
 @pytest.mark.parametrize(
     ("old", "new", "words"),
     [
@@ -228,6 +257,8 @@ def test_endless_recursion_is_an_error_not_a_crash(tmp_path):
     with pytest.raises(TapsterError) as info:
         st.outcome()  # the score calls the endless function
     assert "nested too deeply" in str(info.value)
+    assert rs.ctx_functions["twice"].inline is None  # a recursive function keeps its calls
+    assert rs.ctx_functions["hand_value"].inline is not None  # its callers need not
 
 
 TRIGGERED = MINIMAL.replace(
