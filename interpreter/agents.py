@@ -201,8 +201,8 @@ class HumanAgent:
         (exact, then ignoring case), or None."""
         if not answer:
             return None
-        if answer.isdigit():
-            i = int(answer)
+        if answer.isascii() and answer.isdigit():  # not `²` or `٣`, which int() refuses
+            i = int(answer) if len(answer) <= 9 else 0  # nor 5000 digits, which it refuses too
             return decision.actions[i - 1] if 1 <= i <= len(decision.actions) else None
         found = decision.find(answer)
         if found is not None:

@@ -247,6 +247,7 @@ def play(ruleset, players, variant, seed, agents, log_file, as_json, params) -> 
             action = seat_agents[p].act(st, p)
             st.apply(action)
             actions.append(str(action))
+            rs.check_length(st, len(actions))
         narrate()
     except QuitGame as exc:
         click.echo(f"game abandoned after {len(actions)} actions: {exc}", err=True)
@@ -461,6 +462,7 @@ def play_batch(spec: SimSpec, indices: range) -> list[tuple]:
                 p = st.current_players()[0]
                 st.apply(agents[p].act(st, p))
                 n += 1
+                rs.check_length(st, n)
             out = st.outcome()
         except TapsterError as exc:
             results.append((i, None, str(exc), n))

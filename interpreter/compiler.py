@@ -20,7 +20,7 @@ from typing import Any
 from lark import Token, Tree
 
 from . import flow, schema
-from .errors import CompileError, LoadError, Mark, RulesetError, TapsterError
+from .errors import CompileError, ExpressionError, FlowError, LoadError, Mark, RulesetError, TapsterError
 from .expression import (
     BUILTINS,
     Builtin,
@@ -39,6 +39,10 @@ from .render import compile_display
 from .state import Keyed, State, encode_value, new_game
 
 __all__ = ["Ruleset", "RulesetErrors", "load_ruleset", "find_ruleset", "RULESETS_DIR", "ZoneDecl", "VarDecl"]
+
+#: Most components a ruleset may have (tables × copies), so that a slip such as `copies: 1000000`
+#: is refused at once instead of building a million components.
+MAX_COMPONENTS = 100_000
 
 #: Where bare ruleset names are looked up: the ``rulesets/`` folder shipped with the package.
 RULESETS_DIR = schema._data_dir("rulesets")
@@ -188,10 +192,20 @@ class Ruleset:
             s = self.score_expr(env)
             scores.append(s)
             keys.append((s, *[t(env) for t in self.tiebreaks]))
-        ranking = tuple(sorted(range(n), key=lambda p: keys[p], reverse=True))
+        try:
+            ranking = tuple(sorted(range(n), key=lambda p: keys[p], reverse=True))
+        except TypeError:  # a score of one kind, another's of another (a number and `none`)
+            shown = "; ".join(f"P{p + 1}: {render(list(k) if len(k) > 1 else k[0])}" for p, k in enumerate(keys))
+            raise ExpressionError(
+                f"cannot rank the players: scores (and tie-breaks) must be alike to compare, numbers for one; "
+                f"found {shown}", self.score_expr.mark) from None
         if self.winners_expr is not None:
             w = self.winners_expr(Env(st, {}))
-            winners = tuple(sorted(w)) if isinstance(w, (list, tuple)) else (w,)
+            winners = tuple(w) if isinstance(w, (list, tuple)) else (w,)
+            if not all(type(x) is int and 0 <= x < n for x in winners):
+                raise ExpressionError(
+                    f"`winners` must give a list of seats from 0 to {n - 1}, found {render(w)!r}", self.winners_expr.mark)
+            winners = tuple(sorted(winners))
         else:
             best = keys[ranking[0]]
             winners = tuple(p for p in range(n) if keys[p] == best)
@@ -211,6 +225,19 @@ class Ruleset:
             elif _contains(z, comp, decl.depth):
                 return decl.visibility == "public"
         return False
+
+    def check_length(self, st: State, actions: int) -> None:
+        """For drivers playing a game out: raise when ``actions`` actions have been taken and
+        the game goes on (``limits: {actions: N}``, default 100000).
+
+        Raises:
+            FlowError: at the decision pending, which an endless loop keeps asking.
+        """
+        if actions >= self.action_limit and not st.finished:
+            where = st.pending[0].mark if st.pending is not None else None
+            raise FlowError(
+                f"the game has not ended after {actions} actions (`limits: {{actions: {self.action_limit}}}`): "
+                "is this decision inside a loop that never ends?", where)
 
     def __repr__(self) -> str:
         return f"<Ruleset {self.name}{' variant ' + self.variant if self.variant else ''}>"
@@ -565,6 +592,7 @@ class Ctx:
         rs.params = dict(d.get("params") or {})
         limits = d.get("limits") or {}
         rs.step_budget = int(limits.get("steps", 200_000))
+        rs.action_limit = int(limits.get("actions", 100_000))
 
         self._compile_components(rs)
         self._compile_zones(rs)
@@ -629,8 +657,21 @@ class Ctx:
             copies = 1
             if "copies" in spec:
                 compiled_copies = self._guard(self.expr, spec["copies"], path + ("copies",), param_scope)
-                copies = self._guard(compiled_copies, Env(None, {})) if compiled_copies else 1
-                copies = copies if isinstance(copies, int) else 1
+                try:
+                    copies = compiled_copies(Env(None, {})) if compiled_copies else 1
+                except TapsterError as exc:  # `copies: 1 // 0`
+                    self.errors.append(exc)
+                    copies, compiled_copies = 1, None
+                if type(copies) is not int or copies < 1:
+                    if compiled_copies is not None:
+                        self.errors.append(self.error(
+                            f"`copies` must be a whole number ≥ 1, found {render(copies)!r}", path + ("copies",)))
+                    copies = 1
+            if len(rs.components) + len(rows) * copies > MAX_COMPONENTS:
+                self.errors.append(self.error(
+                    f"{kname}: {len(rows)} rows × {copies} copies would make more than {MAX_COMPONENTS} components "
+                    f"in the ruleset (the limit)", path + (("copies",) if "copies" in spec else ())))
+                copies = 0
             fields = set()
             for r in rows:
                 fields.update(r)
@@ -947,20 +988,50 @@ def _user_function(name: str, params: tuple, bodies: dict):
         e.state, e.zones, e.vars, e.loc = env.state, env.zones, env.vars, loc
         return e
 
+    calls = _CALLS
+
+    def count():
+        # Only recursive functions come here (the others are evaluated in place): endless
+        # recursion ends at Python's depth limit, but a recursion that branches (`f(n - 1) +
+        # f(n - 1)`) can run for ages within it; count the calls of one outermost evaluation.
+        if calls[0] == 0:
+            calls[1] = 0
+        calls[1] += 1
+        if calls[1] > MAX_FUNCTION_CALLS:
+            body = bodies[name]
+            raise ExpressionError(
+                f"in expression `{body.text}`: ruleset functions were called more than {MAX_FUNCTION_CALLS} times "
+                f"to compute one value (a recursion that branches too much?)", body.mark)
+
     if len(params) == 1:
         (p0,) = params
 
         def call1(env, a0):
-            return bodies[name](frame(env, {p0: a0}))
+            count()
+            calls[0] += 1
+            try:
+                return bodies[name](frame(env, {p0: a0}))
+            finally:
+                calls[0] -= 1
 
         call1.__name__ = name
         return call1
 
     def call(env, *args):
-        return bodies[name](frame(env, dict(zip(params, args))))
+        count()
+        calls[0] += 1
+        try:
+            return bodies[name](frame(env, dict(zip(params, args))))
+        finally:
+            calls[0] -= 1
 
     call.__name__ = name
     return call
+
+
+#: Most calls of (recursive) ruleset functions while one value is computed.
+MAX_FUNCTION_CALLS = 200_000
+_CALLS = [0, 0]  # [calls in progress, calls since the outermost began]
 
 
 def _wrap(fn) -> Compiled:

@@ -414,6 +414,33 @@ def _index(seq, value):
         return -1
 
 
+#: Most items a list made by an expression may have (``range``, ``xs * n``): a slip such as
+#: ``range(10**9)`` is an error, not a machine out of memory.
+MAX_ITEMS = 1_000_000
+#: Largest whole number an expression computes with ``*`` and ``**``, in bits (about 1,200 digits).
+MAX_INT_BITS = 4096
+
+
+def _range(*args):
+    r = range(*args)
+    if len(r) > MAX_ITEMS:
+        raise ValueError(f"range() of {len(r)} numbers; the limit is {MAX_ITEMS}")
+    return list(r)
+
+
+def _mul(a, b):
+    """``a * b``, refusing a list or text repeated past MAX_ITEMS and numbers past MAX_INT_BITS."""
+    ta, tb = type(a), type(b)
+    if ta is int and tb is int:
+        if a.bit_length() + b.bit_length() > MAX_INT_BITS:
+            raise ValueError(f"the product has more than {MAX_INT_BITS} bits; numbers in a game stay smaller")
+    elif ta in (list, str, tuple) and tb is int and len(a) * b > MAX_ITEMS:
+        raise ValueError(f"repeating {len(a)} items {b} times makes more than {MAX_ITEMS}")
+    elif tb in (list, str, tuple) and ta is int and len(b) * a > MAX_ITEMS:
+        raise ValueError(f"repeating {len(b)} items {a} times makes more than {MAX_ITEMS}")
+    return a * b
+
+
 def _sorted(iterable, reverse=False):
     return sorted(iterable, reverse=reverse)
 
@@ -532,7 +559,7 @@ BUILTINS: dict[str, Builtin] = {
     "list": Builtin(list, "list(xs): the items as a list"),
     "max": Builtin(_max, "max(xs) or max(a, b, ...): the largest; max(xs, default=d) for none", (1, None)),
     "min": Builtin(_min, "min(xs) or min(a, b, ...): the smallest; min(xs, default=d) for none", (1, None)),
-    "range": Builtin(lambda *a: list(range(*a)), "range(n) or range(a, b): whole numbers a..b-1", (1, 3)),
+    "range": Builtin(_range, "range(n) or range(a, b): whole numbers a..b-1", (1, 3)),
     "reversed": Builtin(lambda xs: list(reversed(list(xs))), "reversed(xs): the items backwards"),
     "round": Builtin(round, "round(x): x to the nearest whole number (halves to even)"),
     "sign": Builtin(_sign, "sign(x): -1, 0 or 1"),
@@ -867,7 +894,7 @@ class _Compiler:
         return lambda env: a(env) - b(env)
 
     def c_mul(self, node, scope):
-        return self._binop(node, scope, operator.mul)
+        return self._binop(node, scope, _mul)
 
     def c_div(self, node, scope):
         return self._binop(node, scope, operator.truediv)
@@ -882,6 +909,8 @@ class _Compiler:
         def power(x, y):
             if isinstance(y, (int, float)) and abs(y) > 64:
                 raise ValueError("exponent too large")
+            if type(x) is int and type(y) is int and x.bit_length() * y > MAX_INT_BITS:
+                raise ValueError(f"the power has more than {MAX_INT_BITS} bits; numbers in a game stay smaller")
             return x**y
 
         return self._binop(node, scope, power)

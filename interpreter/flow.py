@@ -208,13 +208,40 @@ class KeyedZoneRef(ZoneRef):
             z[key] = stack
 
 
-def _copy_value(v: Any) -> Any:
-    t = type(v)
-    if t is list:
-        return [_copy_value(x) for x in v]
-    if t is dict:
-        return {k: _copy_value(x) for k, x in v.items()}
-    return v
+#: Most items (counted through nested lists, records and tuples) in one value stored in a
+#: variable or property, and its deepest nesting: every `set` copies what it stores, so a rule
+#: that grows a list without end (`set: {x: "x + [1]"}` in an endless `while`) would slow down
+#: quadratically long before the step budget stopped it.
+MAX_VALUE_ITEMS = 10_000
+MAX_VALUE_DEPTH = 32
+_CONTAINERS = (list, dict, tuple)
+
+
+def _copy_stored(value: Any, place: LValue) -> Any:
+    """A copy of ``value`` (lists and records copied, tuples shared) for ``place`` to store.
+
+    Raises:
+        ExpressionError: more than MAX_VALUE_ITEMS items or MAX_VALUE_DEPTH levels.
+    """
+    left = [MAX_VALUE_ITEMS]
+
+    def copy(v, depth):
+        t = type(v)
+        left[0] -= len(v)
+        if left[0] < 0 or depth > MAX_VALUE_DEPTH:
+            what = (f"has more than {MAX_VALUE_ITEMS} items" if left[0] < 0
+                    else f"is nested more than {MAX_VALUE_DEPTH} levels deep")
+            raise ExpressionError(f"cannot set `{place.text}`: the value {what} (the limit)", place.mark)
+        if t is list:
+            return [copy(x, depth + 1) if type(x) in _CONTAINERS else x for x in v]
+        if t is dict:
+            return {k: copy(x, depth + 1) if type(x) in _CONTAINERS else x for k, x in v.items()}
+        for x in v:  # a tuple: shared, but counted
+            if type(x) in _CONTAINERS:
+                copy(x, depth + 1)
+        return v
+
+    return copy(value, 0)
 
 
 class LValue:
@@ -237,8 +264,8 @@ class LValue:
 
     def set(self, env: Env, value: Any) -> None:
         st = env.state
-        if type(value) is list or type(value) is dict:
-            value = _copy_value(value)  # the state owns its values: no sharing with params
+        if type(value) is list or type(value) is dict or type(value) is tuple:
+            value = _copy_stored(value, self)  # the state owns its values: no sharing with params
         if self.kind == "var":
             st.vars[self.name] = value
         elif self.kind == "item":
@@ -899,6 +926,8 @@ class Choose(Effect):
                 continue
             env.loc = loc
             items = o.items(env)
+            if not isinstance(items, (list, tuple, dict, str)):
+                raise ExpressionError(f"option `{o.name}`: `in` must give a list, found {render(items)!r}", o.items.mark)
             tmp = dict(loc)
             env.loc = tmp
             if len(o.names) == 1:
@@ -910,12 +939,13 @@ class Choose(Effect):
                         append(new(Action, (name, (v,))))
             else:
                 for v in items:
-                    v = tuple(v)
-                    if len(v) != len(o.names):
+                    if not isinstance(v, (list, tuple)) or len(v) != len(o.names):
                         raise ExpressionError(
-                            f"option `{o.name}` binds {len(o.names)} names but an item has {len(v)} values",
+                            f"option `{o.name}` binds {len(o.names)} names, so each item of `in` must be a list of "
+                            f"{len(o.names)} values; found {render(v)!r}",
                             o.mark,
                         )
+                    v = tuple(v)
                     tmp.update(zip(o.names, v))
                     if cond is None or cond(env):
                         append(Action(o.name, v))
@@ -932,6 +962,10 @@ class Choose(Effect):
             except Exception:  # noqa: BLE001 - re-run checked for the precise error
                 player = self.player(env)
             players = tuple(player) if isinstance(player, (list, tuple)) else (player,)
+            if not players or not all(type(x) is int and 0 <= x < st.num_players for x in players):
+                raise ExpressionError(
+                    f"`player` of a decision must be a seat from 0 to {st.num_players - 1} (or a list of seats), "
+                    f"found {render(player)!r}", self.player.mark)
         try:  # as legal(), one call less: every decision runs it
             actions = self._legal_fast(st, loc)
         except Exception:  # noqa: BLE001 - re-raised below with the expression's context
@@ -1047,9 +1081,9 @@ class Call(Effect):
         env.loc = loc
         if self.dynamic is not None:
             name = self.dynamic(env)
-            proc = self.ctx_procs.get(name)
+            proc = self.ctx_procs.get(name) if type(name) is str else None  # not a list: unhashable
             if proc is None:
-                raise FlowError(f"no procedure named {name!r}", self.mark)
+                raise FlowError(f"no procedure named {render(name)!r}", self.mark)
         else:
             proc = self.proc
         if not self.args:  # `call: take_turn`: skip building an empty dict by comprehension
@@ -1183,6 +1217,10 @@ class Random(Effect):
         return None
 
 
+#: Most dice one ``roll`` throws.
+MAX_DICE = 10_000
+
+
 class Roll(Effect):
     """``roll: {dice: N, sides: S, as: NAME}`` (or ``set: PLACE``): a list of N dice of S sides
     (1..S), drawn from the state's generator."""
@@ -1208,6 +1246,11 @@ class Roll(Effect):
         env = st.env
         env.loc = loc
         n, s = self.dice(env), self.sides(env)
+        if type(n) is not int or not 0 <= n <= MAX_DICE or type(s) is not int or s < 1:
+            raise FlowError(
+                f"`roll` needs 0 to {MAX_DICE} dice (found {render(n)!r}) of at least 1 side (found {render(s)!r})",
+                self.mark,
+            )
         rolls = []
         r = st.rng
         for _ in range(n):
@@ -1229,3 +1272,32 @@ EFFECTS: dict[str, type[Effect]] = {
 #: Keys that may stand beside a verb in the same mapping (``if`` takes ``then``/``else``).
 SIBLING_KEYS = {"if": ("then", "else")}
 
+
+
+#: Python errors an effect can meet when a ruleset hands it a value of the wrong kind (or one too
+#: large) that its own checks did not foresee; :func:`unexpected` turns them into FlowErrors.
+PYTHON_ERRORS = (TypeError, ValueError, LookupError, AttributeError, ArithmeticError, RecursionError, MemoryError)
+
+
+def unexpected(exc: BaseException) -> FlowError:
+    """A FlowError for a Python error ``exc`` escaping the runner, at the mark of the innermost
+    effect (or place, or zone) it escaped from, so that a ruleset's mistake never shows as a
+    traceback.  Callers: ``raise flow.unexpected(exc) from None`` around :func:`run`."""
+    where = None
+    tb = exc.__traceback__
+    while tb is not None:  # innermost last
+        obj = tb.tb_frame.f_locals.get("self")
+        if isinstance(obj, (Effect, LValue, ZoneRef)) and getattr(obj, "mark", None) is not None:
+            where = obj
+        tb = tb.tb_next
+    if isinstance(exc, RecursionError):
+        what = "a value nested too deeply"
+    elif isinstance(exc, MemoryError):
+        what = "out of memory (a list or text grew too large)"
+    else:
+        what = f"{type(exc).__name__.replace('Error', ' error').strip()}: {exc}"
+    if isinstance(where, Effect):
+        return FlowError(f"`{where.verb}` failed: {what}", where.mark)
+    if where is not None:
+        return FlowError(f"`{where.text}` failed: {what}", where.mark)
+    return FlowError(f"the flow failed: {what}")

@@ -206,6 +206,15 @@ def _number(text: str) -> Any:
     return t
 
 
+def _csv_lines(reader, path: Path):
+    """The rows of a CSV ``reader``; a malformed table (a cell over the csv module's size limit,
+    say) is a LoadError at its line."""
+    try:
+        yield from reader
+    except csv.Error as exc:
+        raise LoadError(f"not a valid CSV table: {exc}", Mark(str(path), max(reader.line_num, 1), 1)) from None
+
+
 def load_table(base: Path, relpath: str, mark: Mark) -> tuple[list[dict], list[Mark]]:
     """Read a data table (CSV with a header row, or a YAML list of mappings) at ``relpath``
     relative to ``base``.
@@ -228,10 +237,11 @@ def load_table(base: Path, relpath: str, mark: Mark) -> tuple[list[dict], list[M
         # `#` comment lines become blank lines, so line numbers stay true.
         text = "\n".join("" if ln.lstrip().startswith("#") else ln for ln in text.split("\n"))
         reader = csv.reader(io.StringIO(text))
+        lines = _csv_lines(reader, path)
         rows: list[dict] = []
         marks: list[Mark] = []
         header: list[str] = []
-        for header in reader:
+        for header in lines:
             if header and any(c.strip() for c in header):
                 break
         if not header:
@@ -239,7 +249,7 @@ def load_table(base: Path, relpath: str, mark: Mark) -> tuple[list[dict], list[M
         header = [h.strip() for h in header]
         if len(set(header)) != len(header) or "" in header:
             raise LoadError("the header row has an empty or repeated column name", Mark(str(path), 1, 1))
-        for row in reader:
+        for row in lines:
             if not row or all(not c.strip() for c in row):
                 continue
             line = reader.line_num
@@ -254,4 +264,8 @@ def load_table(base: Path, relpath: str, mark: Mark) -> tuple[list[dict], list[M
     doc = load_yaml(path)
     if not isinstance(doc.data, list) or not all(isinstance(r, dict) for r in doc.data):
         raise LoadError("a YAML table must be a list of mappings", doc.mark(()))
+    for i, r in enumerate(doc.data):
+        for k in r:
+            if not isinstance(k, str):  # `1: x`: fields are read by name (`c.rank`)
+                raise LoadError(f"a column name is text, found {k!r}", doc.mark((i, k)))
     return doc.data, [doc.mark((i,)) for i in range(len(doc.data))]

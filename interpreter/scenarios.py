@@ -154,8 +154,9 @@ def run_scenario(path: Path, scen: dict, spath: tuple, doc, cache: dict | None =
                 actions = st.legal_actions()
                 st.apply(actions[0] if arg == "first" else agent_rng.choice(actions))
                 n += 1
-                if n > 100_000:
-                    raise ScenarioFailure("play_out did not end after 100000 actions", mark)
+                if n >= rs.action_limit and not st.is_terminal():
+                    raise ScenarioFailure(f"step {j + 1}: play_out did not end after {n} actions "
+                                          f"(`limits: {{actions: {rs.action_limit}}}`)", mark)
         elif kind == "outcome":
             out = st.outcome()
             if out is None:

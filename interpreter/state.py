@@ -188,8 +188,11 @@ class State:
         elif action not in actions:
             raise IllegalActionError(self._illegal_message(str(action), actions), actions)
         self.pending = None
-        choose.resume(self, loc, action)
-        flow.run(self)
+        try:
+            choose.resume(self, loc, action)
+            flow.run(self)
+        except flow.PYTHON_ERRORS as exc:  # a ruleset's value of the wrong kind: never a traceback
+            raise flow.unexpected(exc) from None
 
     @staticmethod
     def _illegal_message(text: str, actions: tuple) -> str:
@@ -507,14 +510,17 @@ def new_game(ruleset: Ruleset, num_players: int, seed: int | str = 0, log: bool 
     st.env = Env(st, {})
     st._outcome = None
     ruleset.place_components(st)
-    if ruleset.setup.effects:
-        st.stack.append((ruleset.setup, 0, {}, None))
-        _run_setup(st)
-    if position is not None:
-        position(st)
-    if ruleset.flow.effects:
-        st.stack.append((ruleset.flow, 0, {}, None))
-    flow.run(st)
+    try:
+        if ruleset.setup.effects:
+            st.stack.append((ruleset.setup, 0, {}, None))
+            _run_setup(st)
+        if position is not None:
+            position(st)
+        if ruleset.flow.effects:
+            st.stack.append((ruleset.flow, 0, {}, None))
+        flow.run(st)
+    except flow.PYTHON_ERRORS as exc:  # a ruleset's value of the wrong kind: never a traceback
+        raise flow.unexpected(exc) from None
     return st
 
 
