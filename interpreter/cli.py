@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-import yaml
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
@@ -109,10 +108,10 @@ def _parse_params(ctx: click.Context, param: click.Parameter, values: tuple[str,
         name = name.strip()
         if not sep or not name:
             raise click.BadParameter(f"{item!r} is not NAME=VALUE (e.g. turns=5)")
-        try:
-            out[name] = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise click.BadParameter(f"the value of {name} is not a YAML scalar: {exc}") from None
+        try:  # read as a ruleset is (no tags, no recursive aliases, dates stay text)
+            out[name] = load_yaml_text(text, f"--param {name}").data
+        except TapsterError as exc:
+            raise click.BadParameter(f"the value of {name} is not plain YAML: {exc.message}") from None
     return out
 
 

@@ -44,6 +44,9 @@ __all__ = ["Ruleset", "RulesetErrors", "load_ruleset", "find_ruleset", "RULESETS
 #: is refused at once instead of building a million components.
 MAX_COMPONENTS = 100_000
 
+#: Most zones one counted zone declares (per seat when per player).
+MAX_ZONE_COUNT = 10_000
+
 #: Where bare ruleset names are looked up: the ``rulesets/`` folder shipped with the package.
 RULESETS_DIR = schema._data_dir("rulesets")
 
@@ -753,11 +756,12 @@ class Ctx:
             if count is not None:
                 if isinstance(count, str):
                     count = rs.params.get(count)
-                if not isinstance(count, int) or count < 1:
+                if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_ZONE_COUNT:
                     found = spec.get("count")
-                    self.errors.append(
-                        self.error(f"`count` must be a whole number ≥ 1 or a parameter, found {found!r}", path + ("count",))
-                    )
+                    shown = f"{found!r}" if found == count else f"{found!r} = {count!r}"
+                    self.errors.append(self.error(
+                        f"`count` must be a whole number from 1 to {MAX_ZONE_COUNT} or a parameter, found {shown}",
+                        path + ("count",)))
                     count = 1
             z.count = count
             z.visibility = spec.get("visibility", "public")

@@ -372,11 +372,22 @@ def _count(iterable=None, value=None, *_):
 
 
 def _distinct(iterable):
-    seen = []
+    # A set for what is hashable (a list would make it quadratic: `distinct(range(10**6))`
+    # never ended), a list for what is not (lists); equal values are dropped either way.
+    out = []
+    seen = set()
+    unhashable = []
     for v in iterable:
-        if v not in seen:
-            seen.append(v)
-    return seen
+        try:
+            if v in seen:
+                continue
+            seen.add(v)
+        except TypeError:
+            if v in unhashable:
+                continue
+            unhashable.append(v)
+        out.append(v)
+    return out
 
 
 def _max(*args, default=None):

@@ -63,8 +63,9 @@ def run_scenarios(name_or_path: str | Path, only: str | None = None) -> list[Sce
     """
     path = find_ruleset(name_or_path)
     doc = load_yaml(path)
-    scenarios = (doc.data or {}).get("scenarios") or []
-    cache: dict = {}
+    # The base ruleset first: the schema checks the scenarios' own shape (`params` a mapping...).
+    cache: dict = {(None, repr([])): load_ruleset(path)}
+    scenarios = doc.data.get("scenarios") or []
     results = []
     for i, scen in enumerate(scenarios):
         if not isinstance(scen, dict):
@@ -98,7 +99,12 @@ def run_scenario(path: Path, scen: dict, spath: tuple, doc, cache: dict | None =
     seed = scen.get("seed", 0)
     position = scen.get("position")
     pos_fn = (lambda st: _apply_position(st, position, doc, spath + ("position",))) if position else None
-    st = rs.new_game(players, seed=seed, position=pos_fn)
+    try:
+        st = rs.new_game(players, seed=seed, position=pos_fn)
+    except TapsterError as exc:
+        if exc.mark is not None:
+            raise
+        raise TapsterError(exc.message, doc.mark(spath + ("players",))) from None  # the player count
     agent_rng = Rng(seed)
     for j, step in enumerate(scen.get("steps") or []):
         here = spath + ("steps", j)
