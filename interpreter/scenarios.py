@@ -102,7 +102,7 @@ def run_scenario(path: Path, scen: dict, spath: tuple, doc, cache: dict | None =
     try:
         st = rs.new_game(players, seed=seed, position=pos_fn)
     except TapsterError as exc:
-        if exc.mark is not None:
+        if exc.mark is not None or type(exc) is not TapsterError:
             raise
         raise TapsterError(exc.message, doc.mark(spath + ("players",))) from None  # the player count
     agent_rng = Rng(seed)
