@@ -463,7 +463,7 @@ def _sign(x):
 # Grids: places are (x, y) keys of a keyed zone, x growing to the right and y downward (screen
 # order); a bearing is 0 (up), 90 (right), 180 (down) or 270 (left), degrees clockwise from up.
 # Square pieces list their four sides clockwise from their own top; `rotation` turns a piece
-# clockwise.  Drink & Beat's field needs these; any tile or grid game can use them.
+# clockwise.  Any tile or grid game can use them.
 _BEARING_STEPS = {0: (0, -1), 90: (1, 0), 180: (0, 1), 270: (-1, 0)}
 
 

@@ -46,7 +46,7 @@ class Block:
     the stack, the pending decision or the end of the game, so the runner calls a run of them
     in a row without saving the frame between them (the frame's ``pc`` is saved before the
     next effect that is not simple).  ``quiet_runs`` leaves out the ``log`` effects, which do
-    nothing when the game is not logged (Beer Flights runs more logs than any other effect).
+    nothing when the game is not logged (in a narrated card game, logs are the commonest effect).
     """
 
     __slots__ = ("effects", "id", "mark", "runs", "quiet_runs")
