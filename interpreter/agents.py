@@ -79,13 +79,19 @@ class RandomAgent:
         Raises:
             TapsterError: there is no legal action (the game is over).
         """
-        actions = state.legal_actions()
-        if not actions:
-            raise TapsterError("no legal action: the game is over")
+        actions = _legal(state)
         return actions[self.rng.below(len(actions))]
 
     def __repr__(self) -> str:
         return f"RandomAgent(state={self.rng.state})"
+
+
+def _legal(state: State) -> tuple:
+    """The legal actions. Raises TapsterError when there is none (the game is over)."""
+    actions = state.legal_actions()
+    if not actions:
+        raise TapsterError("no legal action: the game is over")
+    return actions
 
 
 class FirstAgent:
@@ -102,9 +108,7 @@ class FirstAgent:
         Raises:
             TapsterError: there is no legal action (the game is over).
         """
-        actions = state.legal_actions()
-        if not actions:
-            raise TapsterError("no legal action: the game is over")
+        actions = _legal(state)
         return actions[0]
 
     def __repr__(self) -> str:

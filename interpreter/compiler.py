@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lark import Token, Tree
+from lark import Tree
 
 from . import flow, schema
 from .errors import CompileError, ExpressionError, FlowError, LoadError, Mark, RulesetError, TapsterError
@@ -452,7 +452,7 @@ class Ctx:
         from .expression import _Compiler
 
         comp = _Compiler(value, mark)
-        compiled = tuple(_wrap(comp.c(ix, scope)) for ix in indexes)
+        compiled = tuple(comp.c(ix, scope) for ix in indexes)
         if decl.keyed:
             key_text = value[value.index("[") + 1 : value.rindex("]")]
             return flow.KeyedZoneRef(decl, (Compiled(compiled[0], key_text, mark),), value, mark)
@@ -1038,9 +1038,6 @@ MAX_FUNCTION_CALLS = 200_000
 _CALLS = [0, 0]  # [calls in progress, calls since the outermost began]
 
 
-def _wrap(fn) -> Compiled:
-    return fn
-
 
 def _constant(value):
     # Lists and dicts are shared, not copied: expressions never change values, and every place
@@ -1104,4 +1101,3 @@ def _ruleset_functions(rs: Ruleset) -> dict[str, Builtin]:
 
 
 __all__ += ["overlay", "available_rulesets", "BUILTINS"]
-_ = (Token,)

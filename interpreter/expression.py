@@ -24,7 +24,7 @@ from typing import Any
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from .errors import ExpressionError, ExpressionSyntaxError, FlowError, Mark, TapsterError
+from .errors import ExpressionError, ExpressionSyntaxError, Mark, TapsterError
 from .model import Component, render
 
 __all__ = [
@@ -1526,11 +1526,3 @@ def compile_template(text: str, scope: Scope, mark: Mark | None = None) -> Calla
         return "".join(p if type(p) is str else render(p(env)) for p in parts)
 
     return template
-
-
-def check_budget(steps: int, limit: int, mark: Mark | None) -> None:
-    """Raise FlowError when ``steps`` exceeds ``limit`` (a rule that loops forever)."""
-    if steps > limit:
-        raise FlowError(
-            f"the step budget of {limit} effects was exhausted: a rule seems to loop forever", mark
-        )

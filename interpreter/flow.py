@@ -134,11 +134,6 @@ class ZoneRef:
             raise ExpressionError(f"no such zone `{self.text}` ({exc})", self.mark) from None
         return z
 
-    def owner(self, env: Env) -> int | None:
-        """The owning seat of the referenced zone, for per-player zones."""
-        if self.decl.per_player and self.indexes:
-            return self.indexes[0](env)
-        return None
 
 
 def _zone_reader(name: str, indexes: tuple):

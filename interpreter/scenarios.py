@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .compiler import Ruleset, RulesetErrors, find_ruleset, load_ruleset
+from .compiler import Ruleset, find_ruleset, load_ruleset
 from .errors import IllegalActionError, Mark, ScenarioFailure, TapsterError
 from .expression import Env, compile_expression
 from .load import load_yaml
@@ -295,4 +295,3 @@ def _component(rs: Ruleset, ident: Any, mark: Mark) -> Component:
     return c
 
 
-_ = RulesetErrors
