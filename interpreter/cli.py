@@ -641,54 +641,36 @@ def info(ruleset, variant, params) -> int:
     span = str(rs.min_players) if rs.min_players == rs.max_players else f"{rs.min_players} to {rs.max_players}"
     out.print(Text(f"players: {span} (default {rs.default_players})"))
 
-    if rs.variants:
-        t = Table(title="variants", title_justify="left")
-        t.add_column("variant")
-        t.add_column("description")
-        for name, desc in rs.variants.items():
-            t.add_row(name, " ".join(str(desc).split()))
-        out.print(t)
-    else:
-        out.print(Text("variants: none"))
-
-    if rs.params:
-        t = Table(title="params", title_justify="left")
-        t.add_column("param")
-        t.add_column("value")
-        for name, value in rs.params.items():
-            t.add_row(name, Text(json.dumps(value, default=str)))
-        out.print(t)
-
-    if rs.kinds:
-        t = Table(title="components", title_justify="left")
-        t.add_column("kind")
-        t.add_column("count", justify="right")
-        t.add_column("fields")
-        t.add_column("props")
-        t.add_column("start")
-        for kind in rs.kinds.values():
-            t.add_row(kind.name, str(len(kind.components)), ", ".join(sorted(kind.fields)),
-                      ", ".join(sorted(kind.mutable)), kind.start or "")
-        out.print(t)
-    else:
-        out.print(Text("components: none"))
-
-    if rs.zones:
-        t = Table(title="zones", title_justify="left")
-        t.add_column("zone")
-        t.add_column("visibility")
-        t.add_column("per player")
-        t.add_column("count", justify="right")
-        for z in rs.zones.values():
-            t.add_row(z.name, z.visibility, "yes" if z.per_player else "no", "" if z.count is None else str(z.count))
-        out.print(t)
-    else:
-        out.print(Text("zones: none"))
+    _info_table(out, "variants", ["variant", "description"],
+                [(name, " ".join(str(desc).split())) for name, desc in rs.variants.items()])
+    if rs.params:  # no "params: none" line, as before
+        _info_table(out, "params", ["param", "value"],
+                    [(name, Text(json.dumps(value, default=str))) for name, value in rs.params.items()])
+    _info_table(out, "components", ["kind", "count>", "fields", "props", "start"],
+                [(k.name, str(len(k.components)), ", ".join(sorted(k.fields)), ", ".join(sorted(k.mutable)), k.start or "")
+                 for k in rs.kinds.values()])
+    _info_table(out, "zones", ["zone", "visibility", "per player", "count>"],
+                [(z.name, z.visibility, "yes" if z.per_player else "no", "" if z.count is None else str(z.count))
+                 for z in rs.zones.values()])
 
     decisions = sorted({c.name or "(unnamed)" for c in rs.chooses})
     out.print(Text(f"decisions: {', '.join(decisions) or 'none'}"))
     out.print(Text(f"scenarios: {len(rs.scenarios)}"))
     return EXIT_OK
+
+
+def _info_table(out: Console, title: str, columns: list[str], rows: list[tuple]) -> None:
+    """Print a left-titled table (a column name ending in ``>`` is right-justified), or
+    ``title: none`` when there are no rows."""
+    if not rows:
+        out.print(Text(f"{title}: none"))
+        return
+    t = Table(title=title, title_justify="left")
+    for col in columns:
+        t.add_column(col.rstrip(">"), justify="right" if col.endswith(">") else "left")
+    for row in rows:
+        t.add_row(*row)
+    out.print(t)
 
 
 # -- validate -----------------------------------------------------------------------------------
