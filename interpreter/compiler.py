@@ -21,6 +21,7 @@ from lark import Tree
 
 from . import flow, schema
 from .errors import CompileError, ExpressionError, FlowError, LoadError, Mark, RulesetError, TapsterError
+from .codegen import DEFAULT_WORK, FunctionTable
 from .expression import (
     BUILTINS,
     Builtin,
@@ -596,6 +597,7 @@ class Ctx:
         limits = d.get("limits") or {}
         rs.step_budget = int(limits.get("steps", 200_000))
         rs.action_limit = int(limits.get("actions", 100_000))
+        rs.work_budget = int(limits.get("work", DEFAULT_WORK))
 
         self._compile_components(rs)
         self._compile_zones(rs)
@@ -845,6 +847,7 @@ class Ctx:
         self.functions = _ruleset_functions(rs)
         return Scope(
             resolve=resolve,
+            codegen=FunctionTable(),
             functions=self.functions,
             attributes=frozenset(self.attributes),
             mutable=frozenset(self.mutable),
@@ -880,10 +883,10 @@ class Ctx:
             params = tuple(spec.get("params") or ())
             for prm in params:
                 self._guard(self.check_local_name, prm, path + ("params",))
-            inline = None
-            if fname in trees and fname not in recursive:
+            body = None
+            if fname in trees:
                 vpath = path + ("value",)
-                inline = InlineBody(
+                body = InlineBody(
                     params, trees[fname], self.scope.with_locals(params), spec["value"], self._value_mark(spec["value"], vpath)
                 )
             self.functions[fname] = Builtin(
@@ -891,7 +894,8 @@ class Ctx:
                 str(spec.get("description", fname)),
                 (len(params), len(params)),
                 True,
-                inline,
+                body if fname not in recursive else None,
+                body,
             )
         for fname, spec in specs.items():
             if fname not in self.functions or not isinstance(spec, dict):

@@ -24,6 +24,7 @@ from typing import Any
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
+from .codegen import DEFAULT_WORK, FunctionTable, WorkExceeded, generate_expression, generate_template
 from .errors import ExpressionError, ExpressionSyntaxError, Mark, TapsterError
 from .model import Component, render
 
@@ -63,15 +64,26 @@ class Env:
     them while it lives (only their contents change): the fast closures read a zone or a
     variable with one attribute load less (``env.zones[name]``), and evaluations are the hot
     path.
+
+
+    ``left`` is what remains of the work budget (loop items, membership tests, ruleset
+    function calls; see :mod:`interpreter.codegen`), refilled to ``budget`` by :meth:`refill`
+    at every move and every listing of legal actions.
     """
 
-    __slots__ = ("state", "loc", "zones", "vars")
+    __slots__ = ("state", "loc", "zones", "vars", "left", "budget")
 
     def __init__(self, state: Any, loc: dict):
         self.state = state
         self.loc = loc
         self.zones = getattr(state, "zones", None)
         self.vars = getattr(state, "vars", None)
+        rs = getattr(state, "ruleset", None)
+        self.budget = self.left = getattr(rs, "work_budget", DEFAULT_WORK)
+
+    def refill(self) -> None:
+        """Start a new work budget (a move, a listing of legal actions, a load-time evaluation)."""
+        self.left = self.budget
 
 
 @dataclass(frozen=True)
@@ -90,6 +102,7 @@ class Builtin:
     arity: tuple[int, int | None] = (1, 1)
     needs_env: bool = False
     inline: InlineBody | None = None
+    body: InlineBody | None = None
 
 
 class InlineBody:
@@ -145,6 +158,7 @@ class Scope:
     attributes: frozenset | None = None
     mutable: frozenset = frozenset()
     global_names: Callable[[], list] = lambda: []
+    codegen: Any = None
 
     def with_locals(self, names) -> Scope:
         """A scope with ``names`` added to the locals."""
@@ -155,6 +169,7 @@ class Scope:
             self.attributes,
             self.mutable,
             self.global_names,
+            self.codegen,
         )
 
 
@@ -186,6 +201,8 @@ class Compiled:
     def __call__(self, env: Env) -> Any:
         try:
             return self.fn(env)
+        except WorkExceeded as exc:
+            raise ExpressionError(f"in expression `{self.text}`: {exc.message}", self.mark) from None
         except TapsterError as exc:
             if exc.mark is not None:  # an inner expression's precise error: the checked run gives the same
                 raise
@@ -295,6 +312,12 @@ def _check_nesting(tree, text: str, mark: Mark | None) -> None:
         todo.extend((ch, depth if ch.__class__ is Tree and ch.data in _WRAPPERS else depth + 1) for ch in node.children)
 
 
+#: Parse trees by expression text: each distinct text is parsed once per process (variants and
+#: repeated formulas share them; trees are never changed after parsing).
+_PARSED: dict[str, Any] = {}
+_MAX_PARSED = 100_000
+
+
 def parse(text: str, mark: Mark | None = None) -> Tree | Token:
     """Parse expression ``text``; ``mark`` is where it stands in its file.
 
@@ -303,6 +326,9 @@ def parse(text: str, mark: Mark | None = None) -> Tree | Token:
     """
     if not isinstance(text, str):
         text = str(text)
+    tree = _PARSED.get(text)
+    if tree is not None:
+        return tree
     if len(text) > MAX_EXPRESSION_CHARS:
         raise ExpressionSyntaxError(
             f"expression `{_shorten(text)}` is {len(text)} characters long; the limit is {MAX_EXPRESSION_CHARS}"
@@ -312,6 +338,8 @@ def parse(text: str, mark: Mark | None = None) -> Tree | Token:
     try:
         tree = _parser().parse(text)
         _check_nesting(tree, text, mark)
+        if len(_PARSED) < _MAX_PARSED:
+            _PARSED[text] = tree
         return tree
     except UnexpectedInput as exc:
         line, column = exc.line if exc.line > 0 else 1, exc.column if exc.column > 0 else len(text) + 1
@@ -1478,15 +1506,27 @@ def compile_expression(text: Any, scope: Scope, mark: Mark | None = None) -> Com
 
         raise CompileError(f"expected an expression, found {type(text).__name__}", mark)
     tree = parse(text, mark)
-    compiler = _Compiler(text, mark, fast=True)
+    compiler = _Compiler(text, mark)
     compiler._scope_functions = scope.functions
     try:
-        fn = compiler.c(tree, scope)
-    except RecursionError:  # within MAX_NESTING, but functions called in place nest deeper still
-        raise ExpressionSyntaxError(
-            f"expression `{_shorten(text)}` nests too deeply, with the bodies of the functions it calls", mark
-        ) from None
-    return Compiled(fn, text, mark, constant=getattr(fn, "constant", None), source=(tree, scope))
+        checked = compiler.c(tree, scope)  # the reference evaluator; reports unknown names and arities
+    except RecursionError:
+        raise ExpressionSyntaxError(f"expression `{_shorten(text)}` nests too deeply", mark) from None
+    if hasattr(checked, "constant") or hasattr(checked, "reads") or hasattr(checked, "local"):
+        fn, constant = checked, getattr(checked, "constant", None)  # a plain name or constant: nothing to gain
+    else:
+        generated = generate_expression(tree, scope, text, mark, scope.codegen)
+        if generated is None:
+            fn, constant = checked, None
+        else:
+            fn, value = generated
+            constant = None if value is _NOCONST_GEN else value
+    c = Compiled(fn, text, mark, constant=constant, source=(tree, scope))
+    c.checked_fn = checked
+    return c
+
+
+from .codegen import _NOCONST as _NOCONST_GEN  # noqa: E402
 
 
 _TEMPLATE_PART = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
@@ -1521,6 +1561,9 @@ def compile_template(text: str, scope: Scope, mark: Mark | None = None) -> Calla
     if all(isinstance(p, str) for p in parts):
         constant = "".join(parts)
         return lambda env: constant
+    generated = generate_template(parts, mark)
+    if generated is not None:
+        return generated
 
     def template(env):
         return "".join(p if type(p) is str else render(p(env)) for p in parts)

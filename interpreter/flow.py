@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .errors import ExpressionError, FlowError, Mark
+from .codegen import WorkExceeded, generate_legal
 from .expression import Compiled, Env, _operand
 from .model import Action, Component, render
 from .rng import below as rng_below
@@ -307,6 +308,7 @@ def run(st: State, finish: bool = True) -> None:
         ExpressionError: an expression failed.
     """
     stack = st.stack
+    st.env.refill()
     budget = st.ruleset.step_budget
     steps = 0
     quiet = st.log is None  # log effects do nothing: step over them (Block.quiet_runs)
@@ -783,7 +785,7 @@ class Choose(Effect):
     verb = "choose"
     __slots__ = (
         "id", "name", "player", "by_current", "prompt", "options", "by_name", "otherwise", "secret", "plan",
-        "shared_locals",
+        "shared_locals", "generated",
     )  # fmt: skip
 
     @classmethod
@@ -823,6 +825,8 @@ class Choose(Effect):
             e.by_name[o.name] = o
         e.options = tuple(options)
         e.plan = e._plan()
+        e.mark = ctx.mark(path)
+        e.generated = generate_legal(e, scope.codegen)
         # No option's `for` names hide a local name of the decision's own: then one copy of the
         # locals serves every option in turn (a name an option left bound is read by no other).
         e.shared_locals = not any(n in scope.locals for o in options for n in o.names)
@@ -838,8 +842,11 @@ class Choose(Effect):
         anything fails, expressions being pure, it runs again through the checked wrappers so
         that the error names the expression that failed and its place.
         """
+        st.env.refill()
         try:
             return self._legal_fast(st, loc)
+        except WorkExceeded as exc:
+            raise FlowError(f"listing the actions of decision `{self.name or 'choose'}`: {exc.message}", self.mark) from None
         except Exception:  # noqa: BLE001 - re-raised below with the expression's context
             return self._legal_checked(st, loc)
 
@@ -861,9 +868,12 @@ class Choose(Effect):
         return tuple(plan)
 
     def _legal_fast(self, st, loc) -> tuple:
-        """:meth:`legal` through the raw closures and the precomputed :meth:`_plan`."""
+        """:meth:`legal` through the generated listing (:func:`interpreter.codegen.generate_legal`),
+        or the raw closures and the precomputed :meth:`_plan` where there is none."""
         env = st.env
         env.loc = loc
+        if self.generated is not None:
+            return self.generated(env)
         actions = []
         append = actions.append
         shared = self.shared_locals
@@ -963,6 +973,8 @@ class Choose(Effect):
                     f"found {render(player)!r}", self.player.mark)
         try:  # as legal(), one call less: every decision runs it
             actions = self._legal_fast(st, loc)
+        except WorkExceeded as exc:
+            raise FlowError(f"listing the actions of decision `{self.name or 'choose'}`: {exc.message}", self.mark) from None
         except Exception:  # noqa: BLE001 - re-raised below with the expression's context
             actions = self._legal_checked(st, loc)
         if not actions:

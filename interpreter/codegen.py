@@ -1,0 +1,732 @@
+"""The code generator: a ruleset's expressions, templates, ruleset functions and decisions' legal
+action listings become Python source, compiled once at load.
+
+Why: a tree of closures costs one Python call per syntax node per item; generated source runs
+as one Python function, with comprehensions as Python's own comprehensions, names bound by
+``for`` as Python locals, and loops over constant collections unrolled
+(``any(all(board[i] == current for i in line) for line in lines)`` with constant ``lines``
+becomes eight ``and`` chains of constant indexes).
+
+Why it is safe (the argument Jinja2 makes for its templates, and the one ``dataclasses`` makes
+for the ``__init__`` it builds):
+
+* The source is generated from the **validated, name-resolved parse tree**, never from ruleset
+  text: every syntax node maps to a fixed Python form written here.
+* **Every identifier is the generator's own**: Python names are ``l_`` plus a name the grammar
+  accepted (``[A-Za-z_][A-Za-z0-9_]*``, checked again here) or a counter; state is reached
+  through ``env`` (``Z['hand']`` is a dict read with a ``repr()`` key, not an identifier made
+  from the zone's name); fields are read as ``o.fields['rank']``; helpers and constants are
+  ``H_*`` and ``K*`` names bound in the function's own namespace.
+* **Every constant is emitted with ``repr()``** of the parsed value (ints, floats, strings,
+  booleans, None) or, for anything else (lists, components), bound in the namespace under a
+  generated name: no ruleset text is pasted into the source as code.
+* The code runs with **empty ``__builtins__``** and a namespace holding only the engine's
+  helpers: there is no ``open``, ``__import__``, ``getattr`` or ``eval`` to reach.
+
+``tests/test_codegen.py`` tries to inject code through every place a ruleset puts text
+(names, strings with quotes, backslashes, newlines and Unicode, fields, zones, parameters,
+labels, templates) and checks that a canary file never appears.
+
+Errors stay precise: the generated function is the fast path of a
+:class:`~interpreter.expression.Compiled`; when it raises, the expression is evaluated again
+through the checked closure evaluator (the reference implementation, every node its own
+closure with its own checks), which raises the error naming the expression and its
+file:line:column.  ``tests/test_codegen.py`` plays thousands of random games with both and
+compares them.
+
+Work budget: each loop (a comprehension's ``for``, an O(n) builtin over a list, a membership
+test against a list that is not a constant) charges the number of items to ``env.left``; a
+ruleset function call charges one.  When ``env.left`` falls below zero :class:`WorkExceeded`
+is raised and becomes an :class:`~interpreter.errors.ExpressionError` naming the limit
+(``limits: {work: N}``).  The runner refills ``env.left`` at every move and every listing of
+legal actions.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from lark import Token, Tree
+
+from .errors import CompileError, Mark, TapsterError
+from .model import Action, Component, render
+
+__all__ = ["WorkExceeded", "generate_expression", "generate_template", "generate_legal", "FunctionTable", "SOURCES"]
+
+#: Default work budget (loop items, membership scans, ruleset function calls) of one move or one
+#: load-time evaluation.
+DEFAULT_WORK = 10_000_000
+
+#: What one call of a ruleset function charges to the work budget (a call costs about ten loop
+#: items' time).
+CALL_COST = 10
+
+#: Longest text an expression may build, in characters.
+MAX_TEXT = 1_000_000
+
+#: Most items unrolled from a loop over a constant collection (nested loops multiply).
+MAX_UNROLL = 64
+
+#: Largest constant folded at load (items): bigger results are computed when used.
+MAX_FOLD_ITEMS = 4096
+
+#: Every generated source, by name, for ``tapster info --source`` and debugging (bounded).
+SOURCES: list[tuple[str, str]] = []
+_MAX_SOURCES = 20_000
+
+#: Where the generator gave up and the closure evaluator runs instead: (place, why); a test
+#: checks that no shipped ruleset has any.
+FALLBACKS: list[tuple[str, str]] = []
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_NOCONST = object()
+
+
+class WorkExceeded(TapsterError):
+    """An evaluation used up its work budget (``limits: {work: N}``)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers the generated code calls (the whole of its namespace, with the constants)
+
+
+def _over(env) -> None:
+    budget = getattr(env, "budget", DEFAULT_WORK)
+    env.left = 0
+    raise WorkExceeded(
+        f"the work budget of {budget:,} steps (loop items, membership tests, function calls) was used up"
+        " by one move; a rule seems to loop without end (raise it with `limits: {work: N}`)"
+    )
+
+
+def _it(env, xs):
+    """Charge a loop over ``xs`` to the budget; returns ``xs``."""
+    env.left -= len(xs)
+    if env.left < 0:
+        _over(env)
+    return xs
+
+
+def _attr(o, name):
+    try:
+        return o.fields[name]
+    except (AttributeError, KeyError):
+        if type(o) is dict and name in o:
+            return o[name]
+        raise
+
+
+def _mattr(env, o, name):
+    if type(o) is Component and name in o.mutable:
+        return env.state.props[o.index][name]
+    return _attr(o, name)
+
+
+def _grow(r):
+    t = type(r)
+    if (t is str or t is list or t is tuple) and len(r) > MAX_TEXT:
+        raise ValueError(f"a value of {len(r)} items or characters; the limit is {MAX_TEXT}")
+    if t is int and (r > _BIG or r < -_BIG):
+        raise ValueError("a whole number of more than 4096 bits; numbers in a game stay smaller")
+    return r
+
+
+_BIG = 1 << 4096
+
+
+def _add(a, b):
+    return _grow(a + b)
+
+
+def _mod(a, b):
+    if type(a) is str:
+        raise ValueError("`%` formats no text in the expression language; build text with a template")
+    return a % b
+
+
+def _slice(o, lo, hi):
+    r = o[lo:hi]
+    return r if type(r) is str else list(r)
+
+
+def _check_int(v):
+    if type(v) is int and (v > _BIG or v < -_BIG):
+        raise ValueError("a whole number of more than 4096 bits")
+    return v
+
+
+_HELPERS: dict[str, Any] = {
+    "H_it": _it,
+    "H_attr": _attr,
+    "H_mattr": _mattr,
+    "H_add": _add,
+    "H_mod": _mod,
+    "H_grow": _grow,
+    "H_slice": _slice,
+    "H_over": _over,
+    "H_render": render,
+    "H_Component": Component,
+    "H_Action": Action,
+    "H_tnew": tuple.__new__,
+    "H_tuple": tuple,
+    "H_len": len,
+    "H_zip": zip,
+}
+
+#: Builtins whose cost grows with their argument: the argument is charged to the budget.
+_LINEAR = frozenset({"all", "any", "count", "distinct", "index", "list", "max", "min", "reversed", "sorted", "sum"})
+
+
+class _Ns:
+    """The namespace of one generated function: helpers plus constants under generated names."""
+
+    def __init__(self, extra: dict | None = None):
+        self.d: dict[str, Any] = {"__builtins__": {}}
+        self.d.update(_HELPERS)
+        if extra:
+            self.d.update(extra)
+        self.n = 0
+        self.ids: dict[int, str] = {}
+
+    def const(self, value: Any) -> str:
+        """Python source for ``value``: its ``repr`` for plain scalars, else a namespace name."""
+        t = type(value)
+        if value is None or t is bool or t is str:
+            return repr(value)
+        if t is int:
+            _check_int(value)
+            return repr(value) if value >= 0 else f"({value!r})"
+        if t is float:
+            if value != value or value in (float("inf"), float("-inf")):
+                return self.bind(value)
+            return repr(value) if value >= 0 else f"({value!r})"
+        return self.bind(value)
+
+    def bind(self, obj: Any, prefix: str = "K") -> str:
+        key = id(obj)
+        name = self.ids.get(key)
+        if name is None:
+            self.n += 1
+            name = f"{prefix}{self.n}"
+            self.ids[key] = name
+            self.d[name] = obj
+        return name
+
+
+class Frag:
+    """A generated Python expression: ``src``, and its value when it is a constant."""
+
+    __slots__ = ("src", "value", "charged")
+
+    def __init__(self, src: str, value: Any = _NOCONST):
+        self.src = src
+        self.value = value
+        self.charged = False  # a generator whose loops charge the work budget themselves
+
+    @property
+    def const(self) -> bool:
+        return self.value is not _NOCONST
+
+
+class GenerationFailed(Exception):
+    """The tree has a form the generator does not handle: the closure evaluator runs it."""
+
+
+class _Gen:
+    """Generates the Python expression for a parse tree in a :class:`Scope`.
+
+    ``bound`` maps local names to the Python names the generated code binds them to
+    (comprehension targets, option names, function parameters); other local names are read
+    from ``loc`` (the frame's dict), global names through ``env``.
+    """
+
+    def __init__(self, ns: _Ns, functions: FunctionTable | None):
+        self.ns = ns
+        self.functions = functions
+        self.uses_loc = False
+        self.counter = 0
+
+    def pyname(self, name: str) -> str:
+        self.counter += 1
+        if _IDENT.match(name):
+            return f"l_{name}_{self.counter}"
+        return f"l_{self.counter}"
+
+    def g(self, node, scope, bound: dict) -> Frag:
+        if isinstance(node, Token):
+            raise GenerationFailed(node)
+        method = getattr(self, "g_" + node.data.rstrip("_"), None)
+        if method is None:
+            raise GenerationFailed(node.data)
+        return method(node, scope, bound)
+
+    # literals ------------------------------------------------------------------------------
+    def g_number(self, node, scope, bound):
+        text = str(node.children[0])
+        value = float(text) if "." in text else int(text)
+        return Frag(self.ns.const(value), value)
+
+    def g_string(self, node, scope, bound):
+        raw = node.children[0][1:-1]
+        value = re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), raw)
+        return Frag(repr(value), value)
+
+    def g_true(self, node, scope, bound):
+        return Frag("True", True)
+
+    def g_false(self, node, scope, bound):
+        return Frag("False", False)
+
+    def g_none(self, node, scope, bound):
+        return Frag("None", None)
+
+    def _items(self, node, scope, bound) -> list[Frag]:
+        if node is None:
+            return []
+        return [self.g(ch, scope, bound) for ch in node.children if ch is not None]
+
+    def g_list(self, node, scope, bound):
+        items = self._items(node.children[0], scope, bound)
+        if items and all(f.const for f in items):
+            value = [f.value for f in items]
+            return Frag(self.ns.bind(value), value)
+        return Frag("[" + ", ".join(f.src for f in items) + "]")
+
+    def g_tuple(self, node, scope, bound):
+        items = [self.g(node.children[0], scope, bound), *self._items(node.children[1], scope, bound)]
+        if all(f.const for f in items):
+            value = tuple(f.value for f in items)
+            return Frag(self.ns.bind(value), value)
+        return Frag("(" + "".join(f.src + ", " for f in items) + ")")
+
+    def g_dict(self, node, scope, bound):
+        pairs = []
+        if node.children[0] is not None:
+            for pair in node.children[0].children:
+                pairs.append((self.g(pair.children[0], scope, bound), self.g(pair.children[1], scope, bound)))
+        return Frag("{" + ", ".join(f"{k.src}: {v.src}" for k, v in pairs) + "}")
+
+    # names ---------------------------------------------------------------------------------
+    def g_name(self, node, scope, bound):
+        name = str(node.children[0])
+        if name in bound:
+            b = bound[name]
+            if isinstance(b, Frag):  # a constant bound by unrolling
+                return b
+            return Frag(b)
+        if name in scope.locals:
+            self.uses_loc = True
+            return Frag(f"loc[{name!r}]")
+        getter = scope.resolve(name)
+        if getter is None:
+            raise GenerationFailed(name)  # the closure compiler reports the unknown name
+        if hasattr(getter, "constant"):
+            value = getter.constant
+            return Frag(self.ns.const(value), value)
+        reads = getattr(getter, "reads", None)
+        if reads is not None:
+            kind, rname = reads
+            if kind == "zone":
+                return Frag(f"env.zones[{rname!r}]")
+            if kind == "var":
+                return Frag(f"env.vars[{rname!r}]")
+            if kind == "current":
+                return Frag("env.state.current")
+        return Frag(f"{self.ns.bind(getter, 'G')}(env)")
+
+    # operators -----------------------------------------------------------------------------
+    def g_ternary(self, node, scope, bound):
+        a, cond, b = (self.g(ch, scope, bound) for ch in node.children)
+        if cond.const:
+            return a if cond.value else b
+        return Frag(f"({a.src} if {cond.src} else {b.src})")
+
+    def g_or(self, node, scope, bound):
+        a, b = (self.g(ch, scope, bound) for ch in node.children)
+        return Frag(f"({a.src} or {b.src})")
+
+    def g_and(self, node, scope, bound):
+        a, b = (self.g(ch, scope, bound) for ch in node.children)
+        return Frag(f"({a.src} and {b.src})")
+
+    def g_not(self, node, scope, bound):
+        a = self.g(node.children[0], scope, bound)
+        return Frag(f"(not {a.src})")
+
+    def g_compare(self, node, scope, bound):
+        children = node.children
+        parts = [self.g(children[0], scope, bound).src]
+        for i in range(1, len(children), 2):
+            op = " ".join(str(t) for t in children[i].children)
+            right = self.g(children[i + 1], scope, bound)
+            if op in ("in", "not in") and not right.const:
+                parts.append(f"{op} H_it(env, {right.src})")
+            else:
+                parts.append(f"{op} {right.src}")
+        return Frag("(" + " ".join(parts) + ")")
+
+    def _binary(self, node, scope, bound, op: str, helper: str | None, safe_const: bool):
+        a, b = (self.g(ch, scope, bound) for ch in node.children)
+        if helper is None or (safe_const and (type(b.value) in (int, float) or type(a.value) in (int, float))):
+            return Frag(f"({a.src} {op} {b.src})")
+        return Frag(f"{helper}({a.src}, {b.src})")
+
+    def g_add(self, node, scope, bound):
+        return self._binary(node, scope, bound, "+", "H_add", True)
+
+    def g_sub(self, node, scope, bound):
+        a, b = (self.g(ch, scope, bound) for ch in node.children)
+        return Frag(f"({a.src} - {b.src})")
+
+    def g_mul(self, node, scope, bound):
+        a, b = (self.g(ch, scope, bound) for ch in node.children)
+        from .expression import _mul
+
+        return Frag(f"{self.ns.bind(_mul, 'H_mul')}({a.src}, {b.src})")
+
+    def g_div(self, node, scope, bound):
+        a, b = (self.g(ch, scope, bound) for ch in node.children)
+        return Frag(f"({a.src} / {b.src})")
+
+    def g_floordiv(self, node, scope, bound):
+        a, b = (self.g(ch, scope, bound) for ch in node.children)
+        return Frag(f"({a.src} // {b.src})")
+
+    def g_mod(self, node, scope, bound):
+        a, b = (self.g(ch, scope, bound) for ch in node.children)
+        if type(b.value) is int and type(a.value) is not str:
+            return Frag(f"({a.src} % {b.src})")
+        return Frag(f"H_mod({a.src}, {b.src})")
+
+    def g_pow(self, node, scope, bound):
+        raise GenerationFailed("pow")  # rare: the checked closure (with its limits) runs it
+
+    def g_neg(self, node, scope, bound):
+        a = self.g(node.children[0], scope, bound)
+        if type(a.value) in (int, float):
+            return Frag(self.ns.const(-a.value), -a.value)
+        return Frag(f"(-{a.src})")
+
+    def g_pos(self, node, scope, bound):
+        a = self.g(node.children[0], scope, bound)
+        return Frag(f"(+{a.src})")
+
+    # access --------------------------------------------------------------------------------
+    def g_attr(self, node, scope, bound):
+        obj = self.g(node.children[0], scope, bound)
+        name = str(node.children[1])
+        if scope.attributes is not None and name not in scope.attributes:
+            raise GenerationFailed(name)  # the closure compiler reports it
+        if name in scope.mutable:
+            return Frag(f"H_mattr(env, {obj.src}, {name!r})")
+        return Frag(f"H_attr({obj.src}, {name!r})")
+
+    def g_index(self, node, scope, bound):
+        obj = self.g(node.children[0], scope, bound)
+        idx = self.g(node.children[1], scope, bound)
+        if obj.const and idx.const:
+            try:
+                value = obj.value[idx.value]
+            except Exception:  # noqa: BLE001 - the evaluation raises it with the expression's mark
+                pass
+            else:
+                return Frag(self.ns.const(value), value)
+        return Frag(f"{obj.src}[{idx.src}]")
+
+    def g_slice(self, node, scope, bound):
+        obj = self.g(node.children[0], scope, bound)
+        lo = self.g(node.children[1], scope, bound).src if node.children[1] is not None else "None"
+        hi = self.g(node.children[2], scope, bound).src if node.children[2] is not None else "None"
+        return Frag(f"H_slice({obj.src}, {lo}, {hi})")
+
+    # calls ---------------------------------------------------------------------------------
+    def _function(self, name: str, scope):
+        from .expression import BUILTINS
+
+        fn = scope.functions.get(name) if scope.functions else None
+        if fn is None:
+            fn = BUILTINS.get(name)
+        if fn is None:
+            raise GenerationFailed(name)
+        return fn
+
+    def _emit_call(self, name: str, builtin, args: list[Frag], kwargs: dict[str, Frag]) -> Frag:
+        from .expression import BUILTINS
+
+        lo, hi = builtin.arity
+        if not (lo <= len(args) and (hi is None or len(args) <= hi)):
+            raise GenerationFailed(name)  # the closure compiler reports the arity
+        if getattr(builtin, "body", None) is not None and self.functions is not None and not kwargs:
+            fname = self.functions.register(name, builtin)
+            self.ns.d["FN"] = self.functions
+            return Frag(f"FN.{fname}(env{''.join(', ' + a.src for a in args)})")
+        pure = BUILTINS.get(name) is builtin and not builtin.needs_env
+        if pure and all(a.const for a in args) and all(v.const for v in kwargs.values()):
+            try:
+                value = builtin.fn(*[a.value for a in args], **{k: v.value for k, v in kwargs.items()})
+            except Exception:  # noqa: BLE001 - not folded: raised with the expression's mark when run
+                value = _NOCONST
+            if value is not _NOCONST and (not hasattr(value, "__len__") or len(value) <= MAX_FOLD_ITEMS):
+                return Frag(self.ns.const(value), value)
+        srcs = [a.src for a in args]
+        if pure and name in _LINEAR and srcs and not args[0].const and not args[0].charged:
+            srcs[0] = f"H_it(env, {srcs[0]})"
+        if builtin.needs_env:
+            srcs.insert(0, "env")
+        srcs.extend(f"{k}={v.src}" for k, v in kwargs.items() if _IDENT.match(k))
+        return Frag(f"{self.ns.bind(builtin.fn, 'B')}({', '.join(srcs)})")
+
+    def g_call(self, node, scope, bound):
+        name_tok, argnode = node.children
+        name = str(name_tok)
+        builtin = self._function(name, scope)
+        args, kwargs = [], {}
+        if argnode is not None:
+            for ch in argnode.children:
+                if ch is None:
+                    continue
+                if isinstance(ch, Tree) and ch.data == "kwarg":
+                    kwargs[str(ch.children[0])] = self.g(ch.children[1], scope, bound)
+                else:
+                    if kwargs:
+                        raise GenerationFailed("positional after keyword")
+                    args.append(self.g(ch, scope, bound))
+        return self._emit_call(name, builtin, args, kwargs)
+
+    def g_call_gen(self, node, scope, bound):
+        name_tok, elt, clauses = node.children
+        name = str(name_tok)
+        builtin = self._function(name, scope)
+        from .expression import BUILTINS
+
+        if name in ("any", "all", "sum") and BUILTINS.get(name) is builtin:
+            unrolled = self._unroll(name, elt, clauses.children, scope, bound)
+            if unrolled is not None:
+                return unrolled
+        gen = self._comprehension(elt, clauses, scope, bound, "(", ")")
+        gen.charged = True
+        return self._emit_call(name, builtin, [gen], {})
+
+    def g_listcomp(self, node, scope, bound):
+        elt, clauses = node.children
+        return self._comprehension(elt, clauses, scope, bound, "[", "]")
+
+    def _comprehension(self, elt_node, clauses_node, scope, bound, open_: str, close: str) -> Frag:
+        parts = []
+        inner_scope, inner_bound = scope, dict(bound)
+        for clause in clauses_node.children:
+            if clause.data == "comp_for":
+                targets = [str(t) for t in clause.children[0].children]
+                it = self.g(clause.children[1], inner_scope, inner_bound)
+                inner_scope = inner_scope.with_locals(targets)
+                py = [self.pyname(t) for t in targets]
+                for t, p in zip(targets, py):
+                    inner_bound[t] = p
+                target_src = py[0] if len(py) == 1 else "(" + ", ".join(py) + ",)"
+                src = it.src if it.const and len(it.value) <= MAX_FOLD_ITEMS else f"H_it(env, {it.src})"
+                parts.append(f"for {target_src} in {src}")
+            else:
+                cond = self.g(clause.children[0], inner_scope, inner_bound)
+                parts.append(f"if {cond.src}")
+        elt = self.g(elt_node, inner_scope, inner_bound)
+        return Frag(f"{open_}{elt.src} {' '.join(parts)}{close}")
+
+    def _unroll(self, name: str, elt_node, clauses: list, scope, bound) -> Frag | None:
+        """``any``/``all``/``sum`` of a generator whose loops all run over constant collections,
+        written out item by item with the loop names bound to the items' constants; None when
+        the loops are not constant or too many."""
+        combos = [({}, scope)]
+        conds_per = []
+        for clause in clauses:
+            if clause.data != "comp_for":
+                return None
+            targets = [str(t) for t in clause.children[0].children]
+            new = []
+            for consts, sc in combos:
+                b = {**bound, **consts}
+                it = self.g(clause.children[1], sc, b)
+                if not it.const or not isinstance(it.value, (list, tuple)):
+                    return None
+                for v in it.value:
+                    if len(targets) == 1:
+                        vals = {targets[0]: Frag(self.ns.const(v), v)}
+                    else:
+                        if not isinstance(v, (list, tuple)) or len(v) != len(targets):
+                            return None
+                        vals = {t: Frag(self.ns.const(x), x) for t, x in zip(targets, v)}
+                    new.append(({**consts, **vals}, sc.with_locals(targets)))
+                    if len(new) > MAX_UNROLL:
+                        return None
+            combos = new
+        del conds_per
+        terms = [self.g(elt_node, sc, {**bound, **consts}).src for consts, sc in combos]
+        if name == "sum":
+            return Frag("(0" + "".join(" + " + t for t in terms) + ")")
+        if not terms:
+            return Frag("True" if name == "all" else "False", name == "all")
+        joiner = " or " if name == "any" else " and "
+        return Frag(f"(True if ({joiner.join(terms)}) else False)")
+
+
+class FunctionTable:
+    """The ruleset's own functions as generated Python functions ``f_<name>(env, *params)``,
+    each compiled on first use (so that functions may call each other in any order).
+
+    A call charges one step to the work budget; an endless recursion ends at Python's depth
+    limit and is then reported by the checked evaluator ("nested too deeply").
+    """
+
+    def __init__(self):
+        self._builtins: dict[str, Any] = {}
+
+    def register(self, name: str, builtin) -> str:
+        """The attribute under which the function ``name`` (a Builtin with a ``body``) is called."""
+        attr = "f_" + name if _IDENT.match(name) else f"f_{len(self._builtins)}"
+        self._builtins.setdefault(attr, builtin)
+        return attr
+
+    def __getattr__(self, attr: str):
+        builtin = self.__dict__.get("_builtins", {}).get(attr)
+        if builtin is None:
+            raise AttributeError(attr)
+        fn = _generate_function(attr, builtin, self)
+        setattr(self, attr, fn)
+        return fn
+
+
+def _generate_function(attr: str, builtin, table: FunctionTable):
+    body = builtin.body
+    ns = _Ns({"FN": table})
+    gen = _Gen(ns, table)
+    bound = {p: gen.pyname(p) for p in body.params}
+    try:
+        expr = gen.g(body.tree, body.scope, bound)
+        src = _def(
+            attr,
+            ["env", *bound.values()],
+            [f"env.left -= {CALL_COST}", "if env.left < 0: H_over(env)"] + (["loc = env.loc"] if gen.uses_loc else []),
+            expr.src,
+            body.mark,
+        )
+        return _compile(src, attr, ns, body.mark)
+    except Exception as exc:  # noqa: BLE001 - never a user's error: the interpreted call runs instead
+        FALLBACKS.append((str(body.mark), f"{type(exc).__name__}: {exc}"))
+        return builtin.fn  # the interpreted call: binds the parameters, evaluates the body
+
+
+def _def(name: str, params: list[str], prologue: list[str], value: str, mark: Mark | None) -> str:
+    where = f"# {mark}" if mark is not None else "# (generated)"
+    lines = [where.replace("\n", " "), f"def {name}({', '.join(params)}):"]
+    lines += [f"    {line}" for line in prologue]
+    lines.append(f"    return {value}")
+    return "\n".join(lines) + "\n"
+
+
+def _compile(src: str, name: str, ns: _Ns, mark: Mark | None):
+    code = compile(src, f"<tapster {mark or name}>", "exec")
+    exec(code, ns.d)  # noqa: S102 - generated source, see the module docstring
+    if len(SOURCES) < _MAX_SOURCES:
+        SOURCES.append((str(mark or name), src))
+    return ns.d[name]
+
+
+def generate_expression(tree, scope, text: str, mark: Mark | None, functions: FunctionTable | None):
+    """The generated function ``f(env) -> value`` for the parse tree of ``text`` in ``scope``,
+    and its constant value (or the ``_NOCONST`` marker); None when the generator does not handle
+    the tree (the caller then uses the closure evaluator).
+
+    Raises nothing: any failure to generate is a None.
+    """
+    ns = _Ns()
+    gen = _Gen(ns, functions)
+    try:
+        frag = gen.g(tree, scope, {})
+        prologue = ["loc = env.loc"] if gen.uses_loc else []
+        src = _def("expr", ["env"], prologue, frag.src, mark)
+        return _compile(src, "expr", ns, mark), frag.value
+    except Exception as exc:  # noqa: BLE001 - never a user's error: the closure evaluator runs instead
+        FALLBACKS.append((str(mark), f"{type(exc).__name__}: {exc}"))
+        return None
+
+
+def generate_template(parts: list, mark: Mark | None):
+    """A template's generated function from its ``parts`` (text, or Compiled expressions): the
+    parts' generated functions called in a row and joined; None if any part has none."""
+    ns = _Ns()
+    srcs = []
+    for p in parts:
+        if type(p) is str:
+            srcs.append(repr(p))
+        else:
+            srcs.append(f"H_render({ns.bind(p.fn, 'E')}(env))")
+    src = _def("template", ["env"], [], "''.join((" + "".join(s + ", " for s in srcs) + "))", mark)
+    try:
+        return _compile(src, "template", ns, mark)
+    except Exception as exc:  # noqa: BLE001 - never a user's error: the interpreted template runs instead
+        FALLBACKS.append((str(mark), f"{type(exc).__name__}: {exc}"))
+        return None
+
+
+def generate_legal(choose, functions: FunctionTable | None):
+    """The generated listing of a decision's legal actions, ``legal(env, loc) -> tuple``, with
+    each option's ``for`` names bound as Python locals and its condition inlined; None when an
+    option's expressions cannot be generated (the interpreted listing then runs).
+
+    ``choose`` is a :class:`~interpreter.flow.Choose`; each option's ``items`` and ``cond`` are
+    Compiled expressions with their parse trees (``source``).
+    """
+    ns = _Ns()
+    gen = _Gen(ns, functions)
+    lines = ["A = []", "append = A.append"]
+    try:
+        for o in choose.options:
+            lines.append(f"# option {o.name!r}")
+            if not o.names:
+                act = ns.bind(o.action, "ACT")
+                if o.cond is None:
+                    lines.append(f"append({act})")
+                else:
+                    cond = _tree_frag(gen, o.cond, {})
+                    lines.append(f"if {cond}: append({act})")
+                continue
+            bound = {n: gen.pyname(n) for n in o.names}
+            items_tree = o.items.source
+            if items_tree is None and o.items.constant is None:
+                return None
+            if o.items.constant is not None and isinstance(o.items.constant, (list, tuple)) and len(o.names) == 1:
+                v = bound[o.names[0]]
+                pairs = ns.bind(tuple((x, Action(o.name, (x,))) for x in o.items.constant), "PAIRS")
+                cond = _tree_frag(gen, o.cond, bound) if o.cond is not None else None
+                lines.append(f"for {v}, act in {pairs}:")
+                lines.append(f"    if {cond}: append(act)" if cond else "    append(act)")
+                continue
+            items = _tree_frag(gen, o.items, {})
+            cond = _tree_frag(gen, o.cond, bound) if o.cond is not None else None
+            name = repr(o.name)
+            if len(o.names) == 1:
+                v = bound[o.names[0]]
+                lines.append(f"for {v} in H_it(env, {items}):")
+                add = f"append(H_tnew(H_Action, ({name}, ({v},))))"
+            else:
+                vs = list(bound.values())
+                lines.append(f"for v in H_it(env, {items}):")
+                lines.append(f"    {', '.join(vs)}, = v")
+                add = f"append(H_tnew(H_Action, ({name}, ({', '.join(vs)},))))"
+            lines.append(f"    if {cond}: {add}" if cond else f"    {add}")
+        lines.append("return H_tuple(A)")
+        body = "\n".join("    " + line for line in lines)
+        prologue = "    loc = env.loc\n"
+        src = f"# {choose.mark}\ndef legal(env):\n{prologue}{body}\n"
+        return _compile(src, "legal", ns, choose.mark)
+    except Exception as exc:  # noqa: BLE001 - never a user's error: the interpreted listing runs instead
+        FALLBACKS.append((str(choose.mark), f"{type(exc).__name__}: {exc}"))
+        return None
+
+
+def _tree_frag(gen: _Gen, compiled, bound: dict) -> str:
+    """The generated source of a Compiled expression inside a bigger generated function."""
+    if compiled.source is None:  # a YAML scalar (a number, a boolean): a constant
+        return gen.ns.const(compiled.constant)
+    tree, scope = compiled.source
+    return gen.g(tree, scope, bound).src
