@@ -49,7 +49,7 @@ from typing import Any
 
 from lark import Token, Tree
 
-from .errors import CompileError, Mark, TapsterError
+from .errors import Mark, TapsterError
 from .model import Action, Component, render
 
 __all__ = ["WorkExceeded", "generate_expression", "generate_template", "generate_legal", "FunctionTable", "SOURCES"]
@@ -80,6 +80,8 @@ _MAX_SOURCES = 20_000
 FALLBACKS: list[tuple[str, str]] = []
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_SIMPLE = re.compile(r"(l_[A-Za-z0-9_]*|loc\['[A-Za-z0-9_]*'\])\Z")
+_PROLOGUE = (("loc", "loc = env.loc"), ("Z", "Z = env.zones"), ("V", "V = env.vars"), ("CUR", "CUR = env.state.current"))
 _NOCONST = object()
 
 
@@ -244,8 +246,13 @@ class _Gen:
     def __init__(self, ns: _Ns, functions: FunctionTable | None):
         self.ns = ns
         self.functions = functions
-        self.uses_loc = False
+        self.uses: set[str] = set()
         self.counter = 0
+
+    def prologue(self) -> list[str]:
+        """The lines that read what the generated code uses from ``env`` once, at its start
+        (nothing an expression or a listing evaluates changes them)."""
+        return [line for key, line in _PROLOGUE if key in self.uses]
 
     def pyname(self, name: str) -> str:
         self.counter += 1
@@ -268,8 +275,9 @@ class _Gen:
         return Frag(self.ns.const(value), value)
 
     def g_string(self, node, scope, bound):
-        raw = node.children[0][1:-1]
-        value = re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), raw)
+        from .expression import unescape
+
+        value = unescape(node.children[0][1:-1])
         return Frag(repr(value), value)
 
     def g_true(self, node, scope, bound):
@@ -316,7 +324,7 @@ class _Gen:
                 return b
             return Frag(b)
         if name in scope.locals:
-            self.uses_loc = True
+            self.uses.add("loc")
             return Frag(f"loc[{name!r}]")
         getter = scope.resolve(name)
         if getter is None:
@@ -328,11 +336,14 @@ class _Gen:
         if reads is not None:
             kind, rname = reads
             if kind == "zone":
-                return Frag(f"env.zones[{rname!r}]")
+                self.uses.add("Z")
+                return Frag(f"Z[{rname!r}]")
             if kind == "var":
-                return Frag(f"env.vars[{rname!r}]")
+                self.uses.add("V")
+                return Frag(f"V[{rname!r}]")
             if kind == "current":
-                return Frag("env.state.current")
+                self.uses.add("CUR")
+                return Frag("CUR")
         return Frag(f"{self.ns.bind(getter, 'G')}(env)")
 
     # operators -----------------------------------------------------------------------------
@@ -420,6 +431,8 @@ class _Gen:
             raise GenerationFailed(name)  # the closure compiler reports it
         if name in scope.mutable:
             return Frag(f"H_mattr(env, {obj.src}, {name!r})")
+        if _SIMPLE.match(obj.src):  # read twice at no cost: the common case inline
+            return Frag(f"({obj.src}.fields[{name!r}] if {obj.src}.__class__ is H_Component else H_attr({obj.src}, {name!r}))")
         return Frag(f"H_attr({obj.src}, {name!r})")
 
     def g_index(self, node, scope, bound):
@@ -605,26 +618,44 @@ def _generate_function(attr: str, builtin, table: FunctionTable):
         src = _def(
             attr,
             ["env", *bound.values()],
-            [f"env.left -= {CALL_COST}", "if env.left < 0: H_over(env)"] + (["loc = env.loc"] if gen.uses_loc else []),
+            [f"env.left -= {CALL_COST}", "if env.left < 0: H_over(env)", *gen.prologue()],
             expr.src,
             body.mark,
         )
         return _compile(src, attr, ns, body.mark)
     except Exception as exc:  # noqa: BLE001 - never a user's error: the interpreted call runs instead
-        FALLBACKS.append((str(body.mark), f"{type(exc).__name__}: {exc}"))
+        _fell_back(str(body.mark), exc)
         return builtin.fn  # the interpreted call: binds the parameters, evaluates the body
 
 
+def comment(text: Any) -> str:
+    """``text`` as one safe line of a Python comment: ASCII, with every control character
+    (newlines, carriage returns) escaped, so that nothing after it can become code."""
+    return repr(str(text))[1:-1].encode("ascii", "backslashreplace").decode("ascii")
+
+
 def _def(name: str, params: list[str], prologue: list[str], value: str, mark: Mark | None) -> str:
-    where = f"# {mark}" if mark is not None else "# (generated)"
-    lines = [where.replace("\n", " "), f"def {name}({', '.join(params)}):"]
+    where = f"# {comment(mark)}" if mark is not None else "# (generated)"
+    lines = [where, f"def {name}({', '.join(params)}):"]
     lines += [f"    {line}" for line in prologue]
     lines.append(f"    return {value}")
     return "\n".join(lines) + "\n"
 
 
+def _fell_back(place: str, exc: Exception) -> None:
+    if ENABLED and len(FALLBACKS) < 1000:
+        FALLBACKS.append((place, f"{type(exc).__name__}: {exc}"))
+
+
+#: False: generate nothing, every evaluation through the closure evaluator (the reference the
+#: differential tests compare the generated code against).  Read when a ruleset is compiled.
+ENABLED = True
+
+
 def _compile(src: str, name: str, ns: _Ns, mark: Mark | None):
-    code = compile(src, f"<tapster {mark or name}>", "exec")
+    if not ENABLED:
+        raise GenerationFailed("code generation is switched off")
+    code = compile(src, f"<tapster {comment(mark or name)}>", "exec")
     exec(code, ns.d)  # noqa: S102 - generated source, see the module docstring
     if len(SOURCES) < _MAX_SOURCES:
         SOURCES.append((str(mark or name), src))
@@ -642,11 +673,10 @@ def generate_expression(tree, scope, text: str, mark: Mark | None, functions: Fu
     gen = _Gen(ns, functions)
     try:
         frag = gen.g(tree, scope, {})
-        prologue = ["loc = env.loc"] if gen.uses_loc else []
-        src = _def("expr", ["env"], prologue, frag.src, mark)
+        src = _def("expr", ["env"], gen.prologue(), frag.src, mark)
         return _compile(src, "expr", ns, mark), frag.value
     except Exception as exc:  # noqa: BLE001 - never a user's error: the closure evaluator runs instead
-        FALLBACKS.append((str(mark), f"{type(exc).__name__}: {exc}"))
+        _fell_back(str(mark), exc)
         return None
 
 
@@ -664,7 +694,7 @@ def generate_template(parts: list, mark: Mark | None):
     try:
         return _compile(src, "template", ns, mark)
     except Exception as exc:  # noqa: BLE001 - never a user's error: the interpreted template runs instead
-        FALLBACKS.append((str(mark), f"{type(exc).__name__}: {exc}"))
+        _fell_back(str(mark), exc)
         return None
 
 
@@ -681,7 +711,7 @@ def generate_legal(choose, functions: FunctionTable | None):
     lines = ["A = []", "append = A.append"]
     try:
         for o in choose.options:
-            lines.append(f"# option {o.name!r}")
+            lines.append(f"# option {comment(o.name)}")
             if not o.names:
                 act = ns.bind(o.action, "ACT")
                 if o.cond is None:
@@ -715,12 +745,11 @@ def generate_legal(choose, functions: FunctionTable | None):
                 add = f"append(H_tnew(H_Action, ({name}, ({', '.join(vs)},))))"
             lines.append(f"    if {cond}: {add}" if cond else f"    {add}")
         lines.append("return H_tuple(A)")
-        body = "\n".join("    " + line for line in lines)
-        prologue = "    loc = env.loc\n"
-        src = f"# {choose.mark}\ndef legal(env):\n{prologue}{body}\n"
+        body = "\n".join("    " + line for line in [*gen.prologue(), *lines])
+        src = f"# {comment(choose.mark)}\ndef legal(env):\n{body}\n"
         return _compile(src, "legal", ns, choose.mark)
     except Exception as exc:  # noqa: BLE001 - never a user's error: the interpreted listing runs instead
-        FALLBACKS.append((str(choose.mark), f"{type(exc).__name__}: {exc}"))
+        _fell_back(str(choose.mark), exc)
         return None
 
 

@@ -20,8 +20,8 @@ from typing import Any
 from lark import Tree
 
 from . import flow, schema
-from .errors import CompileError, ExpressionError, FlowError, LoadError, Mark, RulesetError, TapsterError
 from .codegen import DEFAULT_WORK, FunctionTable
+from .errors import CompileError, ExpressionError, FlowError, LoadError, Mark, RulesetError, TapsterError
 from .expression import (
     BUILTINS,
     Builtin,

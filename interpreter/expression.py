@@ -24,7 +24,7 @@ from typing import Any
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from .codegen import DEFAULT_WORK, FunctionTable, WorkExceeded, generate_expression, generate_template
+from .codegen import DEFAULT_WORK, WorkExceeded, generate_expression, generate_template
 from .errors import ExpressionError, ExpressionSyntaxError, Mark, TapsterError
 from .model import Component, render
 
@@ -745,9 +745,7 @@ class _Compiler:
         return _const(value)
 
     def c_string(self, node, scope):
-        raw = node.children[0][1:-1]
-        value = re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), raw)
-        return _const(value)
+        return _const(unescape(node.children[0][1:-1]))
 
     def c_true(self, node, scope):
         return _const(True)
@@ -1527,6 +1525,23 @@ def compile_expression(text: Any, scope: Scope, mark: Mark | None = None) -> Com
 
 
 from .codegen import _NOCONST as _NOCONST_GEN  # noqa: E402
+
+_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)")
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0"}
+
+
+def _escaped(m: re.Match) -> str:
+    e = m.group(1)
+    if len(e) > 1:
+        code = int(e[1:], 16)
+        return chr(code) if code <= 0x10FFFF else m.group(0)
+    return _ESCAPES.get(e, e)
+
+
+def unescape(raw: str) -> str:
+    """The text of a string literal's inside: Python's escapes ``\\n \\t \\r \\0 \\xNN
+    \\uNNNN \\UNNNNNNNN``; any other escaped character stands for itself (``\\'``, ``\\\\``)."""
+    return _ESCAPE.sub(_escaped, raw)
 
 
 _TEMPLATE_PART = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")

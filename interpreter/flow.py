@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .errors import ExpressionError, FlowError, Mark
 from .codegen import WorkExceeded, generate_legal
+from .errors import ExpressionError, FlowError, Mark
 from .expression import Compiled, Env, _operand
 from .model import Action, Component, render
 from .rng import below as rng_below

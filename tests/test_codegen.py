@@ -1,0 +1,283 @@
+"""The code generator (interpreter/codegen.py): the generated code agrees with the closure
+evaluator (the reference) on random games of every ruleset; no ruleset text becomes code; the
+work budget stops runaway evaluations; no shipped ruleset falls back to the interpreter."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from interpreter import codegen, load_ruleset
+from interpreter.codegen import comment
+from interpreter.errors import ExpressionError, FlowError, TapsterError
+from interpreter.rng import Rng
+
+from .conftest import all_configurations
+
+
+def _reference(name: str, variant: str | None):
+    """The ruleset compiled with code generation switched off: closures only."""
+    codegen.ENABLED = False
+    try:
+        return load_ruleset(name, variant)
+    finally:
+        codegen.ENABLED = True
+
+
+def _trajectory(rs, seed: int, max_actions: int = 3000) -> list:
+    """Everything observable of one random game: every decision's player and legal actions,
+    the log, the final state and outcome."""
+    st = rs.new_game(rs.default_players, seed=seed, log=True)
+    agent = Rng(seed)
+    out = []
+    for _ in range(max_actions):
+        if st.is_terminal():
+            break
+        d = st.decision()
+        out.append((d.players, [str(a) for a in d.actions], d.labels, d.prompt))
+        st.apply(d.actions[agent.below(len(d.actions))])
+    out.append(json.dumps(st.to_json(), sort_keys=True))
+    out.append(st.visible_log())
+    if st.is_terminal():
+        o = st.outcome()
+        out.append((o.scores, o.ranking, o.winners, o.reason))
+    return out
+
+
+@pytest.mark.parametrize(("name", "variant"), all_configurations())
+def test_generated_code_agrees_with_the_reference(name, variant):
+    """Random games, the same seeds and agents: identical decisions, labels, logs, states and
+    outcomes whether expressions run as generated code or as closures."""
+    fast = load_ruleset(name, variant)
+    ref = _reference(name, variant)
+    games = 40 if name in ("tic_tac_toe", "beer_flights") else 12
+    for seed in range(games):
+        assert _trajectory(fast, seed) == _trajectory(ref, seed), f"{name}:{variant} seed {seed}"
+
+
+def test_no_shipped_ruleset_falls_back_to_the_interpreter():
+    codegen.FALLBACKS.clear()
+    for name, variant in all_configurations():
+        load_ruleset(name, variant)
+    assert codegen.FALLBACKS == []
+
+
+def test_generated_source_names_its_place_in_the_ruleset():
+    rs = load_ruleset("tic_tac_toe")
+    assert rs is not None
+    sources = [src for place, src in codegen.SOURCES if "tic_tac_toe" in place]
+    assert any("def legal(env):" in s for s in sources)
+    # the win check over the constant `lines` is unrolled: no loop is left in it
+    win = [s for s in sources if "CUR" in s and " and " in s and "for " not in s]
+    assert win, "the win check over constant lines was not unrolled"
+
+
+# ---------------------------------------------------------------------------------------------
+# Injection: ruleset text never becomes code
+
+HEAD = "name: T\nplayers: {min: 2, max: 2}\n"
+
+# Texts a ruleset could put anywhere: quotes, backslashes, newlines, carriage returns, Unicode
+# line separators, comment and string terminators, and code that would write the canary.
+PAYLOADS = [
+    "x'); open('CANARY', 'w').write('pwned'); ('",
+    'x"); open("CANARY", "w").write("pwned"); ("',
+    "x\\'); open('CANARY', 'w') #",
+    "a\nopen('CANARY', 'w').write('pwned')\n",
+    "a\ropen('CANARY', 'w').write('pwned')\r",
+    "a\u2028open('CANARY', 'w')\u2029",
+    "''' + open('CANARY', 'w').write('x') + '''",
+    '""" + open("CANARY", "w").write("x") + """',
+    "{__import__('os').system('touch CANARY')}",
+    "CANARY').close() or open('CANARY",
+    "é ü 中文 \\x41 \t tab",
+]
+
+
+def _braces(text: str) -> str:
+    """``text`` as a template that shows it literally."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def _ruleset(payload: str, name: str = "z") -> str:
+    """A ruleset with ``payload`` in every place a ruleset puts free text: string literals
+    inside expressions, parameter values, table cells, labels, prompts, logs, reasons; and
+    ``name`` where the ruleset puts names (a parameter, a zone, a field, an option)."""
+    lit = repr(payload)  # a string literal of the expression language holding the payload
+    doc = {
+        "name": payload,
+        "players": {"min": 2, "max": 2},
+        "params": {name + "_n" if name.isidentifier() else name: 1, "k": payload},
+        "vars": {"v": 0, "t": ""},
+        "zones": {name: {"visibility": "public"}, "d": {"visibility": "public"}},
+        "components": {"card": {"items": [{"n": 1, name: payload}], "start": "d", "label": _braces(payload) + "{n}"}},
+        "flow": [
+            {"set": {"t": lit}},
+            {"set": {"t": "t + k + {'a': k}['a'] + str(len(d))"}},
+            {"log": _braces(payload) + " {t}"},
+            {"choose": {
+                "prompt": _braces(payload),
+                "options": [
+                    {"action": name, "if": f"t == {lit} + k + k + '1'", "label": _braces(payload)},
+                    {"action": "b", "for": "i", "in": f"[k, {lit}]", "label": "{i}"},
+                ],
+            }},
+            {"end_game": _braces(payload)},
+        ],
+        "outcome": {"score": "len(t)", "reason": _braces(payload)},
+    }
+    return yaml.safe_dump(doc, allow_unicode=True)
+
+
+@pytest.mark.parametrize("index", range(len(PAYLOADS)))
+def test_no_ruleset_text_becomes_code(tmp_path, monkeypatch, index):
+    """Every place a ruleset puts text, filled with code that would create a canary file: the
+    ruleset loads, every action plays, texts come out exactly as written, and the canary never
+    appears."""
+    monkeypatch.chdir(tmp_path)
+    payload = PAYLOADS[index]
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(_ruleset(payload), encoding="utf-8")
+    rs = load_ruleset(path)
+    st = rs.new_game(2, seed=0, log=True)
+    assert st.vars["t"] == payload + payload + payload + "1"
+    d = st.decision()
+    assert d.prompt == payload
+    assert [a.name for a in d.actions] == ["z", "b", "b"]
+    assert d.actions[1].args == (payload,)
+    assert d.labels[0] == payload
+    assert st.visible_log()[-1] == payload + " " + st.vars["t"]
+    for a in d.actions:
+        after = st.clone()
+        after.apply(a)
+        assert after.is_terminal()
+        assert after.outcome().reason == payload
+    assert not (tmp_path / "CANARY").exists()
+    assert list(tmp_path.iterdir()) == [path]
+
+
+@pytest.mark.parametrize("index", range(len(PAYLOADS)))
+def test_a_name_that_is_not_a_name_is_refused(tmp_path, monkeypatch, index):
+    """Names (zones, parameters, fields, options) must be identifiers: the payload as a name is
+    refused with a clean error before anything is compiled."""
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(_ruleset("plain", name=PAYLOADS[index]), encoding="utf-8")
+    with pytest.raises(TapsterError) as info:
+        load_ruleset(path)
+    assert "does not match" in str(info.value) or "not a valid name" in str(info.value)
+    assert not (tmp_path / "CANARY").exists()
+
+
+def test_payload_in_a_folder_name_stays_in_comments(tmp_path, monkeypatch):
+    """A ruleset's path reaches the generated source only inside comments: a folder whose name
+    holds a newline and code still loads, and nothing runs."""
+    monkeypatch.chdir(tmp_path)
+    canary = tmp_path / "canary"
+    folder = tmp_path / "x\nopen('canary', 'w')\r#"
+    folder.mkdir()
+    (folder / "ruleset.yaml").write_text(
+        HEAD + "vars: {v: 0}\nflow:\n  - set: {v: 'v + 1'}\n  - choose: {options: [{action: go, if: 'v > 0'}]}\n"
+    )
+    rs = load_ruleset(folder)
+    st = rs.new_game(2)
+    st.apply("go")
+    assert not canary.exists()
+
+
+def test_comment_is_one_ascii_line():
+    for raw in PAYLOADS:
+        c = comment(raw)
+        assert "\n" not in c and "\r" not in c and c.isascii()
+
+
+def test_the_namespace_has_no_builtins(tmp_path):
+    """Generated code runs with empty builtins: only the engine's helpers are reachable."""
+    ns = codegen._Ns()
+    assert ns.d["__builtins__"] == {}
+    assert not any(k in ns.d for k in ("open", "eval", "exec", "__import__", "getattr", "compile"))
+
+
+# ---------------------------------------------------------------------------------------------
+# The work budget
+
+
+def _load(tmp_path, text: str):
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(HEAD + text)
+    return load_ruleset(path)
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "len([1 for i in range(1000000) for j in range(1000000)])",
+        "sum(1 for i in range(1000) if i in range(1000000))",
+        "count([i for i in range(100000) if i in range(100000)])",
+    ],
+)
+def test_the_work_budget_stops_a_runaway_expression(tmp_path, expr):
+    rs = _load(tmp_path, f"limits: {{work: 100000}}\nvars: {{v: 0}}\nflow:\n  - set: {{v: \"{expr}\"}}\n")
+    with pytest.raises(ExpressionError) as info:
+        rs.new_game(2)
+    assert "work budget of 100,000" in str(info.value)
+    assert "ruleset.yaml:6:11:" in str(info.value)
+
+
+def test_the_work_budget_counts_calls_that_do_not_recurse(tmp_path):
+    """Forty functions each calling the next twice: 2^40 calls, none recursive."""
+    funcs = "".join(f"  f{i}: {{params: [n], value: 'f{i + 1}(n) + f{i + 1}(n)'}}\n" for i in range(40))
+    funcs += "  f40: {params: [n], value: 'n'}\n"
+    rs = _load(tmp_path, f"functions:\n{funcs}vars: {{v: 0}}\nflow:\n  - set: {{v: 'f0(1)'}}\n")
+    with pytest.raises(ExpressionError) as info:
+        rs.new_game(2)
+    assert "work budget" in str(info.value)
+
+
+def test_the_work_budget_starts_again_every_move(tmp_path):
+    """Each move may use the whole budget: a game of many cheap moves never runs out."""
+    rs = _load(
+        tmp_path,
+        "limits: {work: 5000}\nvars: {v: 0}\nflow:\n  - repeat:\n      times: 50\n      do:\n"
+        "        - set: {v: 'v + len([i for i in range(1000)])'}\n"
+        "        - choose: {options: [{action: go}]}\n",
+    )
+    st = rs.new_game(2)
+    while not st.is_terminal():
+        st.apply("go")
+    assert st.vars["v"] == 50_000
+
+
+def test_a_runaway_listing_of_actions_is_a_flow_error(tmp_path):
+    rs = _load(
+        tmp_path,
+        "limits: {work: 10000}\nflow:\n  - choose:\n      options:\n"
+        "        - {action: a, for: i, in: 'range(100000)', if: 'i in range(100000)'}\n",
+    )
+    with pytest.raises((FlowError, ExpressionError)) as info:
+        rs.new_game(2)
+    assert "work budget" in str(info.value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Python's own comprehension forms
+
+
+@pytest.mark.parametrize(
+    ("expr", "value"),
+    [
+        ("[dc + dr for (dc, dr) in [(1, 0), (0, 1)]]", [1, 1]),
+        ("[dc * 10 + dr for dc, dr in [(1, 2), (3, 4)]]", [12, 34]),
+        ("sum(a for (a, b) in [(1, 2), (3, 4)])", 4),
+        ("[x for x in [1, 2, 3] if x > 1 if x < 3]", [2]),
+        ("[(i, j) for i in range(2) for j in range(i)]", [(1, 0)]),
+        ("any(x == 2 for x in [1, 2])", True),
+        ("all(x > 0 for (x, y) in [(1, 2), (0, 1)])", False),
+    ],
+)
+def test_python_comprehension_forms(tmp_path, expr, value):
+    rs = _load(tmp_path, f"vars: {{v: 0}}\nflow:\n  - set: {{v: \"{expr}\"}}\n")
+    st = rs.new_game(2)
+    assert st.vars["v"] == value
