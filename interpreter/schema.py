@@ -6,15 +6,14 @@ Every schema error is mapped back to the YAML node it concerns, so it prints as
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 import json
+import os
 import re
 from collections import deque
 from functools import lru_cache
 from pathlib import Path
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import relevance
 
 from .errors import SchemaError
 from .load import Document
@@ -37,15 +36,79 @@ def schema_path() -> Path:
 
 
 @lru_cache(maxsize=1)
-def validator() -> Draft202012Validator:
-    """The one validator, built once and reused."""
-    schema = json.loads(schema_path().read_text(encoding="utf-8"))
-    Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema)
+def validator():
+    """The one ``Draft202012Validator``, built once and reused (jsonschema is imported here, on
+    first use: a ruleset already known to be valid never needs it).  The schema itself is
+    checked against the meta-schema by the test suite, not on every run."""
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(json.loads(_schema_text()))
+
+
+@lru_cache(maxsize=1)
+def _schema_text() -> str:
+    return schema_path().read_text(encoding="utf-8")
+
+
+def _digest(data) -> str | None:
+    """A digest of the schema and the document, or None when the document is not plain JSON
+    (such a document is always validated)."""
+    try:
+        text = json.dumps(data, sort_keys=True, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    h = hashlib.sha256(_schema_text().encode("utf-8"))
+    h.update(b"\0")
+    h.update(text.encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+_VALID: set[str] = set()
+
+
+def _cache_dir() -> Path | None:
+    """Where digests of documents found valid are remembered across runs:
+    ``$TAPSTER_CACHE_DIR``, else ``~/.cache/tapster/valid``; ``TAPSTER_CACHE_DIR=`` (empty)
+    switches the cache off."""
+    base = os.environ.get("TAPSTER_CACHE_DIR")
+    if base == "":
+        return None
+    root = Path(base) if base else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tapster"
+    return root / "valid"
+
+
+def _known_valid(key: str) -> bool:
+    if key in _VALID:
+        return True
+    d = _cache_dir()
+    if d is not None and (d / key).is_file():
+        _VALID.add(key)
+        return True
+    return False
+
+
+def _remember_valid(key: str) -> None:
+    _VALID.add(key)
+    d = _cache_dir()
+    if d is None:
+        return
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        (d / key).touch()
+    except OSError:
+        pass  # a read-only home: the next run validates again
 
 
 def validate(doc: Document) -> list[SchemaError]:
-    """Every schema problem in ``doc``, most relevant first, each with file:line:column."""
+    """Every schema problem in ``doc``, most relevant first, each with file:line:column.
+
+    A document found valid is remembered by a digest of its data and of the schema (in memory
+    and in a cache folder, see :func:`_cache_dir`): validating the same text again, a variant
+    that changes nothing the schema checks, or the next run, costs a hash, not a validation
+    (jsonschema takes about 0.3 s for a large ruleset)."""
+    key = _digest(doc.data)
+    if key is not None and _known_valid(key):
+        return []
     errors = sorted(validator().iter_errors(doc.data), key=_relevance, reverse=True)
     out: list[SchemaError] = []
     seen: set[str] = set()
@@ -65,6 +128,8 @@ def validate(doc: Document) -> list[SchemaError]:
             continue
         seen.add(message)
         out.append(SchemaError(message, doc.mark(path)))
+    if not out and key is not None:
+        _remember_valid(key)
     return out
 
 
@@ -72,6 +137,8 @@ def _relevance(err) -> tuple:
     """jsonschema's ``relevance`` key with the error's path made comparable: YAML allows keys
     that are not text (``1:``), and comparing the path ``(zones, 1)`` with ``(zones, deck)``
     would raise a TypeError."""
+    from jsonschema.exceptions import relevance
+
     return tuple(_comparable(part) if isinstance(part, deque) else part for part in relevance(err))
 
 

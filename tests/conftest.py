@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import os
+import tempfile
 
 import pytest
 
@@ -28,3 +30,8 @@ def all_configurations() -> list[tuple[str, str | None]]:
 @pytest.fixture
 def ruleset_factory():
     return compiled
+
+
+# Remembered validations and the parser cache go to a folder of this test session, not the
+# user's ~/.cache (subprocesses the tests start inherit it).
+os.environ.setdefault("TAPSTER_CACHE_DIR", tempfile.mkdtemp(prefix="tapster-test-cache-"))
