@@ -243,6 +243,13 @@ class Ruleset:
                 f"the game has not ended after {actions} actions (`limits: {{actions: {self.action_limit}}}`): "
                 "is this decision inside a loop that never ends?", where)
 
+    def __deepcopy__(self, memo) -> Ruleset:
+        """A ruleset is immutable: a deep copy of anything holding one shares it."""
+        return self
+
+    def __copy__(self) -> Ruleset:
+        return self
+
     def __repr__(self) -> str:
         return f"<Ruleset {self.name}{' variant ' + self.variant if self.variant else ''}>"
 

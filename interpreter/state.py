@@ -310,6 +310,18 @@ class State:
         st._outcome = self._outcome
         return st
 
+    def __deepcopy__(self, memo) -> State:
+        """``copy.deepcopy(state)`` is :meth:`clone` (OpenSpiel copies Python states by deep
+        copy): the ruleset is shared, never copied."""
+        st = self.clone()
+        memo[id(self)] = st
+        return st
+
+    def __copy__(self) -> State:
+        """``copy.copy(state)`` is :meth:`clone` too: a state sharing its zones with another
+        would change with it."""
+        return self.clone()
+
     def to_json(self) -> dict:
         """The whole state as JSON data (components as ids, blocks as ids)."""
         rs = self.ruleset

@@ -113,3 +113,23 @@ flow:
     assert "step budget of 10" in str(info.value)
     lines = (HEAD + text).splitlines()
     assert info.value.mark.line == next(i for i, ln in enumerate(lines, 1) if 'log: "first"' in ln)
+
+
+def test_deepcopy_is_clone():
+    """OpenSpiel copies Python states with copy.deepcopy: it must be a clone (same future,
+    independent zones) that shares the immutable ruleset instead of copying it."""
+    import copy
+
+    from interpreter import load_ruleset
+
+    rs = load_ruleset("beer_flights")
+    st = rs.new_game(3, seed=4)
+    for _ in range(7):
+        st.apply(st.legal_actions()[-1])
+    for twin in (copy.deepcopy(st), copy.copy(st)):
+        assert twin.ruleset is rs
+        assert twin.to_json() == st.to_json()
+        twin.apply(twin.legal_actions()[0])
+        assert twin.to_json() != st.to_json()
+    holder = copy.deepcopy({"state": st, "rules": rs})
+    assert holder["rules"] is rs and holder["state"].ruleset is rs
