@@ -248,6 +248,7 @@ class _Gen:
         self.functions = functions
         self.uses: set[str] = set()
         self.counter = 0
+        self.hoist_current = True  # False where `current` may change (the flow's runs)
 
     def prologue(self) -> list[str]:
         """The lines that read what the generated code uses from ``env`` once, at its start
@@ -342,6 +343,8 @@ class _Gen:
                 self.uses.add("V")
                 return Frag(f"V[{rname!r}]")
             if kind == "current":
+                if not self.hoist_current:
+                    return Frag("env.state.current")
                 self.uses.add("CUR")
                 return Frag("CUR")
         return Frag(f"{self.ns.bind(getter, 'G')}(env)")
@@ -689,7 +692,7 @@ def generate_template(parts: list, mark: Mark | None):
         if type(p) is str:
             srcs.append(repr(p))
         else:
-            srcs.append(f"H_render({ns.bind(p.fn, 'E')}(env))")
+            srcs.append(f"H_render({ns.bind(p, 'E')}(env))")  # the Compiled: precise errors
     src = _def("template", ["env"], [], "''.join((" + "".join(s + ", " for s in srcs) + "))", mark)
     try:
         return _compile(src, "template", ns, mark)

@@ -19,7 +19,7 @@ from typing import Any
 
 from lark import Tree
 
-from . import flow, schema
+from . import codegen, flow, flowgen, schema
 from .codegen import DEFAULT_WORK, FunctionTable
 from .errors import CompileError, ExpressionError, FlowError, LoadError, Mark, RulesetError, TapsterError
 from .expression import (
@@ -629,6 +629,8 @@ class Ctx:
                     self.errors.append(self.error(
                         f"event `{event}` is emitted without {missing}, which a trigger at "
                         f"{t.block.mark} needs (`with: {{...}}`)", epath))
+        if not self.errors and codegen.ENABLED:
+            flowgen.finalize(self.blocks, self.procedures, self.scope.codegen)
         rs.blocks = tuple(self.blocks)
         rs.chooses = tuple(self.chooses)
         rs.while_conds = tuple(self.while_conds)

@@ -417,6 +417,8 @@ _TOKEN_NAMES = {
 
 def _count(iterable=None, value=None, *_):
     if value is not None:
+        if type(iterable) is list:
+            return iterable.count(value)  # the same test (`is` or `==`), in C
         return sum(1 for v in iterable if v == value)
     return len(iterable) if hasattr(iterable, "__len__") else sum(1 for _ in iterable)
 

@@ -50,18 +50,26 @@ class Block:
     nothing when the game is not logged (in a narrated card game, logs are the commonest effect).
     """
 
-    __slots__ = ("effects", "id", "mark", "runs", "quiet_runs")
+    __slots__ = ("effects", "id", "mark", "runs", "quiet_runs", "gens", "whole")
 
     def __init__(self, effects: tuple, id: int, mark: Mark | None):
         self.effects = effects
         self.id = id
         self.mark = mark
+        self.gens = None
+        self.whole = None  # a decision-free procedure's body as one generated run (flowgen)
+        self.rebuild([eff.simple for eff in effects], None)
+
+    def rebuild(self, simple: list, gens) -> None:
+        """Compute the runs with ``simple[i]`` saying whether effect i is simple, and ``gens``
+        the block's generated runs (:mod:`interpreter.flowgen`; None to interpret them)."""
+        effects = self.effects
         n = len(effects)
         runs: list = [((), n, None, False)] * (n + 1)
         quiet: list = [((), n, None, False)] * (n + 1)
         for i in range(n - 1, -1, -1):
             eff = effects[i]
-            if not eff.simple:
+            if not simple[i]:
                 runs[i] = quiet[i] = ((), i, eff, i == n - 1)
                 continue
             after, j, nxt, last = runs[i + 1]
@@ -70,6 +78,7 @@ class Block:
             quiet[i] = (after_quiet if type(eff) is Log else (eff, *after_quiet), j, nxt, last)
         self.runs = tuple(runs)
         self.quiet_runs = tuple(quiet)
+        self.gens = gens
 
     def __repr__(self) -> str:
         return f"Block({self.id}, {len(self.effects)} effects, at {self.mark})"
@@ -308,7 +317,8 @@ def run(st: State, finish: bool = True) -> None:
         ExpressionError: an expression failed.
     """
     stack = st.stack
-    st.env.refill()
+    env = st.env
+    env.refill()
     budget = st.ruleset.step_budget
     steps = 0
     quiet = st.log is None  # log effects do nothing: step over them (Block.quiet_runs)
@@ -319,13 +329,20 @@ def run(st: State, finish: bool = True) -> None:
             simple, j, eff, last = runs[pc]
             if j > pc:
                 # A run of simple effects: none touches the stack, so the frame need not follow.
-                if steps + j - pc > budget:  # as if run one by one: the effect that crossed it
-                    _run_to_budget(st, block.effects, pc, loc, budget - steps)
-                steps += j - pc
-                for e in simple:
-                    new = e.run(st, loc)
-                    if new is not None:  # it bound names (`let`, `as:`)
-                        loc = new
+                gen = block.gens[pc] if block.gens is not None else None
+                if gen is not None:  # one generated function (interpreter/flowgen.py)
+                    loc, left = gen(st, env, loc, budget - steps)
+                    steps = budget - left
+                    if st.finished:  # an `end_game` in the run
+                        return
+                else:
+                    if steps + j - pc > budget:  # as if run one by one: the effect that crossed it
+                        _run_to_budget(st, block.effects, pc, loc, budget - steps)
+                    steps += j - pc
+                    for e in simple:
+                        new = e.run(st, loc)
+                        if new is not None:  # it bound names (`let`, `as:`)
+                            loc = new
             if eff is None:  # the end of the block
                 break
             steps += 1

@@ -449,9 +449,13 @@ def _deep_copy(z: list, depth: int) -> list:
 
 
 def _copy_value(v: Any) -> Any:
-    if type(v) is list:
-        return [_copy_value(x) for x in v]
-    if type(v) is dict:
+    t = type(v)
+    if t is list:
+        for x in v:
+            if type(x) is list or type(x) is dict:
+                return [_copy_value(x) for x in v]
+        return v[:]  # a list of plain values (a board, a track): one C-level copy
+    if t is dict:
         return {k: _copy_value(x) for k, x in v.items()}
     return v
 
