@@ -627,10 +627,16 @@ def _print_summary(out: Console, rs: Ruleset, s: dict) -> None:
 @_ruleset_arg
 @_variant_opt
 @_param_opt
-def info(ruleset, variant, params) -> int:
+@click.option("--source", is_flag=True, help="Print the Python source generated from the ruleset instead.")
+def info(ruleset, variant, params, source) -> int:
     """Describe a ruleset: players, variants, parameters, components, zones, decisions,
-    scenarios."""
+    scenarios.  With --source, the Python code the ruleset compiles to, each function headed
+    by the file:line:column it implements (how a misbehaving rule is debugged)."""
     rs = _load(ruleset, variant, params)
+    if source:
+        for _place, src in rs.sources:
+            click.echo(src)
+        return EXIT_OK
     out = _stdout()
     out.print(Text(rs.title + (f" (variant {rs.variant})" if rs.variant else ""), style="bold"))
     if rs.description:

@@ -71,8 +71,11 @@ MAX_UNROLL = 64
 #: Largest constant folded at load (items): bigger results are computed when used.
 MAX_FOLD_ITEMS = 4096
 
-#: Every generated source, by name, for ``tapster info --source`` and debugging (bounded).
+#: Every generated source, by place, for debugging (bounded); a ruleset keeps its own in
+#: ``Ruleset.sources`` (``tapster info --source`` prints them).
 SOURCES: list[tuple[str, str]] = []
+#: Where the ruleset being compiled collects its generated sources (set by the compiler).
+SINK: list | None = None
 _MAX_SOURCES = 20_000
 
 #: Where the generator gave up and the closure evaluator runs instead: (place, why); a test
@@ -602,6 +605,12 @@ class FunctionTable:
         self._builtins.setdefault(attr, builtin)
         return attr
 
+    def generate_all(self) -> None:
+        """Generate every function registered so far (the compiler calls it once, at the end,
+        so that a ruleset's generated source is complete before play)."""
+        for attr in list(self.__dict__.get("_builtins", {})):
+            getattr(self, attr)
+
     def __getattr__(self, attr: str):
         builtin = self.__dict__.get("_builtins", {}).get(attr)
         if builtin is None:
@@ -662,6 +671,8 @@ def _compile(src: str, name: str, ns: _Ns, mark: Mark | None):
     exec(code, ns.d)  # noqa: S102 - generated source, see the module docstring
     if len(SOURCES) < _MAX_SOURCES:
         SOURCES.append((str(mark or name), src))
+    if SINK is not None:
+        SINK.append((str(mark or name), src))
     return ns.d[name]
 
 

@@ -581,6 +581,23 @@ class Ctx:
 
     # -- the stages --------------------------------------------------------------------------
     def compile(self) -> Ruleset:
+        """The immutable :class:`Ruleset`, its generated source collected in ``rs.sources``.
+
+        Raises:
+            RulesetErrors: every problem found, most relevant first.
+        """
+        sources: list = []
+        outer = codegen.SINK
+        codegen.SINK = sources
+        try:
+            rs = self._compile()
+            self.scope.codegen.generate_all()
+        finally:
+            codegen.SINK = outer
+        rs.sources = tuple(sources)
+        return rs
+
+    def _compile(self) -> Ruleset:
         d = self.data
         rs = Ruleset()
         self.rs = rs

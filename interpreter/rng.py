@@ -33,17 +33,31 @@ def next_state(s: int) -> tuple[int, int]:
     return s, z ^ (z >> 31)
 
 
+#: The rejection limit for each ``n`` drawn so far (a game draws from a few sizes only).
+_LIMITS: dict[int, int] = {}
+
+
 def below(s: int, n: int) -> tuple[int, int]:
     """A uniform integer in ``[0, n)`` by rejection (no modulo bias); returns (new state, value).
 
+    The SplitMix64 step is written out here rather than called (a draw is on the hot path of
+    every shuffle and die); the sequence is exactly :func:`next_state`'s.
+
     Raises:
-        ValueError: ``n`` is not positive.
+        ValueError: ``n`` is not positive, or more than 2**64 (the generator's range).
     """
-    if n <= 0:
-        raise ValueError(f"cannot draw from {n} choices")
-    limit = (1 << 64) - ((1 << 64) % n)
+    limit = _LIMITS.get(n)
+    if limit is None:
+        if type(n) is not int or n <= 0 or n > 1 << 64:
+            raise ValueError(f"cannot draw from {n} choices (1 to 2**64)")
+        limit = (1 << 64) - ((1 << 64) % n)
+        if len(_LIMITS) < 4096:
+            _LIMITS[n] = limit
     while True:
-        s, z = next_state(s)
+        s = (s + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+        z = ((s ^ (s >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+        z ^= z >> 31
         if z < limit:
             return s, z % n
 
