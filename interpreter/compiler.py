@@ -464,7 +464,9 @@ class Ctx:
         if decl.keyed:
             key_text = value[value.index("[") + 1 : value.rindex("]")]
             return flow.KeyedZoneRef(decl, (Compiled(compiled[0], key_text, mark),), value, mark)
-        return flow.ZoneRef(decl, compiled, value, mark)
+        ref = flow.ZoneRef(decl, compiled, value, mark)
+        ref.source = (tuple(indexes), scope)  # for the code generator (interpreter/flowgen.py)
+        return ref
 
     def lvalue(self, value: Any, path: tuple, scope: Scope) -> flow.LValue:
         """Compile an assignable place: ``var``, ``var[i]``, ``obj.prop``."""

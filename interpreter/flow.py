@@ -125,9 +125,10 @@ class ZoneRef:
     raises, call ``get`` for the precise error (reading a zone is pure).
     """
 
-    __slots__ = ("decl", "indexes", "text", "mark", "read")
+    __slots__ = ("decl", "indexes", "text", "mark", "read", "source")
 
     def __init__(self, decl, indexes: tuple, text: str, mark: Mark | None):
+        self.source = None  # (index parse trees, scope), for the code generator
         self.decl = decl
         self.indexes = indexes
         self.text = text

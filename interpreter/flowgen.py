@@ -127,7 +127,8 @@ class _Writer:
                        "H_unexpected": _unexpected, "H_steps": _steps_error, "H_items": _items,
                        "H_times": _times, "H_seat": _seat, "H_list": list, "H_dict": dict,
                        "H_range": range, "Exception": Exception,
-                       "KeyboardInterrupt": KeyboardInterrupt, "TapsterError": TapsterError})
+                       "KeyboardInterrupt": KeyboardInterrupt, "TapsterError": TapsterError,
+                       "ValueError": ValueError})
         self.gen = _Gen(self.ns, table)
         self.gen.hoist_current = False
         self.lines: list[str] = []
@@ -390,9 +391,61 @@ def _emit(w: _Writer, eff) -> None:
     w.line(f"loc = {saved}")
 
 
+def _zone(w: _Writer, ref, target: str) -> bool:
+    """``target = the live list of zone ref`` (not keyed), with the checked read on failure;
+    False when the zone is keyed (the verb's own run handles it)."""
+    if ref is None or type(ref) is flow.KeyedZoneRef or ref.source is None:
+        return False
+    trees, scope = ref.source
+    try:
+        parts = [f"Z[{ref.decl.name!r}]"] + [f"[{w.gen.g(tree, scope, {}).src}]" for tree in trees]
+    except GenerationFailed:
+        return False
+    w.gen.uses.add("Z")
+    w.line("try:")
+    w.line(f"    {target} = {''.join(parts)}")
+    w.line("except Exception:")
+    w.line(f"    {target} = {w.ns.bind(ref, 'ZR')}.get(env)")
+    return True
+
+
+def _move(w: _Writer, eff) -> None:
+    eff_name = w.ns.bind(eff, "EFF")
+    w.line("env.loc = loc")
+    if eff.keyed or eff.src is None:
+        w.line(f"r = {eff_name}.run(st, loc)")
+        w.line("if r is not None: loc = r")
+        return
+    src, dst = w.fresh("src"), w.fresh("dst")
+    if not (_zone(w, eff.src, src) and _zone(w, eff.dst, dst)):
+        w.line(f"r = {eff_name}.run(st, loc)")
+        w.line("if r is not None: loc = r")
+        return
+    if eff.what is None:  # draw the top `count`
+        w.line(f"r = {eff_name}._transfer(st, env, {src}, {dst}, None)")
+        w.line("if r is not None: loc = r")
+        return
+    x = w.fresh("x")
+    w.expr(eff.what, x)
+    if eff.at == "top" and not eff.name:
+        # One component from a zone to the top of another: the common case, inline.
+        w.line(f"if {x}.__class__ is H_Component:")
+        w.line("    try:")
+        w.line(f"        {src}.remove({x})")
+        w.line("    except ValueError:")
+        w.line(f"        raise FlowError(f'{{{x}.id}} is not in `' + {w.ns.const(eff.src.text)} + '`', MARKS[m].mark) from None")
+        w.line(f"    {dst}.append({x})")
+        w.line("else:")
+        w.line(f"    {eff_name}._transfer(st, env, {src}, {dst}, {x})")
+        return
+    w.line(f"r = {eff_name}._transfer(st, env, {src}, {dst}, {x})")
+    w.line("if r is not None: loc = r")
+
+
 _NESTS = (flow.If, flow.ForEach, flow.Repeat, flow.While, flow.Turn, flow.Phase, flow.Call, flow.Emit)
 
 _HANDLERS = {
+    flow.Move: _move,
     flow.Set: _set,
     flow.Let: _let,
     flow.Log: _log,
