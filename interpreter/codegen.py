@@ -659,6 +659,9 @@ def _fell_back(place: str, exc: Exception) -> None:
         FALLBACKS.append((place, f"{type(exc).__name__}: {exc}"))
 
 
+_CODE: dict[str, Any] = {}
+
+
 #: False: generate nothing, every evaluation through the closure evaluator (the reference the
 #: differential tests compare the generated code against).  Read when a ruleset is compiled.
 ENABLED = True
@@ -667,7 +670,15 @@ ENABLED = True
 def _compile(src: str, name: str, ns: _Ns, mark: Mark | None):
     if not ENABLED:
         raise GenerationFailed("code generation is switched off")
-    code = compile(src, f"<tapster {comment(mark or name)}>", "exec")
+    # The code object depends only on the source (constants live in the namespace), so the
+    # same expression in another variant, or loaded again, is not compiled again.
+    body = src.split("\n", 1)[1] if src.startswith("#") else src  # without the heading place
+    code = _CODE.get(body)
+    if code is None:
+        code = compile(body, "<tapster generated>", "exec")
+        if len(_CODE) >= 50_000:
+            _CODE.clear()
+        _CODE[body] = code
     exec(code, ns.d)  # noqa: S102 - generated source, see the module docstring
     if len(SOURCES) < _MAX_SOURCES:
         SOURCES.append((str(mark or name), src))

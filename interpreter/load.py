@@ -9,6 +9,8 @@ refused with a :class:`~interpreter.errors.LoadError`.
 
 from __future__ import annotations
 
+import copy
+
 import csv
 import io
 from dataclasses import dataclass, field
@@ -71,9 +73,28 @@ def _read(path: Path) -> str:
 
 
 def load_yaml(path: str | Path) -> Document:
-    """Read a YAML file safely.  Raises LoadError (with file:line:column) on any problem."""
+    """Read a YAML file safely.  Raises LoadError (with file:line:column) on any problem.
+
+    A file read before and unchanged since (the same size and modification time) is not parsed
+    again: ``tapster validate`` reads a ruleset once for its base and every variant.  Each call
+    returns its own copy of the data."""
     path = Path(path)
-    return load_yaml_text(_read(path), str(path))
+    try:
+        st = path.stat()
+        key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
+    except OSError:
+        key = None
+    hit = _DOCUMENTS.get(key) if key is not None else None
+    if hit is None:
+        hit = load_yaml_text(_read(path), str(path))
+        if key is not None:
+            if len(_DOCUMENTS) >= 64:
+                _DOCUMENTS.clear()
+            _DOCUMENTS[key] = hit
+    return Document(copy.deepcopy(hit.data), dict(hit.marks), hit.file)
+
+
+_DOCUMENTS: dict[tuple, Document] = {}
 
 
 def load_yaml_text(text: str, file: str = "<string>") -> Document:
