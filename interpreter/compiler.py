@@ -1022,6 +1022,7 @@ def _user_function(name: str, params: tuple, bodies: dict):
         # A fresh Env sharing the caller's cached lookups (Env.__init__ would look them up).
         e = new_env(Env)
         e.state, e.zones, e.vars, e.loc = env.state, env.zones, env.vars, loc
+        e.left, e.budget = env.left, env.budget
         return e
 
     calls = _CALLS
@@ -1045,10 +1046,12 @@ def _user_function(name: str, params: tuple, bodies: dict):
         def call1(env, a0):
             count()
             calls[0] += 1
+            e = frame(env, {p0: a0})
             try:
-                return bodies[name](frame(env, {p0: a0}))
+                return bodies[name](e)
             finally:
                 calls[0] -= 1
+                env.left = e.left
 
         call1.__name__ = name
         return call1
@@ -1056,10 +1059,12 @@ def _user_function(name: str, params: tuple, bodies: dict):
     def call(env, *args):
         count()
         calls[0] += 1
+        e = frame(env, dict(zip(params, args)))
         try:
-            return bodies[name](frame(env, dict(zip(params, args))))
+            return bodies[name](e)
         finally:
             calls[0] -= 1
+            env.left = e.left
 
     call.__name__ = name
     return call

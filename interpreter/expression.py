@@ -1249,7 +1249,7 @@ class _Compiler:
 
                 def comp_fields(env):
                     out = []
-                    for v in it(env):
+                    for v in _charge(env, it(env)):
                         try:
                             out.append(v.fields[field_name])
                         except (AttributeError, KeyError):
@@ -1265,11 +1265,11 @@ class _Compiler:
                 out = []
                 try:
                     if cond is None:
-                        for v in it(env):
+                        for v in _charge(env, it(env)):
                             loc[target] = v
                             out.append(elt(env))
                     else:
-                        for v in it(env):
+                        for v in _charge(env, it(env)):
                             loc[target] = v
                             if cond(env):
                                 out.append(elt(env))
@@ -1298,7 +1298,7 @@ class _Compiler:
 
                 def loop1(env, out):
                     loc = env.loc
-                    for v in fn(env):
+                    for v in _charge(env, fn(env)):
                         loc[t] = v
                         nxt(env, out)
 
@@ -1306,7 +1306,7 @@ class _Compiler:
 
             def loopn(env, out):
                 loc = env.loc
-                for v in fn(env):
+                for v in _charge(env, fn(env)):
                     if len(v) != len(targets):
                         raise ValueError(f"cannot unpack {len(v)} values into {len(targets)} names")
                     for t, x in zip(targets, v):
@@ -1332,6 +1332,17 @@ class _Compiler:
             return out
 
         return comp_general
+
+
+def _charge(env, xs):
+    """The closure evaluator's loops charge the work budget as the generated code's do."""
+    try:
+        env.left -= len(xs)
+    except TypeError:  # not a collection: iterating it gives the error
+        return xs
+    if env.left < 0:
+        _over(env)
+    return xs
 
 
 def _const(value):

@@ -10,7 +10,6 @@ refused with a :class:`~interpreter.errors.LoadError`.
 from __future__ import annotations
 
 import copy
-
 import csv
 import io
 from dataclasses import dataclass, field

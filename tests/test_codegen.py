@@ -281,3 +281,16 @@ def test_python_comprehension_forms(tmp_path, expr, value):
     rs = _load(tmp_path, f"vars: {{v: 0}}\nflow:\n  - set: {{v: \"{expr}\"}}\n")
     st = rs.new_game(2)
     assert st.vars["v"] == value
+
+
+def test_the_reference_evaluator_counts_its_loops_too(tmp_path):
+    """With code generation off, the closure evaluator stops the same runaway expression."""
+    codegen.ENABLED = False
+    try:
+        rs = _load(tmp_path, "limits: {work: 100000}\nvars: {v: 0}\nflow:\n"
+                   "  - set: {v: 'len([1 for i in range(1000000) for j in range(1000000)])'}\n")
+        with pytest.raises(ExpressionError) as info:
+            rs.new_game(2)
+    finally:
+        codegen.ENABLED = True
+    assert "work budget of 100,000" in str(info.value)
