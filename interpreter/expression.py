@@ -24,7 +24,7 @@ from typing import Any
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from .codegen import DEFAULT_WORK, WorkExceeded, generate_expression, generate_template
+from .codegen import DEFAULT_WORK, WorkExceeded, _over, generate_expression, generate_template
 from .errors import ExpressionError, ExpressionSyntaxError, Mark, TapsterError
 from .model import Component, render
 
