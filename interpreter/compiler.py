@@ -27,7 +27,7 @@ from .expression import (
     Builtin,
     Compiled,
     Env,
-    InlineBody,
+    FunctionBody,
     Scope,
     compile_expression,
     compile_template,
@@ -899,7 +899,6 @@ class Ctx:
                     trees[fname] = parse(spec["value"])
                 except TapsterError:
                     pass
-        recursive = _recursive_functions(trees)
         for fname, spec in specs.items():
             path = ("functions", fname)
             if not isinstance(spec, dict) or "value" not in spec:
@@ -914,7 +913,7 @@ class Ctx:
             body = None
             if fname in trees:
                 vpath = path + ("value",)
-                body = InlineBody(
+                body = FunctionBody(
                     params, trees[fname], self.scope.with_locals(params), spec["value"], self._value_mark(spec["value"], vpath)
                 )
             self.functions[fname] = Builtin(
@@ -922,7 +921,6 @@ class Ctx:
                 str(spec.get("description", fname)),
                 (len(params), len(params)),
                 True,
-                body if fname not in recursive else None,
                 body,
             )
         for fname, spec in specs.items():
@@ -989,30 +987,6 @@ class Ctx:
         rs.default_reason = str(spec.get("reason", "the game's flow is complete"))
 
 
-def _recursive_functions(trees: dict) -> set:
-    """The ruleset functions that can reach themselves through calls (``trees``: name -> body
-    parse tree): they keep their calls at run time, the others are inlined (InlineBody)."""
-    calls = {}
-    for fname, tree in trees.items():
-        called = set()
-        for node in tree.iter_subtrees() if isinstance(tree, Tree) else ():
-            if node.data in ("call", "call_gen") and str(node.children[0]) in trees:
-                called.add(str(node.children[0]))
-        calls[fname] = called
-    recursive = set()
-    for start in calls:
-        seen, todo = set(), list(calls[start])
-        while todo:
-            f = todo.pop()
-            if f == start:
-                recursive.add(start)
-                break
-            if f not in seen:
-                seen.add(f)
-                todo.extend(calls.get(f, ()))
-    return recursive
-
-
 def _user_function(name: str, params: tuple, bodies: dict):
     """The callable behind a ruleset function: binds the arguments and evaluates the body."""
 
@@ -1028,9 +1002,10 @@ def _user_function(name: str, params: tuple, bodies: dict):
     calls = _CALLS
 
     def count():
-        # Only recursive functions come here (the others are evaluated in place): endless
-        # recursion ends at Python's depth limit, but a recursion that branches (`f(n - 1) +
-        # f(n - 1)`) can run for ages within it; count the calls of one outermost evaluation.
+        # The reference evaluator's calls come here (generated code calls the generated
+        # function): endless recursion ends at Python's depth limit, but a recursion that
+        # branches (`f(n - 1) + f(n - 1)`) can run for ages within it; count the calls of one
+        # outermost evaluation (the work budget counts them too).
         if calls[0] == 0:
             calls[1] = 0
         calls[1] += 1

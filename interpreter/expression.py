@@ -1,9 +1,10 @@
-"""The expression language: parse once with Lark (LALR), compile to Python closures.
+"""The expression language: parse once with Lark (LALR), check and compile.
 
 An expression is a string in a ruleset (``sum(c.hops for c in trash[p])``).  :func:`parse`
-turns it into a Lark tree; :func:`compile_expression` turns the tree into a callable
-``f(env) -> value`` made of nested closures, so that evaluation never walks a tree.  Ruleset text
-never reaches ``eval``/``exec``: the only operations are the ones this module implements.
+turns it into a Lark tree (each distinct text once); :func:`compile_expression` resolves its
+names, compiles it to nested closures (the checked reference evaluator, which reports every
+error) and has :mod:`interpreter.codegen` write it as a Python function, which is what runs.
+Ruleset text never reaches ``eval``/``exec``: the generated source is made from the tree.
 
 Expressions are pure: they read the state through an :class:`Env` and never change it.  Names are
 resolved when the expression is compiled (a :class:`Scope` says which local names exist and how
@@ -32,7 +33,7 @@ __all__ = [
     "Env",
     "Scope",
     "Builtin",
-    "InlineBody",
+    "FunctionBody",
     "BUILTINS",
     "COMMON_MISTAKES",
     "parse",
@@ -83,10 +84,8 @@ class Env:
     """What an expression reads: the ``state`` and the local names ``loc`` (a dict).
 
     ``zones`` and ``vars`` are the state's dicts, cached here because a state never replaces
-    them while it lives (only their contents change): the fast closures read a zone or a
-    variable with one attribute load less (``env.zones[name]``), and evaluations are the hot
-    path.
-
+    them while it lives (only their contents change): generated code reads a zone or a variable
+    with one attribute load less (``env.zones[name]``), and evaluations are the hot path.
 
     ``left`` is what remains of the work budget (loop items, membership tests, ruleset
     function calls; see :mod:`interpreter.codegen`), refilled to ``budget`` by :meth:`refill`
@@ -114,54 +113,27 @@ class Builtin:
 
     ``fn`` is called with the evaluated arguments (and first the :class:`Env` when
     ``needs_env``); ``doc`` is the one-line help the README lists; ``arity`` the (min, max)
-    number of positional arguments (max None = any).  ``inline``: for a ruleset function
-    that is not recursive, its :class:`InlineBody`, which the fast compiler evaluates in place
-    instead of calling ``fn``.
+    number of positional arguments (max None = any).  ``body``: for a ruleset function, its
+    :class:`FunctionBody`, from which the code generator writes it as a Python function.
     """
 
     fn: Callable
     doc: str
     arity: tuple[int, int | None] = (1, 1)
     needs_env: bool = False
-    inline: InlineBody | None = None
-    body: InlineBody | None = None
+    body: FunctionBody | None = None
 
 
-class InlineBody:
-    """A ruleset function's body as the fast compiler evaluates it at a call site.
+class FunctionBody:
+    """A ruleset function's body as the code generator reads it: ``params`` (the parameter
+    names), ``tree``/``scope``/``text``/``mark`` (the body's parse tree, its scope — the
+    parameters are its only local names, so a function sees its parameters and the game, not
+    its caller's names —, text and mark).  See :class:`interpreter.codegen.FunctionTable`."""
 
-    A call through :attr:`Builtin.fn` makes a new :class:`Env` holding the parameters and
-    goes through the body's :class:`Compiled` (about 0.65 µs a call, and rulesets call their
-    functions from their hottest expressions).  Instead, the fast compiler evaluates the
-    arguments, binds the parameters in the caller's ``env.loc`` for the body's evaluation
-    (saved and restored, as comprehension names are) and runs the body's fast closure.  The
-    body is compiled in a scope whose only local names are the parameters, so it still sees
-    only its parameters and the game.  Only functions outside any cycle of calls get one (the
-    compiler checks): a recursive call keeps the call, and its "nested too deeply" error.
-    The checked compilation (errors) always calls ``fn``, so errors read as before.
-
-    ``params``: the parameter names; ``tree``/``scope``/``text``/``mark``: the body's parse tree,
-    scope, text and mark; :meth:`closure` compiles the fast body once, on first use.
-    """
-
-    __slots__ = ("params", "tree", "scope", "text", "mark", "fast", "failed")
+    __slots__ = ("params", "tree", "scope", "text", "mark")
 
     def __init__(self, params: tuple, tree: Any, scope: Scope, text: str, mark: Mark | None):
         self.params, self.tree, self.scope, self.text, self.mark = params, tree, scope, text, mark
-        self.fast = None
-        self.failed = False
-
-    def closure(self) -> Callable | None:
-        """The body's fast closure, or None when it does not compile (its own compilation
-        reports why; the call sites then keep the call)."""
-        if self.fast is None and not self.failed:
-            compiler = _Compiler(self.text, self.mark, fast=True)
-            compiler._scope_functions = self.scope.functions
-            try:
-                self.fast = compiler.c(self.tree, self.scope)
-            except TapsterError:
-                self.failed = True
-        return self.fast
 
 
 @dataclass
@@ -203,11 +175,11 @@ class Compiled:
     on any exception from ``fn`` they call the Compiled itself, which re-runs the evaluation
     (expressions are pure) to raise the precise error.
 
-    When ``source`` (the parse tree and the :class:`Scope`) is given, ``fn`` is the *fast*
-    compilation: operators fused with the names they read, local names read without the
-    "has no value here" check.  Its errors can be imprecise, so a failing evaluation is re-run
-    through the *checked* compilation (every node its own closure with its own checks), made
-    from ``source`` on the first failure; both compute the same values in the same order.
+    ``fn`` is the generated function (:mod:`interpreter.codegen`) where there is one, else the
+    checked closure.  Its errors can be imprecise (a KeyError for an unbound name), so a
+    failing evaluation is re-run through ``checked_fn``, the *checked* compilation (every node
+    its own closure with its own checks, the reference evaluator); both compute the same
+    values in the same order.  ``source`` is (the parse tree, the :class:`Scope`).
     """
 
     __slots__ = ("fn", "text", "mark", "constant", "source", "checked_fn")
@@ -662,58 +634,6 @@ _CONST_RIGHT = {
     operator.ge: lambda a, k: lambda env: a(env) >= k,
 }
 
-#: The fast compiler's comparisons: a local name against a constant (`i == 0`), and any two
-#: operands with the operator inline instead of called.
-_LOCAL_CONST = {
-    operator.eq: lambda n, k: lambda env: env.loc[n] == k,
-    operator.ne: lambda n, k: lambda env: env.loc[n] != k,
-    operator.lt: lambda n, k: lambda env: env.loc[n] < k,
-    operator.le: lambda n, k: lambda env: env.loc[n] <= k,
-    operator.gt: lambda n, k: lambda env: env.loc[n] > k,
-    operator.ge: lambda n, k: lambda env: env.loc[n] >= k,
-    operator.is_: lambda n, k: lambda env: env.loc[n] is k,
-    operator.is_not: lambda n, k: lambda env: env.loc[n] is not k,
-}
-_INLINE = {
-    operator.eq: lambda a, b: lambda env: a(env) == b(env),
-    operator.ne: lambda a, b: lambda env: a(env) != b(env),
-    operator.lt: lambda a, b: lambda env: a(env) < b(env),
-    operator.le: lambda a, b: lambda env: a(env) <= b(env),
-    operator.gt: lambda a, b: lambda env: a(env) > b(env),
-    operator.ge: lambda a, b: lambda env: a(env) >= b(env),
-    operator.is_: lambda a, b: lambda env: a(env) is b(env),
-    operator.is_not: lambda a, b: lambda env: a(env) is not b(env),
-    _COMPARE["in"]: lambda a, b: lambda env: a(env) in b(env),
-    _COMPARE["not in"]: lambda a, b: lambda env: a(env) not in b(env),
-}
-_INLINE_CONST_RIGHT = {
-    **_CONST_RIGHT,
-    operator.is_: lambda a, k: lambda env: a(env) is k,
-    operator.is_not: lambda a, k: lambda env: a(env) is not k,
-}
-
-
-def _in_fields(a: Callable, items: Callable, name: str, negate: bool) -> Callable:
-    """``a in [c.name for c in items]`` (``not in`` when ``negate``) without building the list
-    (option conditions ask it: a beer type not yet in a flight).  Every item's field is still
-    read, as the list would be (a missing field is the same error), and compared (``is`` or
-    ``==``, as ``in`` does) until one equals the value."""
-
-    def in_fields(env):
-        x = a(env)
-        found = False
-        for v in items(env):
-            try:
-                y = v.fields[name]
-            except (AttributeError, KeyError):
-                y = _static_attr(v, name)
-            if not found and (y is x or y == x):
-                found = True
-        return found != negate
-
-    return in_fields
-
-
 def _static_attr(obj: Any, name: str) -> Any:
     if isinstance(obj, dict):
         if name in obj:
@@ -728,18 +648,13 @@ def _static_attr(obj: Any, name: str) -> Any:
 
 
 class _Compiler:
-    """Compiles a parse tree to closures.
+    """Compiles a parse tree to closures, each node its own closure with its own checks: the
+    reference evaluator.  It reports every compile-time error (unknown names, fields,
+    functions, arities) and evaluates an expression again for a precise run-time error."""
 
-    ``fast``: fuse operators with the operands they read (constants, local names, zones,
-    variables, ``current``; see :func:`_operand`) so that an evaluation makes fewer Python
-    calls.  Fast closures may fail with imprecise errors (a local name read without its check),
-    so :class:`Compiled` re-runs a failed fast evaluation through the checked compilation.
-    """
-
-    def __init__(self, text: str, mark: Mark | None, fast: bool = False):
+    def __init__(self, text: str, mark: Mark | None):
         self.text = text
         self.mark = mark
-        self.fast = fast
 
     def error(self, node, message: str) -> ExpressionSyntaxError:
         meta = getattr(node, "meta", None)
@@ -784,16 +699,12 @@ class _Compiler:
         items = self._exprs(node.children[0], scope)
         if not items:
             return lambda env: []
-        if self.fast and all(hasattr(f, "constant") for f in items):
-            return _const([f.constant for f in items])
         return lambda env: [f(env) for f in items]
 
     def c_tuple(self, node, scope):
         first = self.c(node.children[0], scope)
         rest = self._exprs(node.children[1], scope)
         items = [first, *rest]
-        if self.fast and all(hasattr(f, "constant") for f in items):
-            return _const(tuple(f.constant for f in items))
         return lambda env: tuple(f(env) for f in items)
 
     def c_dict(self, node, scope):
@@ -811,10 +722,6 @@ class _Compiler:
     # names -------------------------------------------------------------------------------
     def c_name(self, node, scope):
         name = str(node.children[0])
-        if name in scope.locals and self.fast:
-            fast_local = lambda env: env.loc[name]  # noqa: E731 - a KeyError re-runs checked
-            fast_local.local = name
-            return fast_local
         if name in scope.locals:
             def local(env):
                 try:
@@ -840,14 +747,10 @@ class _Compiler:
         return lambda env: a(env) if cond(env) else b(env)
 
     def c_or(self, node, scope):
-        if self.fast:
-            return _flat_or([self.c(ch, scope) for ch in _flatten(node, "or_")])
         a, b = (self.c(ch, scope) for ch in node.children)
         return lambda env: a(env) or b(env)
 
     def c_and(self, node, scope):
-        if self.fast:
-            return _flat_and([self.c(ch, scope) for ch in _flatten(node, "and_")])
         a, b = (self.c(ch, scope) for ch in node.children)
         return lambda env: a(env) and b(env)
 
@@ -863,35 +766,6 @@ class _Compiler:
             op = " ".join(str(t) for t in children[i].children)
             ops.append(_COMPARE[op])
             operands.append(self.c(children[i + 1], scope))
-        if len(ops) == 1 and self.fast:
-            op, a, b = ops[0], operands[0], operands[1]
-            if getattr(b, "fields_of", None) is not None and op in (_COMPARE["in"], _COMPARE["not in"]):
-                return _in_fields(a, *b.fields_of, op is _COMPARE["not in"])
-            ak, av = _operand(a)
-            bk, bv = _operand(b)
-            if bk == "const":
-                if ak == "local" and op in _LOCAL_CONST:
-                    return _LOCAL_CONST[op](av, bv)
-                if op in _INLINE_CONST_RIGHT:
-                    return _INLINE_CONST_RIGHT[op](a, bv)
-            return _INLINE[op](a, b)
-        if len(ops) == 2 and self.fast:
-            (op1, op2), (a, b, c) = ops, operands
-            ak, av = _operand(a)
-            ck, cv = _operand(c)
-            if ak == "const" and ck == "const":  # `0 < len(xs) < limit`
-                if op1 is operator.lt and op2 is operator.lt:
-                    return lambda env: av < b(env) < cv
-                if op1 is operator.le and op2 is operator.le:
-                    return lambda env: av <= b(env) <= cv
-                if op1 is operator.le and op2 is operator.lt:
-                    return lambda env: av <= b(env) < cv
-
-                def chain2_const(env):
-                    middle = b(env)
-                    return op1(av, middle) and op2(middle, cv)
-
-                return chain2_const
         if len(ops) == 1:
             op, a, b = ops[0], operands[0], operands[1]
             k = getattr(b, "constant", _MISSING) if hasattr(b, "constant") else _MISSING
@@ -931,27 +805,10 @@ class _Compiler:
 
     def c_add(self, node, scope):
         a, b = (self.c(ch, scope) for ch in node.children)
-        if self.fast:
-            folded = _fold(operator.add, [a, b])
-            if folded is not None:
-                return folded
-            if hasattr(b, "constant"):  # `n + 1`
-                k = b.constant
-                return lambda env: a(env) + k
         return lambda env: a(env) + b(env)
 
     def c_sub(self, node, scope):
         a, b = (self.c(ch, scope) for ch in node.children)
-        if self.fast:
-            folded = _fold(operator.sub, [a, b])
-            if folded is not None:
-                return folded
-            if hasattr(b, "constant"):  # `i - 1`
-                k = b.constant
-                if getattr(a, "local", None) is not None:
-                    n = a.local
-                    return lambda env: env.loc[n] - k
-                return lambda env: a(env) - k
         return lambda env: a(env) - b(env)
 
     def c_mul(self, node, scope):
@@ -978,9 +835,6 @@ class _Compiler:
 
     def c_neg(self, node, scope):
         a = self.c(node.children[0], scope)
-        folded = _fold(operator.neg, [a]) if self.fast else None
-        if folded is not None:  # `xs[-1]`: a constant index
-            return folded
         return lambda env: -a(env)
 
     def c_pos(self, node, scope):
@@ -996,19 +850,6 @@ class _Compiler:
             close = difflib.get_close_matches(name, sorted(scope.attributes), n=3)
             hint = f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else ""
             raise self.error(name_tok, f"no component or record has a field `{name}`{hint}")
-        if name in scope.mutable and self.fast and getattr(obj, "local", None) is not None:
-            lname = obj.local
-
-            def mutable_local_attr(env):
-                o = env.loc[lname]
-                if type(o) is Component and name in o.mutable:
-                    return env.state.props[o.index][name]
-                try:
-                    return o.fields[name]
-                except (AttributeError, KeyError):
-                    return _static_attr(o, name)
-
-            return mutable_local_attr
         if name in scope.mutable:
             def mutable_attr(env):
                 o = obj(env)
@@ -1021,18 +862,6 @@ class _Compiler:
 
             return mutable_attr
 
-        lname = getattr(obj, "local", None)
-        if lname is not None and self.fast:
-            def local_attr(env):
-                o = env.loc[lname]
-                try:
-                    return o.fields[name]
-                except (AttributeError, KeyError):
-                    return _static_attr(o, name)
-
-            local_attr.field_of = (lname, name)  # a comprehension over lname reads it without binding
-            return local_attr
-
         def attr(env):
             o = obj(env)
             try:
@@ -1043,10 +872,6 @@ class _Compiler:
         return attr
 
     def c_index(self, node, scope):
-        if self.fast:
-            # One closure per index, each reading its operands inline: `flight[current][i]` is
-            # two calls instead of four.
-            return _index_fast(self.c(node.children[0], scope), self.c(node.children[1], scope))
         # Fold chains such as `flight[p][i]` into one closure (one call instead of nested ones).
         chain = []
         base = node
@@ -1100,21 +925,6 @@ class _Compiler:
             want = f"{lo}" if lo == hi else (f"{lo} or more" if hi is None else f"{lo} to {hi}")
             raise self.error(name_tok, f"`{name_tok}` takes {want} argument(s), got {n}")
         fn = builtin.fn
-        if self.fast and not builtin.needs_env and BUILTINS.get(str(name_tok)) is builtin:
-            folded = _fold(fn, args, kwargs)
-            if folded is not None:
-                return folded
-            if n == 1 and not kwargs:
-                kind, v = _operand(args[0])
-                if kind == "local":
-                    return lambda env: fn(env.loc[v])
-                if kind == "zone":
-                    return lambda env: fn(env.zones[v])
-                if kind == "var":
-                    return lambda env: fn(env.vars[v])
-                fused = _call_zone_index(fn, args[0])
-                if fused is not None:
-                    return fused
         if builtin.needs_env:
             if kwargs:
                 return lambda env: fn(env, *[a(env) for a in args], **{k: v(env) for k, v in kwargs.items()})
@@ -1152,68 +962,13 @@ class _Compiler:
                     if kwargs:
                         raise self.error(ch, "a positional argument cannot follow a keyword argument")
                     args.append(self.c(ch, scope))
-        if self.fast and builtin.inline is not None and not kwargs:
-            call = self._inline_call(name_tok, builtin, args)
-            if call is not None:
-                return call
         return self._call(name_tok, builtin, args, kwargs)
-
-    def _inline_call(self, name_tok, builtin: Builtin, args: list) -> Callable | None:
-        """A ruleset function's call evaluated in place (see :class:`InlineBody`), or None to
-        keep the call (a wrong number of arguments, which ``_call`` reports, or a body that
-        does not compile)."""
-        lo, hi = builtin.arity
-        if not lo <= len(args) <= hi:
-            return None
-        body = builtin.inline.closure()
-        if body is None:
-            return None
-        params = builtin.inline.params
-        if not params:
-            return body
-        if len(params) == 1:
-            (p0,), (a0,) = params, args
-
-            def inline1(env):
-                value = a0(env)
-                loc = env.loc
-                old = loc.get(p0, _MISSING)
-                loc[p0] = value
-                try:
-                    return body(env)
-                finally:
-                    if old is _MISSING:
-                        del loc[p0]
-                    else:
-                        loc[p0] = old
-
-            return inline1
-
-        def inline(env):
-            values = [a(env) for a in args]  # every argument before any parameter is bound
-            loc = env.loc
-            saved = [loc.get(p, _MISSING) for p in params]
-            loc.update(zip(params, values))
-            try:
-                return body(env)
-            finally:
-                for p, old in zip(params, saved):
-                    if old is _MISSING:
-                        del loc[p]
-                    else:
-                        loc[p] = old
-
-        return inline
 
     def c_call_gen(self, node, scope):
         self._scope_functions = scope.functions
         name_tok, elt, clauses = node.children
         builtin = self._function(name_tok)
         gen = self._comprehension(elt, clauses, scope)
-        if self.fast and builtin.inline is not None:
-            call = self._inline_call(name_tok, builtin, [gen])
-            if call is not None:
-                return call
         return self._call(name_tok, builtin, [gen], {})
 
     def c_listcomp(self, node, scope):
@@ -1242,23 +997,6 @@ class _Compiler:
         ):
             target, it = steps[0][1][0], steps[0][2]
             cond = steps[1][2] if len(steps) == 2 else None
-            if self.fast and cond is None and getattr(elt, "field_of", (None,))[0] == target:
-                # `[c.type for c in xs]`: the item only feeds its own field, so it need not be
-                # bound (the name would be unbound again afterwards anyway).
-                field_name = elt.field_of[1]
-
-                def comp_fields(env):
-                    out = []
-                    for v in _charge(env, it(env)):
-                        try:
-                            out.append(v.fields[field_name])
-                        except (AttributeError, KeyError):
-                            out.append(_static_attr(v, field_name))
-                    return out
-
-                comp_fields.fields_of = (it, field_name)  # `x in [c.type for c in xs]` scans without the list
-                return comp_fields
-
             def comp(env):
                 loc = env.loc
                 old = loc.get(target, _MISSING)
@@ -1351,22 +1089,6 @@ def _const(value):
     return f
 
 
-def _fold(fn: Callable, args: list, kwargs: dict | None = None) -> Callable | None:
-    """The fast compiler's constant folding: ``fn`` (pure, like every builtin and operator)
-    applied to constant arguments, computed once (`range(flights)`), or None when an argument
-    is not constant or the call fails (the failure then happens, with its error, when run).
-
-    A folded list is shared by every evaluation, as parameters are: expressions never change
-    values, and the state stores a copy of anything it keeps (``LValue.set``)."""
-    if not all(hasattr(a, "constant") for a in args) or not all(hasattr(v, "constant") for v in (kwargs or {}).values()):
-        return None
-    try:
-        value = fn(*[a.constant for a in args], **{k: v.constant for k, v in (kwargs or {}).items()})
-    except Exception:  # noqa: BLE001 - not folded: the evaluation raises it with the expression's mark
-        return None
-    return _const(value)
-
-
 def state_reader(kind: str, name: str = "") -> Callable:
     """The closure that reads a global name of the state: ``kind`` ``"zone"`` or ``"var"``
     (``name``), or ``"current"``.  Tagged with its kind so that the fast compiler fuses the
@@ -1396,130 +1118,6 @@ def _operand(f: Callable) -> tuple:
     if reads is not None:
         return reads
     return ("call", f)
-
-
-def _flatten(node: Tree, data: str) -> list:
-    """The operands of ``a and b and c`` (parsed ``(a and b) and c``), left to right."""
-    left, right = node.children
-    if isinstance(left, Tree) and left.data == data:
-        return [*_flatten(left, data), right]
-    return [left, right]
-
-
-def _flat_and(fs: list) -> Callable:
-    """``a and b and c`` in one closure (the fast compiler's; same value as nested ``and``s)."""
-    if len(fs) == 2:
-        a, b = fs
-        return lambda env: a(env) and b(env)
-    if len(fs) == 3:
-        a, b, c = fs
-        return lambda env: a(env) and b(env) and c(env)
-    if len(fs) == 4:
-        a, b, c, d = fs
-        return lambda env: a(env) and b(env) and c(env) and d(env)
-    a, rest = fs[0], _flat_and(fs[1:])
-    return lambda env: a(env) and rest(env)
-
-
-def _flat_or(fs: list) -> Callable:
-    """``a or b or c`` in one closure."""
-    if len(fs) == 2:
-        a, b = fs
-        return lambda env: a(env) or b(env)
-    if len(fs) == 3:
-        a, b, c = fs
-        return lambda env: a(env) or b(env) or c(env)
-    a, rest = fs[0], _flat_or(fs[1:])
-    return lambda env: a(env) or rest(env)
-
-
-#: ``zone[i][j]`` in one closure, by how the two indexes are read (the fast compiler's).
-_ZONE_INDEX2 = {
-    ("current", "local"): lambda z, i, j: lambda env: env.zones[z][env.state.current][env.loc[j]],
-    ("current", "const"): lambda z, i, j: lambda env: env.zones[z][env.state.current][j],
-    ("current", "current"): lambda z, i, j: lambda env: env.zones[z][env.state.current][env.state.current],
-    ("local", "local"): lambda z, i, j: lambda env: env.zones[z][env.loc[i]][env.loc[j]],
-    ("local", "const"): lambda z, i, j: lambda env: env.zones[z][env.loc[i]][j],
-    ("local", "current"): lambda z, i, j: lambda env: env.zones[z][env.loc[i]][env.state.current],
-    ("const", "local"): lambda z, i, j: lambda env: env.zones[z][i][env.loc[j]],
-    ("const", "const"): lambda z, i, j: lambda env: env.zones[z][i][j],
-    ("const", "current"): lambda z, i, j: lambda env: env.zones[z][i][env.state.current],
-}
-
-
-#: ``fn(zone[i])`` and ``fn(zone[i][j])`` in one closure for a one-argument builtin
-#: (``len(hand[current])``, ``top(holding[current])``, ``len(flight[current][i])``: the most
-#: common calls of option conditions), by how the indexes are read; other shapes keep the call.
-_CALL_ZONE_INDEX = {
-    "current": lambda fn, z, i: lambda env: fn(env.zones[z][env.state.current]),
-    "local": lambda fn, z, i: lambda env: fn(env.zones[z][env.loc[i]]),
-}
-_CALL_ZONE_INDEX2 = {
-    ("current", "local"): lambda fn, z, i, j: lambda env: fn(env.zones[z][env.state.current][env.loc[j]]),
-    ("current", "const"): lambda fn, z, i, j: lambda env: fn(env.zones[z][env.state.current][j]),
-    ("local", "local"): lambda fn, z, i, j: lambda env: fn(env.zones[z][env.loc[i]][env.loc[j]]),
-    ("local", "const"): lambda fn, z, i, j: lambda env: fn(env.zones[z][env.loc[i]][j]),
-}
-
-
-def _call_zone_index(fn: Callable, arg: Callable) -> Callable | None:
-    """``fn(arg)`` fused with ``arg`` when it is a zone indexed once or twice (see above)."""
-    zi = getattr(arg, "zone_index", None)
-    if zi is not None and zi[2] in _CALL_ZONE_INDEX:
-        return _CALL_ZONE_INDEX[zi[2]](fn, zi[0], zi[1])
-    zi2 = getattr(arg, "zone_index2", None)
-    if zi2 is not None and zi2[3] in _CALL_ZONE_INDEX2:
-        return _CALL_ZONE_INDEX2[zi2[3]](fn, zi2[0], zi2[1], zi2[2])
-    return None
-
-
-def _index_fast(base: Callable, index: Callable) -> Callable:
-    """``base[index]`` as one closure reading both operands inline (the fast compiler's index)."""
-    bk, b = _operand(base)
-    ik, i = _operand(index)
-    inner = getattr(base, "zone_index", None)
-    if inner is not None and (inner[2], ik) in _ZONE_INDEX2:  # `flight[current][i]`
-        f = _ZONE_INDEX2[inner[2], ik](inner[0], inner[1], i)
-        f.zone_index2 = (inner[0], inner[1], i, (inner[2], ik))  # lets a call fuse with it
-        return f
-    f = _index_fast_read(base, bk, b, index, ik, i)
-    if bk == "zone" and ik in ("const", "local", "current"):
-        f.zone_index = (b, i, ik)  # lets a second index fuse with this one
-    return f
-
-
-def _index_fast_read(base: Callable, bk: str, b: Any, index: Callable, ik: str, i: Any) -> Callable:
-    if bk == "zone":
-        if ik == "const":
-            return lambda env: env.zones[b][i]
-        if ik == "local":
-            return lambda env: env.zones[b][env.loc[i]]
-        if ik == "current":
-            return lambda env: env.zones[b][env.state.current]
-        return lambda env: env.zones[b][index(env)]
-    if bk == "var":
-        if ik == "const":
-            return lambda env: env.vars[b][i]
-        if ik == "local":
-            return lambda env: env.vars[b][env.loc[i]]
-        if ik == "current":
-            return lambda env: env.vars[b][env.state.current]
-        return lambda env: env.vars[b][index(env)]
-    if bk == "local":
-        if ik == "const":
-            return lambda env: env.loc[b][i]
-        if ik == "local":
-            return lambda env: env.loc[b][env.loc[i]]
-        if ik == "current":
-            return lambda env: env.loc[b][env.state.current]
-        return lambda env: env.loc[b][index(env)]
-    if ik == "const":
-        return lambda env: base(env)[i]
-    if ik == "local":
-        return lambda env: base(env)[env.loc[i]]
-    if ik == "current":
-        return lambda env: base(env)[env.state.current]
-    return lambda env: base(env)[index(env)]
 
 
 def compile_expression(text: Any, scope: Scope, mark: Mark | None = None) -> Compiled:
