@@ -1,11 +1,14 @@
 """Tapster: a declarative rules-as-data interpreter for tabletop games.
 
-The pipeline, one module a stage: ``load`` (safe YAML with marks) -> ``schema`` (JSON Schema) ->
-``compiler`` (variants, names, expressions -> immutable :class:`Ruleset`) -> ``state`` (a game as
-plain data) -> ``flow`` (effect verbs and the runner) -> ``agents`` -> ``cli``.
+The pipeline, one module a stage, each importing only the ones before it (tests/test_layout.py):
+``load`` (safe YAML with marks) -> ``schema`` (JSON Schema) -> ``expression`` (the language:
+parser and reference evaluator; its functions in ``builtins``) -> ``codegen``/``flowgen`` (the
+code generator) -> ``flow`` (effect verbs and the runner) -> ``state`` (a game as plain data)
+-> ``ruleset`` (the compiled, immutable :class:`Ruleset`) -> ``compiler`` (variants, names,
+expressions -> Ruleset) -> ``scenarios``, ``agents`` -> ``cli``.
 """
 
-from .compiler import Ruleset, RulesetErrors, available_rulesets, find_ruleset, load_ruleset
+from .compiler import RulesetErrors, available_rulesets, find_ruleset, load_ruleset
 from .errors import (
     CompileError,
     ExpressionError,
@@ -20,6 +23,7 @@ from .errors import (
     TapsterError,
 )
 from .model import Action, Component, Decision, Outcome
+from .ruleset import Ruleset
 from .state import State, new_game
 
 __all__ = [

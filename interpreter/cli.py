@@ -32,10 +32,11 @@ from rich.table import Table
 from rich.text import Text
 
 from .agents import AGENTS, QuitGame, make_agent, seat_name
-from .compiler import Ruleset, RulesetErrors, available_rulesets, find_ruleset, load_ruleset
+from .compiler import RulesetErrors, available_rulesets, find_ruleset, load_ruleset
 from .errors import IllegalActionError, Mark, TapsterError
 from .load import load_yaml, load_yaml_text
 from .render import render_board
+from .ruleset import Ruleset
 from .scenarios import run_scenarios
 from .state import State
 

@@ -49,6 +49,7 @@ from typing import Any
 
 from lark import Token, Tree
 
+from .builtins import BUILTINS, _mul, unescape
 from .errors import Mark, TapsterError
 from .model import Action, Component, render
 
@@ -279,8 +280,6 @@ class _Gen:
         return Frag(self.ns.const(value), value)
 
     def g_string(self, node, scope, bound):
-        from .expression import unescape
-
         value = unescape(node.children[0][1:-1])
         return Frag(repr(value), value)
 
@@ -398,8 +397,6 @@ class _Gen:
 
     def g_mul(self, node, scope, bound):
         a, b = (self.g(ch, scope, bound) for ch in node.children)
-        from .expression import _mul
-
         return Frag(f"{self.ns.bind(_mul, 'H_mul')}({a.src}, {b.src})")
 
     def g_div(self, node, scope, bound):
@@ -461,8 +458,6 @@ class _Gen:
 
     # calls ---------------------------------------------------------------------------------
     def _function(self, name: str, scope):
-        from .expression import BUILTINS
-
         fn = scope.functions.get(name) if scope.functions else None
         if fn is None:
             fn = BUILTINS.get(name)
@@ -471,8 +466,6 @@ class _Gen:
         return fn
 
     def _emit_call(self, name: str, builtin, args: list[Frag], kwargs: dict[str, Frag]) -> Frag:
-        from .expression import BUILTINS
-
         lo, hi = builtin.arity
         if not (lo <= len(args) and (hi is None or len(args) <= hi)):
             raise GenerationFailed(name)  # the closure compiler reports the arity
@@ -517,8 +510,6 @@ class _Gen:
         name_tok, elt, clauses = node.children
         name = str(name_tok)
         builtin = self._function(name, scope)
-        from .expression import BUILTINS
-
         if name in ("any", "all", "sum") and BUILTINS.get(name) is builtin:
             unrolled = self._unroll(name, elt, clauses.children, scope, bound)
             if unrolled is not None:

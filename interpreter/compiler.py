@@ -13,7 +13,6 @@ from __future__ import annotations
 import copy
 import difflib
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ from lark import Tree
 
 from . import codegen, flow, flowgen, schema
 from .codegen import DEFAULT_WORK, FunctionTable
-from .errors import CompileError, ExpressionError, FlowError, LoadError, Mark, RulesetError, TapsterError
+from .errors import CompileError, ExpressionError, LoadError, Mark, RulesetError, TapsterError
 from .expression import (
     BUILTINS,
     Builtin,
@@ -35,9 +34,9 @@ from .expression import (
     state_reader,
 )
 from .load import Document, load_table, load_yaml
-from .model import Component, Outcome, render
+from .model import Component, render
 from .render import compile_display
-from .state import Keyed, State, encode_value, new_game
+from .ruleset import Kind, Procedure, Ruleset, Trigger, VarDecl, ZoneDecl
 
 __all__ = ["Ruleset", "RulesetErrors", "load_ruleset", "find_ruleset", "RULESETS_DIR", "ZoneDecl", "VarDecl"]
 
@@ -71,193 +70,6 @@ class RulesetErrors(RulesetError):
 
     def __str__(self) -> str:
         return "\n".join(str(e) for e in self.errors)
-
-
-# ---------------------------------------------------------------------------------------------
-# Declarations
-
-
-class ZoneDecl:
-    """A declared zone: ``name``; ``per_player`` (one per seat); ``count`` (that many zones,
-    per seat if per-player); ``visibility`` public | owner | hidden; ``refill_from`` (a
-    ZoneRef refilling this zone when drawn empty) and ``refill_shuffle``; ``depth`` how many
-    indexes reach a single zone; ``keyed`` (a :class:`~interpreter.state.Keyed` dict from keys
-    to stacks, e.g. the places ``(x, y)`` of a grid: one index, the key, reaches a stack)."""
-
-    __slots__ = (
-        "name", "per_player", "count", "visibility", "refill_from", "refill_shuffle", "depth", "description", "keyed",
-    )  # fmt: skip
-
-    def empty(self, n: int) -> list | Keyed:
-        """The zone's empty contents for ``n`` players."""
-        if self.keyed:
-            return Keyed()
-        if self.per_player and self.count is not None:
-            return [[[] for _ in range(self.count)] for _ in range(n)]
-        if self.per_player:
-            return [[] for _ in range(n)]
-        if self.count is not None:
-            return [[] for _ in range(self.count)]
-        return []
-
-    def observe(self, z: list, player: int) -> Any:
-        """The zone as ``player`` may see it: component ids, or ``{"count": n}``."""
-        vis = self.visibility
-        if self.keyed:
-            if vis != "public":
-                return {"count": sum(len(s) for s in z.values())}
-            return [[encode_value(k), [c.id for c in s]] for k, s in z.items()]
-        if self.per_player:
-            return [self._shown(sub, vis == "public" or (vis == "owner" and i == player)) for i, sub in enumerate(z)]
-        return self._shown(z, vis == "public")
-
-    def _shown(self, z: list, visible: bool) -> Any:
-        if z and type(z[0]) is list:
-            return [self._shown(s, visible) for s in z]
-        if visible:
-            return [c.id for c in z]
-        return {"count": len(z)}
-
-
-class VarDecl:
-    """A declared variable: ``name``, ``per_player``, ``initial`` value, ``visibility``."""
-
-    __slots__ = ("name", "per_player", "value", "visibility", "description")
-
-    def initial(self, n: int) -> Any:
-        """The initial value for ``n`` players (a fresh copy)."""
-        if self.per_player:
-            return [copy.deepcopy(self.value) for _ in range(n)]
-        return copy.deepcopy(self.value)
-
-
-class Procedure:
-    """A named block with parameters (``params``); ``block`` is filled in after compiling."""
-
-    __slots__ = ("name", "params", "block", "spec", "path")
-
-
-@dataclass
-class Trigger:
-    """A trigger: ``event`` it listens to, condition ``cond`` (or None) and ``block``."""
-
-    event: str
-    params: tuple
-    cond: Compiled | None
-    block: flow.Block
-
-
-class Kind:
-    """A component kind: ``name``, its ``components``, ``fields``, ``mutable`` property names,
-    ``start`` zone name."""
-
-    __slots__ = ("name", "components", "fields", "mutable", "start", "description")
-
-
-# ---------------------------------------------------------------------------------------------
-# The compiled ruleset
-
-
-class Ruleset:
-    """A compiled, immutable ruleset.  Create with :func:`load_ruleset`.
-
-    ``name`` (its folder's name), ``title``, ``variant`` (None for the base game),
-    ``min_players``/``max_players``, ``params`` (dict), ``kinds``, ``components`` (all, by
-    index), ``by_id``, ``zones``/``vars`` (declarations by name), ``procedures``,
-    ``variants`` (name -> description), ``scenarios`` (raw scenario data), ``doc`` (the
-    Document with marks), ``path``.
-    """
-
-    def new_game(self, num_players: int | None = None, seed: int | str = 0, log: bool = False, position=None) -> State:
-        """A new :class:`State` (see :func:`interpreter.state.new_game`)."""
-        return new_game(self, num_players if num_players is not None else self.default_players, seed, log, position)
-
-    # used by the state ------------------------------------------------------------------------
-    def place_components(self, st: State) -> None:
-        """Put every component in its kind's ``start`` zone and set its mutable properties."""
-        for kind in self.kinds.values():
-            if kind.start is not None:
-                st.zones[kind.start].extend(kind.components)
-        for c, props in self.initial_props.items():
-            st.props[c] = dict(props)
-
-    def score_of(self, st: State, player: int) -> Any:
-        """The score expression for ``player``."""
-        env = Env(st, {"p": player})
-        return self.score_expr(env)
-
-    def outcome_of(self, st: State) -> Outcome:
-        """The outcome of a finished state: scores, tiebreaks, ranking, winners."""
-        n = st.num_players
-        scores = []
-        keys = []
-        for p in range(n):
-            env = Env(st, {"p": p})
-            s = self.score_expr(env)
-            scores.append(s)
-            keys.append((s, *[t(env) for t in self.tiebreaks]))
-        try:
-            ranking = tuple(sorted(range(n), key=lambda p: keys[p], reverse=True))
-        except TypeError:  # a score of one kind, another's of another (a number and `none`)
-            shown = "; ".join(f"P{p + 1}: {render(list(k) if len(k) > 1 else k[0])}" for p, k in enumerate(keys))
-            raise ExpressionError(
-                f"cannot rank the players: scores (and tie-breaks) must be alike to compare, numbers for one; "
-                f"found {shown}", self.score_expr.mark) from None
-        if self.winners_expr is not None:
-            w = self.winners_expr(Env(st, {}))
-            winners = tuple(w) if isinstance(w, (list, tuple)) else (w,)
-            if not all(type(x) is int and 0 <= x < n for x in winners):
-                raise ExpressionError(
-                    f"`winners` must give a list of seats from 0 to {n - 1}, found {render(w)!r}", self.winners_expr.mark)
-            winners = tuple(sorted(winners))
-        else:
-            best = keys[ranking[0]]
-            winners = tuple(p for p in range(n) if keys[p] == best)
-        return Outcome(tuple(scores), ranking, winners, st.reason)
-
-    def visible_component(self, st: State, comp: Component, player: int) -> bool:
-        """True when ``player`` may see ``comp`` (it is in a zone they may look into)."""
-        for decl in self.zone_list:
-            z = st.zones[decl.name]
-            if decl.keyed:
-                if any(comp in s for s in z.values()):
-                    return decl.visibility == "public"
-            elif decl.per_player:
-                for i, sub in enumerate(z):
-                    if _contains(sub, comp, decl.depth - 1):
-                        return decl.visibility == "public" or (decl.visibility == "owner" and i == player)
-            elif _contains(z, comp, decl.depth):
-                return decl.visibility == "public"
-        return False
-
-    def check_length(self, st: State, actions: int) -> None:
-        """For drivers playing a game out: raise when ``actions`` actions have been taken and
-        the game goes on (``limits: {actions: N}``, default 100000).
-
-        Raises:
-            FlowError: at the decision pending, which an endless loop keeps asking.
-        """
-        if actions >= self.action_limit and not st.finished:
-            where = st.pending[0].mark if st.pending is not None else None
-            raise FlowError(
-                f"the game has not ended after {actions} actions (`limits: {{actions: {self.action_limit}}}`): "
-                "is this decision inside a loop that never ends?", where)
-
-    def __deepcopy__(self, memo) -> Ruleset:
-        """A ruleset is immutable: a deep copy of anything holding one shares it."""
-        return self
-
-    def __copy__(self) -> Ruleset:
-        return self
-
-    def __repr__(self) -> str:
-        return f"<Ruleset {self.name}{' variant ' + self.variant if self.variant else ''}>"
-
-
-def _contains(z, comp, depth) -> bool:
-    if depth == 0:
-        return comp in z
-    return any(_contains(s, comp, depth - 1) for s in z)
 
 
 # ---------------------------------------------------------------------------------------------

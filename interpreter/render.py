@@ -27,8 +27,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .builtins import _extent
 from .errors import TapsterError
-from .expression import Env, _extent
+from .expression import Env
 
 if TYPE_CHECKING:  # pragma: no cover
     from .compiler import Ctx

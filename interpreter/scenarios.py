@@ -32,12 +32,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .compiler import Ruleset, find_ruleset, load_ruleset
+from .compiler import find_ruleset, load_ruleset
 from .errors import IllegalActionError, Mark, ScenarioFailure, TapsterError
 from .expression import Env, compile_expression
 from .load import load_yaml
 from .model import Component, render
 from .rng import Rng
+from .ruleset import Ruleset
 
 __all__ = ["ScenarioResult", "run_scenarios", "run_scenario", "STEP_KINDS"]
 

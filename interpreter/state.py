@@ -19,7 +19,7 @@ from .rng import below as rng_below
 from .rng import seed_state
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .compiler import Ruleset
+    from .ruleset import Ruleset
 
 __all__ = ["State", "Keyed", "new_game", "encode_value", "decode_value"]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from interpreter.builtins import BUILTINS
 from interpreter.compiler import _ruleset_functions
-from interpreter.expression import BUILTINS
 from interpreter.flow import EFFECTS
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")

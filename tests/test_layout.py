@@ -1,0 +1,56 @@
+"""The package reads as the pipeline: every module imports only modules below it, so there is
+no circle (imports inside functions and under TYPE_CHECKING are for type hints and lazy
+loading, and are checked to point down too)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "interpreter"
+
+#: Bottom to top: each module may import only modules earlier in this list.
+LAYERS = [
+    "errors", "model", "rng", "load",          # plain data, chance, safe YAML
+    "builtins", "codegen", "schema",            # the language's functions; the code generator; the schema
+    "expression",                               # the expression language (parser, reference evaluator)
+    "flow", "flowgen",                          # effect verbs and the runner; the flow's code generator
+    "state", "render", "ruleset",               # a game; its display; the compiled ruleset
+    "compiler",                                 # document -> Ruleset
+    "scenarios", "agents",                      # scenarios run on games; agents play them
+    "cli", "__init__",                          # the command line; the public names
+]
+
+
+def _imports(path: Path, lazy: bool) -> set[str]:
+    """The package modules ``path`` imports at module level (or, with ``lazy``, anywhere)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out = set()
+    nodes = ast.walk(tree) if lazy else tree.body
+    for node in nodes:
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            if node.module:
+                out.add(node.module.split(".")[0])
+            else:
+                out.update(a.name for a in node.names)
+    return out
+
+
+def test_every_module_is_in_a_layer():
+    modules = {p.stem for p in PACKAGE.glob("*.py")}
+    assert modules == set(LAYERS), f"add to LAYERS: {modules - set(LAYERS)}; remove: {set(LAYERS) - modules}"
+
+
+def test_imports_only_point_down():
+    rank = {m: i for i, m in enumerate(LAYERS)}
+    for module in LAYERS:
+        for lazy in (False, True):
+            for imported in _imports(PACKAGE / f"{module}.py", lazy):
+                if imported == module:
+                    continue
+                allowed = rank[imported] < rank[module]
+                # a module may name a higher one lazily only for type hints (TYPE_CHECKING)
+                if not allowed and lazy:
+                    src = (PACKAGE / f"{module}.py").read_text(encoding="utf-8")
+                    allowed = "TYPE_CHECKING" in src and f"from .{imported} import" in src.split("if TYPE_CHECKING:")[1][:400]
+                assert allowed, f"interpreter/{module}.py imports {imported}, which is above it"
