@@ -18,7 +18,19 @@ from .model import render
 if TYPE_CHECKING:  # pragma: no cover
     from .expression import FunctionBody
 
-__all__ = ["Builtin", "BUILTINS", "MAX_ITEMS", "MAX_INT_BITS", "unescape"]
+__all__ = ["Builtin", "BUILTINS", "MAX_ITEMS", "MAX_INT_BITS", "unescape", "same"]
+
+_VALUES = (int, float, str, bool, tuple, type(None))
+
+
+def same(a, b) -> bool:
+    """The language's ``a is b``: the same component, list or record (identity); for values —
+    numbers, text, booleans, none, tuples — the same type and an equal value.  (Python's own
+    ``is`` on numbers and text depends on how the interpreter happened to store them, which a
+    game's result must never do.)"""
+    if type(a) in _VALUES:
+        return type(a) is type(b) and a == b
+    return a is b
 
 
 @dataclass(frozen=True)

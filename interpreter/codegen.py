@@ -49,7 +49,7 @@ from typing import Any
 
 from lark import Token, Tree
 
-from .builtins import BUILTINS, _mul, unescape
+from .builtins import BUILTINS, _mul, same, unescape
 from .errors import Mark, TapsterError
 from .model import Action, Component, render
 
@@ -164,6 +164,7 @@ def _check_int(v):
 
 _HELPERS: dict[str, Any] = {
     "H_it": _it,
+    "H_same": same,
     "H_attr": _attr,
     "H_mattr": _mattr,
     "H_add": _add,
@@ -373,14 +374,34 @@ class _Gen:
     def g_compare(self, node, scope, bound):
         children = node.children
         parts = [self.g(children[0], scope, bound).src]
+        ops = []
         for i in range(1, len(children), 2):
             op = " ".join(str(t) for t in children[i].children)
             right = self.g(children[i + 1], scope, bound)
+            if op in ("is", "is not"):
+                ops.append((op, right))
+                continue
             if op in ("in", "not in") and not right.const:
                 parts.append(f"{op} H_it(env, {right.src})")
             else:
                 parts.append(f"{op} {right.src}")
+            ops.append((op, right))
+        if any(op in ("is", "is not") for op, _ in ops):
+            return self._chain_with_is(children, scope, bound)
         return Frag("(" + " ".join(parts) + ")")
+
+    def _chain_with_is(self, children, scope, bound) -> Frag:
+        """A comparison using ``is``: the language's ``same`` (see interpreter/builtins.py).
+        ``a is none`` (the common case) is Python's own ``is``, which agrees with it there."""
+        frags = [self.g(children[i], scope, bound) for i in range(0, len(children), 2)]
+        opers = [" ".join(str(t) for t in children[i].children) for i in range(1, len(children), 2)]
+        if len(opers) == 1:
+            (op,), (a, b) = opers, frags
+            if b.src == "None" or a.src == "None":
+                return Frag(f"({a.src} {op} {b.src})")
+            neg = "not " if op == "is not" else ""
+            return Frag(f"({neg}H_same({a.src}, {b.src}))")
+        raise GenerationFailed("a chain of comparisons with `is`")  # rare: the reference runs it
 
     def _binary(self, node, scope, bound, op: str, helper: str | None, safe_const: bool):
         a, b = (self.g(ch, scope, bound) for ch in node.children)

@@ -24,7 +24,7 @@ from typing import Any
 from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from .builtins import BUILTINS, MAX_INT_BITS, MAX_ITEMS, Builtin, _extent, _mul, unescape  # noqa: F401 - re-exported
+from .builtins import BUILTINS, MAX_INT_BITS, MAX_ITEMS, Builtin, _extent, _mul, same, unescape  # noqa: F401 - re-exported
 from .codegen import DEFAULT_WORK, WorkExceeded, _over, generate_expression, generate_template
 from .errors import ExpressionError, ExpressionSyntaxError, Mark, TapsterError
 from .model import Component, render
@@ -380,8 +380,8 @@ _COMPARE = {
     "!=": operator.ne,
     "in": lambda a, b: a in b,
     "not in": lambda a, b: a not in b,
-    "is": operator.is_,
-    "is not": operator.is_not,
+    "is": same,
+    "is not": lambda a, b: not same(a, b),
 }
 
 

@@ -294,3 +294,108 @@ def test_the_reference_evaluator_counts_its_loops_too(tmp_path):
     finally:
         codegen.ENABLED = True
     assert "work budget of 100,000" in str(info.value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Differential fuzzing: random expressions from the grammar, generated code against the reference
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from interpreter.expression import Env, compile_expression  # noqa: E402
+
+FUZZ_RULESET = """\
+name: Fuzz
+players: {min: 2, max: 2}
+params: {k: 3, names: ['a', 'b']}
+limits: {work: 20000}
+components:
+  card: {items: [{rank: 1, kind: x}, {rank: 2, kind: y}, {rank: 3, kind: x}], start: deck}
+zones:
+  deck: {visibility: public}
+vars:
+  xs: [1, 2, 3]
+  n: 2
+  s: "ab"
+  rec: {initial: {a: 1, b: [2, 3]}}
+functions:
+  double: {params: [x], value: x * 2}
+  down: {params: [x], value: '0 if x <= 0 else down(x - 1) + 1'}
+flow: [{choose: {options: [{action: go}]}}]
+"""
+
+_NAMES = ["xs", "n", "s", "rec", "k", "names", "deck", "current", "players", "c", "x"]
+_FUNCS = ["len", "sum", "max", "min", "sorted", "count", "distinct", "any", "all", "range", "double", "down",
+          "top", "first", "abs", "str", "list", "reversed", "index", "sign"]
+
+
+@pytest.fixture(scope="module")
+def fuzz_rules(tmp_path_factory):
+    path = tmp_path_factory.mktemp("fuzz") / "ruleset.yaml"
+    path.write_text(FUZZ_RULESET)
+    return load_ruleset(path)
+
+
+def _outcome(fn, env):
+    """The value, or the kind of TapsterError (anything else is a bug)."""
+    env.refill()
+    try:
+        return ("value", repr(fn(env)))
+    except TapsterError as exc:
+        return ("error", type(exc).__name__)
+
+
+_LEAVES = st.sampled_from(
+    ["xs", "n", "s", "rec", "k", "names", "deck", "current", "players", "c", "x", "0", "1", "2", "-1", "2.5",
+     "'a'", "'b'", "''", "true", "false", "none", "[]", "[1, 2]", "(1, 'a')", "{'a': 1}", "c.rank", "c.kind",
+     "rec.a", "rec.b", "xs[0]", "xs[-1]", "deck[0]"]
+)
+
+
+def _combine(children):
+    one = children
+    two = st.tuples(children, children)
+    return st.one_of(
+        st.builds("({} {} {})".format, one, st.sampled_from(["+", "-", "*", "//", "%", "/", "**"]), one),
+        st.builds("({} {} {})".format, one, st.sampled_from(["==", "!=", "<", "<=", ">", ">=", "in", "not in", "is", "is not"]), one),
+        st.builds("({} {} {})".format, one, st.sampled_from(["and", "or"]), one),
+        st.builds("(not {})".format, one),
+        st.builds("(-{})".format, one),
+        st.builds("({} if {} else {})".format, one, one, one),
+        st.builds("{}({})".format, st.sampled_from(_FUNCS), one),
+        st.builds(lambda f, ab: f"{f}({ab[0]}, {ab[1]})", st.sampled_from(["max", "min", "count", "index", "range"]), two),
+        st.builds("[{} for x in {}]".format, one, one),
+        st.builds("[{} for x in {} if {}]".format, one, one, one),
+        st.builds("sum({} for c in {})".format, one, one),
+        st.builds("any({} for x in {})".format, one, one),
+        st.builds("all({} for x in [1, 2, 3])".format, one),
+        st.builds("[a + b for (a, b) in {}]".format, one),
+        st.builds("{}[{}]".format, one, one),
+        st.builds("{}[{}:{}]".format, one, one, one),
+        st.builds("[{}, {}]".format, one, one),
+        st.builds("({}, {})".format, one, one),
+        st.builds("{{'a': {}}}".format, one),
+        st.builds("({}).rank".format, one),
+    )
+
+
+_EXPRESSIONS = st.recursive(_LEAVES, _combine, max_leaves=12)
+
+
+@settings(max_examples=1500, derandomize=True, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(text=_EXPRESSIONS)
+def test_random_expressions_agree_with_the_reference(fuzz_rules, text):
+    """Any expression the grammar makes: it compiles or is refused with a clean error; when it
+    compiles, the generated code and the closure evaluator give the same value or the same kind
+    of error (never a raw Python exception), within the work budget."""
+    scope = fuzz_rules.scope.with_locals(["c", "x"])
+    try:
+        compiled = compile_expression(text, scope)
+    except TapsterError:
+        return
+    st_ = fuzz_rules.new_game(2)
+    env = Env(st_, {"c": st_.zones["deck"][0], "x": 2})
+    fast = _outcome(compiled, env)
+    reference = _outcome(lambda e: compiled.checked(e), env)
+    assert fast == reference, text
