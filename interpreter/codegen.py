@@ -47,8 +47,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from lark import Token, Tree
-
 from .builtins import BUILTINS, _mul, same, unescape
 from .errors import Mark, TapsterError
 from .model import Action, Component, render
@@ -267,7 +265,7 @@ class _Gen:
         return f"l_{self.counter}"
 
     def g(self, node, scope, bound: dict) -> Frag:
-        if isinstance(node, Token):
+        if not hasattr(node, "data"):  # a token, not a tree
             raise GenerationFailed(node)
         method = getattr(self, "g_" + node.data.rstrip("_"), None)
         if method is None:
@@ -519,7 +517,7 @@ class _Gen:
             for ch in argnode.children:
                 if ch is None:
                     continue
-                if isinstance(ch, Tree) and ch.data == "kwarg":
+                if getattr(ch, "data", None) == "kwarg":
                     kwargs[str(ch.children[0])] = self.g(ch.children[1], scope, bound)
                 else:
                     if kwargs:

@@ -16,8 +16,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from lark import Tree
-
 from . import codegen, flow, flowgen, schema
 from .codegen import DEFAULT_WORK, FunctionTable
 from .errors import CompileError, ExpressionError, LoadError, Mark, RulesetError, TapsterError
@@ -251,10 +249,10 @@ class Ctx:
         tree = parse(value, mark)
         indexes = []
         node = tree
-        while isinstance(node, Tree) and node.data == "index":
+        while getattr(node, "data", None) == "index":
             indexes.append(node.children[1])
             node = node.children[0]
-        if not (isinstance(node, Tree) and node.data == "name"):
+        if getattr(node, "data", None) != "name":
             raise self.error(f"`{value}` is not a zone: write a zone name, indexed as needed", path)
         name = str(node.children[0])
         decl = self.zones.get(name)
@@ -289,20 +287,20 @@ class Ctx:
         from .expression import _Compiler
 
         comp = _Compiler(value, mark)
-        if isinstance(tree, Tree) and tree.data == "name":
+        if getattr(tree, "data", None) == "name":
             name = str(tree.children[0])
             if name in self.vars:
                 return flow.LValue("var", name, None, None, value, mark)
             if name in scope.locals:
                 raise CompileError(f"`{name}` is a local name (use `let` to bind it anew)", mark)
             raise CompileError(f"unknown variable `{name}`{self._close(name, self.vars)}", mark)
-        if isinstance(tree, Tree) and tree.data == "index":
+        if getattr(tree, "data", None) == "index":
             base = tree.children[0]
-            if isinstance(base, Tree) and base.data == "name" and str(base.children[0]) in self.vars:
+            if getattr(base, "data", None) == "name" and str(base.children[0]) in self.vars:
                 idx = Compiled(comp.c(tree.children[1], scope), value, mark)
                 return flow.LValue("item", str(base.children[0]), idx, None, value, mark)
             raise CompileError(f"`{value}`: only an item of a variable can be set (`score[p]`)", mark)
-        if isinstance(tree, Tree) and tree.data == "attr":
+        if getattr(tree, "data", None) == "attr":
             prop = str(tree.children[1])
             if prop not in self.mutable:
                 raise CompileError(

@@ -21,9 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lark import Lark, Token, Tree
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
-
 from .builtins import BUILTINS, MAX_INT_BITS, MAX_ITEMS, Builtin, _extent, _mul, same, unescape  # noqa: F401 - re-exported
 from .codegen import DEFAULT_WORK, WorkExceeded, _over, generate_expression, generate_template
 from .errors import ExpressionError, ExpressionSyntaxError, Mark, TapsterError
@@ -43,12 +40,14 @@ __all__ = [
 ]
 
 _GRAMMAR = Path(__file__).with_name("expression.lark")
-_PARSER: Lark | None = None
+_PARSER = None  # a lark.Lark, built on first use (importing Lark costs ~50 ms: not for `import interpreter`)
 
 
-def _parser() -> Lark:
+def _parser():
     global _PARSER
     if _PARSER is None:
+        from lark import Lark
+
         options = {"parser": "lalr", "propagate_positions": True, "maybe_placeholders": True}
         grammar = _GRAMMAR.read_text(encoding="utf-8")
         cache = _parser_cache_path()
@@ -276,7 +275,7 @@ def _check_nesting(tree, text: str, mark: Mark | None) -> None:
     todo = [(tree, 1)]
     while todo:
         node, depth = todo.pop()
-        if not isinstance(node, Tree):
+        if not hasattr(node, "data"):  # a token
             continue
         if depth > MAX_NESTING:
             meta = node.meta
@@ -286,7 +285,7 @@ def _check_nesting(tree, text: str, mark: Mark | None) -> None:
                 " calls); simplify it or split it with `let` or a function",
                 _mark_in(mark, line, column),
             )
-        todo.extend((ch, depth if ch.__class__ is Tree and ch.data in _WRAPPERS else depth + 1) for ch in node.children)
+        todo.extend((ch, depth if getattr(ch, "data", None) in _WRAPPERS else depth + 1) for ch in node.children)
 
 
 #: Parse trees by expression text: each distinct text is parsed once per process (variants and
@@ -295,7 +294,7 @@ _PARSED: dict[str, Any] = {}
 _MAX_PARSED = 100_000
 
 
-def parse(text: str, mark: Mark | None = None) -> Tree | Token:
+def parse(text: str, mark: Mark | None = None) -> Any:
     """Parse expression ``text``; ``mark`` is where it stands in its file.
 
     Returns the Lark tree.  Raises:
@@ -312,8 +311,11 @@ def parse(text: str, mark: Mark | None = None) -> Tree | Token:
             " (split it with `let` or a function)",
             mark,
         )
+    parser = _parser()
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
     try:
-        tree = _parser().parse(text)
+        tree = parser.parse(text)
         _check_nesting(tree, text, mark)
         if len(_PARSED) < _MAX_PARSED:
             _PARSED[text] = tree
@@ -431,7 +433,7 @@ class _Compiler:
 
     # Each compile returns (closure, is_constant, constant_value)
     def c(self, node, scope: Scope) -> Callable:
-        if isinstance(node, Token):
+        if not hasattr(node, "data"):  # a token, not a tree
             raise self.error(node, f"unexpected {node!r}")
         method = getattr(self, "c_" + node.data.rstrip("_"), None)
         if method is None:  # pragma: no cover - grammar and compiler out of step
@@ -636,7 +638,7 @@ class _Compiler:
         # Fold chains such as `flight[p][i]` into one closure (one call instead of nested ones).
         chain = []
         base = node
-        while isinstance(base, Tree) and base.data == "index" and len(chain) < 3:
+        while getattr(base, "data", None) == "index" and len(chain) < 3:
             chain.append(base.children[1])
             base = base.children[0]
         chain.reverse()
@@ -717,7 +719,7 @@ class _Compiler:
             for ch in argnode.children:
                 if ch is None:
                     continue
-                if isinstance(ch, Tree) and ch.data == "kwarg":
+                if getattr(ch, "data", None) == "kwarg":
                     kwargs[str(ch.children[0])] = self.c(ch.children[1], scope)
                 else:
                     if kwargs:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -93,9 +94,12 @@ def state_costs(name: str, variant: str | None, players: int | None) -> dict:
 def _process_seconds(code: str) -> float:
     """Wall time of a fresh ``python -c code`` (best of three)."""
     best = float("inf")
+    # Bytecode caches as an installed package has them (some shells set PYTHONDONTWRITEBYTECODE).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, cwd=ROOT, env=env)
     for _ in range(3):
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, cwd=ROOT)
+        subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, cwd=ROOT, env=env)
         best = min(best, time.perf_counter() - t0)
     return best
 
