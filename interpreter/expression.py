@@ -580,6 +580,12 @@ BUILTINS: dict[str, Builtin] = {
     "top": Builtin(_top, "top(zone): the top (last) item of a zone, or none"),
 }
 
+# Map builtins (interpreter/maps.py): graphs declared under `maps:`.
+from .maps import MAP_BUILTINS as _MAP_BUILTINS  # noqa: E402
+
+for _name, (_fn, _doc, _arity) in _MAP_BUILTINS.items():
+    BUILTINS[_name] = Builtin(_fn, _doc, _arity)
+
 
 # ---------------------------------------------------------------------------------------------
 # Compilation
