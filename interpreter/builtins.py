@@ -286,3 +286,14 @@ def unescape(raw: str) -> str:
     """The text of a string literal's inside: Python's escapes ``\\n \\t \\r \\0 \\xNN
     \\uNNNN \\UNNNNNNNN``; any other escaped character stands for itself (``\\'``, ``\\\\``)."""
     return _ESCAPE.sub(_escaped, raw)
+
+
+# Map builtins (interpreter/maps.py): graphs declared under `maps:`.
+def _register_maps() -> None:
+    from .maps import MAP_BUILTINS
+
+    for name, (fn, doc, arity) in MAP_BUILTINS.items():
+        BUILTINS[name] = Builtin(fn, doc, arity)
+
+
+_register_maps()

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from . import codegen, flow, flowgen, schema
+from . import codegen, flow, flowgen, maps, schema
 from .codegen import DEFAULT_WORK, FunctionTable
 from .errors import CompileError, ExpressionError, LoadError, Mark, RulesetError, TapsterError
 from .expression import (
@@ -438,6 +438,7 @@ class Ctx:
         self._compile_components(rs)
         self._compile_zones(rs)
         self._compile_vars(rs)
+        self._compile_maps(rs)
         self.scope = self._global_scope(rs)
         self._compile_functions()
         self._compile_refills()
@@ -660,6 +661,33 @@ class Ctx:
         rs.vars = self.vars
         rs.list_vars = tuple(list_vars)
 
+    def _compile_maps(self, rs: Ruleset) -> None:
+        """``maps:``: node and edge tables (CSV/YAML by relative path, or inline ``items``) built
+        once into read-only graphs (interpreter/maps.py)."""
+        rs.maps = {}
+        for mname, spec in (self.data.get("maps") or {}).items():
+            path = ("maps", mname)
+            if mname in self.zones or mname in self.vars or mname in rs.params:
+                self.errors.append(self.error(f"map `{mname}` has the name of a zone, variable or parameter", path))
+                continue
+            parts = {}
+            try:
+                for part in ("nodes", "edges"):
+                    pspec = spec.get(part) or {}
+                    rows, marks = [], []
+                    if "table" in pspec:
+                        rows, marks = load_table(self.base, pspec["table"], self.mark(path + (part, "table")))
+                    for i, item in enumerate(pspec.get("items") or []):
+                        rows.append(dict(item))
+                        marks.append(self.mark(path + (part, "items", i)))
+                    parts[part] = (rows, marks)
+                nspec, espec = spec.get("nodes") or {}, spec.get("edges") or {}
+                rs.maps[mname] = maps.build_map(
+                    mname, *parts["nodes"], nspec.get("key", "id"), *parts["edges"],
+                    espec.get("source", "source"), espec.get("target", "target"), bool(spec.get("directed", False)))
+            except LoadError as exc:
+                self.errors.append(exc)
+
     def _global_scope(self, rs: Ruleset) -> Scope:
         params, zones, vars_ = rs.params, self.zones, self.vars
 
@@ -670,6 +698,8 @@ class Ctx:
                 return state_reader("zone", name)
             if name in vars_:
                 return state_reader("var", name)
+            if name in rs.maps:
+                return _constant(rs.maps[name])
             if name == "current":
                 return state_reader("current")
             if name == "num_players":
@@ -689,7 +719,7 @@ class Ctx:
             functions=self.functions,
             attributes=frozenset(self.attributes),
             mutable=frozenset(self.mutable),
-            global_names=lambda: list(params) + list(zones) + list(vars_) + list(_SPECIAL_NAMES),
+            global_names=lambda: list(params) + list(zones) + list(vars_) + list(rs.maps) + list(_SPECIAL_NAMES),
         )
 
     def _compile_functions(self) -> None:

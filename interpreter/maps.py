@@ -1,0 +1,159 @@
+"""Maps: graphs of named places built once at load from node and edge tables.
+
+A ruleset declares ``maps: {name: {nodes: {table|items, key}, edges: {table|items, source,
+target}, directed: bool}}``.  Each map becomes a read-only :class:`GameMap` (a networkx graph
+inside); in expressions the map's name is that value and the builtins below read it.  Every
+result is plain data (lists, numbers, strings) in a deterministic order, and every graph search
+is networkx's own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import LoadError
+
+
+class _Networkx:
+    """networkx, imported on first use: importing it costs ~0.1 s, which a ruleset without a
+    map (and ``import interpreter``) should not pay."""
+
+    def __getattr__(self, name: str) -> Any:
+        import networkx
+
+        return getattr(networkx, name)
+
+
+nx = _Networkx()
+
+
+class GameMap:
+    """A named, read-only graph.  ``graph`` is a networkx Graph (DiGraph when directed)."""
+
+    __slots__ = ("name", "graph")
+
+    def __init__(self, name: str, graph: nx.Graph):
+        self.name = name
+        self.graph = graph
+
+    def __repr__(self) -> str:
+        return f"<map {self.name}: {self.graph.number_of_nodes()} nodes, {self.graph.number_of_edges()} edges>"
+
+    def __str__(self) -> str:
+        return f"map {self.name}"
+
+
+def build_map(name: str, node_rows: list[dict], node_marks: list, key: str,
+              edge_rows: list[dict], edge_marks: list, source: str, target: str,
+              directed: bool = False) -> GameMap:
+    """Build a map from rows (dicts) and their marks; raises LoadError on a row missing the key,
+    a duplicate node, an edge naming an unknown node, or a duplicate edge."""
+    g: nx.Graph = nx.DiGraph() if directed else nx.Graph()
+    for row, mark in zip(node_rows, node_marks):
+        if row.get(key) is None:
+            raise LoadError(f"map `{name}`: a node has no `{key}` (the nodes' key column)", mark)
+        n = row[key]
+        if n in g:
+            raise LoadError(f"map `{name}`: duplicate node {n!r}", mark)
+        g.add_node(n, **{k: v for k, v in row.items()})
+    for row, mark in zip(edge_rows, edge_marks):
+        for col in (source, target):
+            if row.get(col) is None:
+                raise LoadError(f"map `{name}`: an edge has no `{col}` column value", mark)
+            if row[col] not in g:
+                raise LoadError(f"map `{name}`: edge endpoint {row[col]!r} is not a node", mark)
+        a, b = row[source], row[target]
+        if g.has_edge(a, b):
+            raise LoadError(f"map `{name}`: duplicate edge {a!r} - {b!r}", mark)
+        g.add_edge(a, b, **{k: v for k, v in row.items() if k not in (source, target)})
+    return GameMap(name, g)
+
+
+# builtins ----------------------------------------------------------------------------------------
+
+def _g(m) -> nx.Graph:
+    if type(m) is not GameMap:
+        raise ValueError(f"expected a map (a name declared under `maps:`), not {m!r}")
+    return m.graph
+
+
+def _node(g: nx.Graph, n) -> Any:
+    if n not in g:
+        raise ValueError(f"{n!r} is not a node of the map")
+    return n
+
+
+def _sort(xs) -> list:
+    try:
+        return sorted(xs)
+    except TypeError:
+        return sorted(xs, key=repr)
+
+
+def nodes(m) -> list:
+    """Every node of the map, sorted."""
+    return _sort(_g(m).nodes)
+
+
+def neighbors(m, n) -> list:
+    """The nodes one edge from n (its successors when directed), sorted."""
+    g = _g(m)
+    return _sort(g.neighbors(_node(g, n)))
+
+
+def linked(m, a, b) -> bool:
+    """True when an edge joins a to b."""
+    g = _g(m)
+    return g.has_edge(_node(g, a), _node(g, b))
+
+
+def edge(m, a, b, attr) -> Any:
+    """The attribute of the edge a - b, or none when there is no such edge or attribute."""
+    g = _g(m)
+    data = g.get_edge_data(_node(g, a), _node(g, b))
+    return None if data is None else data.get(attr)
+
+
+def node_attr(m, n, attr) -> Any:
+    """The attribute (a column of the nodes table) of node n, or none."""
+    g = _g(m)
+    return g.nodes[_node(g, n)].get(attr)
+
+
+def path_length(m, a, b, weight=None) -> Any:
+    """The shortest path from a to b: in edges, or summing an edge attribute; none if no path."""
+    g = _g(m)
+    try:
+        return nx.shortest_path_length(g, _node(g, a), _node(g, b), weight=weight)
+    except nx.NetworkXNoPath:
+        return None
+
+
+def shortest_path(m, a, b, weight=None) -> Any:
+    """The nodes of a shortest path from a to b (both included), or none if no path."""
+    g = _g(m)
+    try:
+        return list(nx.shortest_path(g, _node(g, a), _node(g, b), weight=weight))
+    except nx.NetworkXNoPath:
+        return None
+
+
+def within(m, n, d) -> list:
+    """The nodes at most d edges from n (n included), sorted."""
+    g = _g(m)
+    return _sort(nx.single_source_shortest_path_length(g, _node(g, n), cutoff=d))
+
+
+#: name -> (function, help line, (min args, max args)); registered in expression.BUILTINS.
+MAP_BUILTINS = {
+    "nodes": (nodes, "nodes(m): every node of map m, sorted", (1, 1)),
+    "neighbors": (neighbors, "neighbors(m, n): the nodes one edge from n, sorted", (2, 2)),
+    "linked": (linked, "linked(m, a, b): true when an edge joins a to b", (3, 3)),
+    "edge": (edge, "edge(m, a, b, attr): an attribute of the edge a - b, or none without that edge", (4, 4)),
+    "node_attr": (node_attr, "node_attr(m, n, attr): an attribute of node n, or none", (3, 3)),
+    "path_length": (path_length, "path_length(m, a, b) or path_length(m, a, b, weight): shortest path "
+                    "length in edges, or summing an edge attribute; none without a path", (3, 4)),
+    "shortest_path": (shortest_path, "shortest_path(m, a, b) or shortest_path(m, a, b, weight): the nodes "
+                      "of a shortest path, both ends included; none without a path", (3, 4)),
+    "within": (within, "within(m, n, d): the nodes at most d edges from n (n included), sorted", (3, 3)),
+}
