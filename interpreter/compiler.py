@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from . import codegen, flow, flowgen, maps, schema
+from . import codegen, expression, flow, flowgen, maps, schema
 from .codegen import DEFAULT_WORK, FunctionTable
 from .errors import CompileError, ExpressionError, LoadError, Mark, RulesetError, TapsterError
 from .expression import (
@@ -133,7 +133,20 @@ def load_ruleset(name_or_path: str | Path, variant: str | None = None, overrides
         if errors:
             raise RulesetErrors(errors)
     ctx = Ctx(doc, path, variant)
-    return ctx.compile()
+    try:
+        source = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeError):
+        source = None
+    cached = expression.preload_trees(source) if source is not None else False
+    outer, expression.RECORD = expression.RECORD, set()
+    try:
+        rs = ctx.compile()
+        texts = expression.RECORD
+    finally:
+        expression.RECORD = outer
+    if source is not None and not cached:
+        expression.save_trees(source, texts)  # the next run needs neither Lark nor parsing
+    return rs
 
 
 def overlay(doc: Document, over: dict, over_path: tuple | None) -> Document:

@@ -292,6 +292,138 @@ def _check_nesting(tree, text: str, mark: Mark | None) -> None:
 #: repeated formulas share them; trees are never changed after parsing).
 _PARSED: dict[str, Any] = {}
 _MAX_PARSED = 100_000
+#: The expression texts parsed while a ruleset compiles (set by the compiler), for save_trees.
+RECORD: set | None = None
+
+
+class Node:
+    """A node of a parse tree: ``data`` (the rule's name), ``children`` (nodes and tokens),
+    ``meta`` (its ``line``/``column`` in the expression).  Parse trees are made of these and
+    :class:`Tok` whether they come from Lark or from the tree cache (:func:`preload_trees`)."""
+
+    __slots__ = ("data", "children", "meta")
+
+    def __init__(self, data: str, children: list, meta: Meta):
+        self.data, self.children, self.meta = data, children, meta
+
+    def __repr__(self) -> str:
+        return f"Node({self.data!r}, {self.children!r})"
+
+
+class Meta:
+    """Where a node starts in its expression (``empty``: no position known)."""
+
+    __slots__ = ("line", "column", "empty")
+
+    def __init__(self, line: int, column: int, empty: bool):
+        self.line, self.column, self.empty = line, column, empty
+
+
+class Tok(str):
+    """A token of a parse tree: its text, with ``type``, ``line`` and ``column``."""
+
+    def __new__(cls, type_: str, value: str, line: int, column: int):
+        t = super().__new__(cls, value)
+        t.type, t.line, t.column = type_, line, column
+        return t
+
+
+def _own(tree) -> Any:
+    """A Lark tree as :class:`Node`/:class:`Tok` (without recursion: trees nest 100 deep)."""
+    def convert(x):
+        if x is None:
+            return None
+        if hasattr(x, "data"):
+            m = x.meta
+            empty = getattr(m, "empty", True)
+            return Node(str(x.data), [], Meta(getattr(m, "line", 1) if not empty else 1,
+                                              getattr(m, "column", 1) if not empty else 1, empty))
+        return Tok(str(x.type), str(x), x.line or 1, x.column or 1)
+
+    root = convert(tree)
+    todo = [(tree, root)]
+    while todo:
+        src, dst = todo.pop()
+        if not hasattr(src, "data"):
+            continue
+        for ch in src.children:
+            mine = convert(ch)
+            dst.children.append(mine)
+            if ch is not None and hasattr(ch, "data"):
+                todo.append((ch, mine))
+    return root
+
+
+def _to_json(tree) -> Any:
+    """A tree as JSON data: a node ``[data, line, column, empty, child...]``, a token
+    ``{"t": type, "v": text, "l": line, "c": column}``, a missing optional part ``null``."""
+    if tree is None:
+        return None
+    if isinstance(tree, Node):
+        m = tree.meta
+        return [tree.data, m.line, m.column, m.empty, *[_to_json(ch) for ch in tree.children]]
+    return {"t": tree.type, "v": str(tree), "l": tree.line, "c": tree.column}
+
+
+def _from_json(data) -> Any:
+    if data is None:
+        return None
+    if isinstance(data, dict):
+        return Tok(str(data["t"]), str(data["v"]), int(data["l"]), int(data["c"]))
+    return Node(str(data[0]), [_from_json(ch) for ch in data[4:]], Meta(int(data[1]), int(data[2]), bool(data[3])))
+
+
+def _trees_path(text: str) -> Any:
+    """The tree cache file of a ruleset whose text is ``text`` (with the grammar's digest in
+    the name), or None without a cache folder."""
+    import hashlib
+
+    from .schema import _cache_dir
+
+    d = _cache_dir()
+    if d is None:
+        return None
+    h = hashlib.sha256(_GRAMMAR.read_bytes())
+    h.update(text.encode("utf-8", "surrogatepass"))
+    return d.parent / "trees" / f"{h.hexdigest()}.json"
+
+
+def preload_trees(source_text: str) -> bool:
+    """Load the parse trees saved for a ruleset file whose text is ``source_text`` (see
+    :func:`save_trees`): its expressions then need neither Lark nor parsing.  False when there
+    is no usable cache.  A damaged cache file is ignored (and parsed anew)."""
+    import json
+
+    path = _trees_path(source_text)
+    if path is None or not path.is_file():
+        return False
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        trees = {str(k): _from_json(v) for k, v in data.items()}
+    except (OSError, ValueError, TypeError, KeyError, IndexError, RecursionError):
+        return False
+    for k, v in trees.items():
+        if len(_PARSED) < _MAX_PARSED:
+            _PARSED.setdefault(k, v)
+    return True
+
+
+def save_trees(source_text: str, texts) -> None:
+    """Save the parse trees of ``texts`` (expression texts of one ruleset file) for the next
+    run; nothing happens without a cache folder or when it cannot be written."""
+    import json
+
+    path = _trees_path(source_text)
+    if path is None:
+        return
+    data = {t: _to_json(_PARSED[t]) for t in texts if t in _PARSED}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
+        tmp.replace(path)
+    except (OSError, ValueError, RecursionError):
+        pass
 
 
 def parse(text: str, mark: Mark | None = None) -> Any:
@@ -302,6 +434,8 @@ def parse(text: str, mark: Mark | None = None) -> Any:
     """
     if not isinstance(text, str):
         text = str(text)
+    if RECORD is not None and len(RECORD) < _MAX_PARSED:
+        RECORD.add(text)
     tree = _PARSED.get(text)
     if tree is not None:
         return tree
@@ -315,7 +449,7 @@ def parse(text: str, mark: Mark | None = None) -> Any:
     from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
     try:
-        tree = parser.parse(text)
+        tree = _own(parser.parse(text))
         _check_nesting(tree, text, mark)
         if len(_PARSED) < _MAX_PARSED:
             _PARSED[text] = tree

@@ -399,3 +399,29 @@ def test_random_expressions_agree_with_the_reference(fuzz_rules, text):
     fast = _outcome(compiled, env)
     reference = _outcome(lambda e: compiled.checked(e), env)
     assert fast == reference, text
+
+
+def test_the_tree_cache_gives_the_same_trees_and_survives_damage(tmp_path, monkeypatch):
+    """A ruleset's parse trees are saved for the next run (no Lark, no parsing then); a cached
+    tree equals the parsed one, and a damaged cache file is ignored."""
+    from interpreter import expression
+
+    monkeypatch.setenv("TAPSTER_CACHE_DIR", str(tmp_path / "cache"))
+    source = "x: 1\n"
+    texts = ["sum(c.hops for c in trash[p]) - 1", "[a for (a, b) in xs if a > 'q']", "f(x, y=2)[1:]"]
+    parsed = {t: expression._to_json(expression.parse(t)) for t in texts}
+    expression.save_trees(source, texts)
+    saved = dict(expression._PARSED)
+    try:
+        for t in texts:
+            expression._PARSED.pop(t, None)
+        assert expression.preload_trees(source)
+        assert {t: expression._to_json(expression._PARSED[t]) for t in texts} == parsed
+        path = expression._trees_path(source)
+        path.write_text('{"x": [1, 2')  # damaged
+        for t in texts:
+            expression._PARSED.pop(t, None)
+        assert not expression.preload_trees(source)
+        assert expression._to_json(expression.parse(texts[0])) == parsed[texts[0]]
+    finally:
+        expression._PARSED.update(saved)
