@@ -41,7 +41,8 @@ class Block:
     """A compiled list of effects; ``id`` indexes ``Ruleset.blocks`` (for saving frames).
 
     ``runs[pc]`` (and ``quiet_runs[pc]`` for a game whose log is not recorded) is
-    ``(simple, j, effect, last)``: ``simple`` the *simple* effects from ``pc`` up to ``j``, the
+    ``(simple, j, effect, last)``: ``simple`` the *simple* effects from ``pc`` up to ``j`` (or,
+    where :mod:`interpreter.flowgen` generated the run, its function), the
     index of the next effect that is not simple, ``effect`` (None at the end of the block) and
     ``last`` whether it is the block's last.  A simple effect (``Effect.simple``) never touches
     the stack, the pending decision or the end of the game, so the runner calls a run of them
@@ -76,6 +77,10 @@ class Block:
             runs[i] = ((eff, *after), j, nxt, last)
             after_quiet = quiet[i + 1][0]
             quiet[i] = (after_quiet if type(eff) is Log else (eff, *after_quiet), j, nxt, last)
+        if gens is not None:  # a generated run replaces the effects where a run starts
+            for i, gen in enumerate(gens):
+                if gen is not None:
+                    runs[i] = quiet[i] = (gen, *runs[i][1:])
         self.runs = tuple(runs)
         self.quiet_runs = tuple(quiet)
         self.gens = gens
@@ -330,9 +335,8 @@ def run(st: State, finish: bool = True) -> None:
             simple, j, eff, last = runs[pc]
             if j > pc:
                 # A run of simple effects: none touches the stack, so the frame need not follow.
-                gen = block.gens[pc] if block.gens is not None else None
-                if gen is not None:  # one generated function (interpreter/flowgen.py)
-                    loc, left = gen(st, env, loc, budget - steps)
+                if simple.__class__ is not tuple:  # one generated function (interpreter/flowgen.py)
+                    loc, left = simple(st, env, loc, budget - steps)
                     steps = budget - left
                     if st.finished:  # an `end_game` in the run
                         return
@@ -990,7 +994,12 @@ class Choose(Effect):
                     f"`player` of a decision must be a seat from 0 to {st.num_players - 1} (or a list of seats), "
                     f"found {render(player)!r}", self.player.mark)
         try:  # as legal(), one call less: every decision runs it
-            actions = self._legal_fast(st, loc)
+            gen = self.generated
+            if gen is not None:
+                env.loc = loc
+                actions = gen(env)
+            else:
+                actions = self._legal_fast(st, loc)
         except WorkExceeded as exc:
             raise FlowError(f"listing the actions of decision `{self.name or 'choose'}`: {exc.message}", self.mark) from None
         except Exception:  # noqa: BLE001 - re-raised below with the expression's context
