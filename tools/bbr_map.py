@@ -110,3 +110,34 @@ def main():
 
 if __name__ == "__main__":
     main()
+
+
+def coasters():
+    """The Coaster bag: 2 tokens a brewery, 1 for Brussels and near-Brussels ones, 3 for distant ones."""
+    out = Path(__file__).resolve().parent.parent / "rulesets" / "belgian_beers_race"
+    with open(out / "coasters.csv", "w", newline="") as f:
+        f.write("# the Coaster bag (setup 2): 1 token for Brussels and near-Brussels breweries, 3 for distant ones, 2 else\n")
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["token", "brewery"])
+        i = 0
+        for b in B:
+            k = {"bxl": 1, "near": 1, "far": 3, "mid": 2}[b[9]]
+            for _ in range(k):
+                i += 1
+                w.writerow([i, f"B{b[0]}"])
+
+
+coasters()
+
+
+def bottles():
+    """The 40 First visitor bottles, one a brewery in its colour."""
+    out = Path(__file__).resolve().parent.parent / "rulesets" / "belgian_beers_race"
+    with open(out / "bottles.csv", "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["brewery", "colour"])
+        for b in B:
+            w.writerow([f"B{b[0]}", b[2]])
+
+
+bottles()
