@@ -19,7 +19,7 @@ from typing import Any
 
 from lark import Tree
 
-from . import flow, schema
+from . import flow, maps, schema
 from .errors import CompileError, ExpressionError, FlowError, LoadError, Mark, RulesetError, TapsterError
 from .expression import (
     BUILTINS,
@@ -33,7 +33,6 @@ from .expression import (
     parse,
     state_reader,
 )
-from . import maps
 from .load import Document, load_table, load_yaml
 from .model import Component, Outcome, render
 from .render import compile_display

@@ -83,7 +83,7 @@ def main():
     links = set()
     for a, pa in pts.items():
         near = sorted((km(pa, pb), b) for b, pb in pts.items() if b != a)
-        for d, b in near[:3]:
+        for _d, b in near[:3]:
             links.add(tuple(sorted((a, b))))
     for b in B:  # the breweries "close to Brussels" are linked to it
         if b[9] == "near":
@@ -108,8 +108,6 @@ def main():
         w.writerows(rows)
 
 
-if __name__ == "__main__":
-    main()
 
 
 def coasters():
@@ -127,8 +125,6 @@ def coasters():
                 w.writerow([i, f"B{b[0]}"])
 
 
-coasters()
-
 
 def bottles():
     """The 40 First visitor bottles, one a brewery in its colour."""
@@ -140,4 +136,8 @@ def bottles():
             w.writerow([f"B{b[0]}", b[2]])
 
 
-bottles()
+
+if __name__ == "__main__":
+    main()
+    coasters()
+    bottles()
