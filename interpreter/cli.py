@@ -621,6 +621,44 @@ def _print_summary(out: Console, rs: Ruleset, s: dict) -> None:
         out.print(Text(line))
 
 
+# -- map ----------------------------------------------------------------------------------------
+
+
+@cli.command("map", short_help="Draw a ruleset's map to an image.")
+@_ruleset_arg
+@_variant_opt
+@click.option("--out", "-o", "out_file", type=click.Path(dir_okay=False), required=True, help="The image file (PNG).")
+@click.option("--name", "map_name", help="Which map (default: display.map.name, else the first).")
+@click.option("--zone", help="A keyed zone whose pieces are drawn on their nodes (default: display.map.zone).")
+@click.option("--colour", help="The node attribute colouring nodes (default: display.map.colour).")
+@click.option("--players", "-p", type=int, help="Players of the fresh game whose pieces are drawn.")
+@click.option("--seed", "-s", type=int, default=0, show_default=True, help="Seed of that game.")
+@_param_opt
+def map_cmd(ruleset, variant, out_file, map_name, zone, colour, players, seed, params) -> int:
+    """Draw a ruleset's map (networkx + matplotlib): nodes at their x, y, coloured by a node
+    attribute, and the pieces of a keyed zone in a fresh seeded game on their nodes."""
+    from .maps import draw_map
+
+    rs = _load(ruleset, variant, params)
+    if not rs.maps:
+        raise click.UsageError(f"{rs.name} declares no `maps:`")
+    spec = ((rs.doc.data.get("display") or {}).get("map") or {}) if isinstance(rs.doc.data, dict) else {}
+    name = map_name or spec.get("name") or next(iter(rs.maps))
+    if name not in rs.maps:
+        raise click.UsageError(f"no map {name!r} (maps: {', '.join(rs.maps)})")
+    zone = zone or spec.get("zone")
+    pieces = {}
+    if zone:
+        if zone not in rs.zones or not rs.zones[zone].keyed:
+            raise click.UsageError(f"--zone must name a keyed zone, not {zone!r}")
+        st = rs.new_game(_check_players(rs, players), seed=seed)
+        pieces = {k: [c.label for c in stack] for k, stack in st.zones[zone].items()}
+    draw_map(rs.maps[name], out_file, colour=colour or spec.get("colour"), label=spec.get("label"),
+             pieces=pieces, title=f"{rs.title}: map {name}")
+    _stdout().print(Text(f"wrote {out_file}"))
+    return EXIT_OK
+
+
 # -- info ---------------------------------------------------------------------------------------
 
 

@@ -157,3 +157,43 @@ MAP_BUILTINS = {
                       "of a shortest path, both ends included; none without a path", (3, 4)),
     "within": (within, "within(m, n, d): the nodes at most d edges from n (n included), sorted", (3, 3)),
 }
+
+
+def draw_map(m: GameMap, out: str, colour: str | None = None, label: str | None = None,
+             pieces: dict | None = None, title: str = "") -> None:
+    """Draw map ``m`` to the image file ``out`` (matplotlib, Agg backend): nodes at their ``x``,
+    ``y`` attributes (a spring layout when they have none), coloured by the node attribute
+    ``colour`` (a matplotlib colour name; grey when not one), labelled by ``label`` (default the
+    node), and ``pieces`` (node -> list of texts) written beside their nodes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.colors as mcolors
+    import matplotlib.pyplot as plt
+
+    g = m.graph
+    if all("x" in d and "y" in d and d["x"] is not None for _, d in g.nodes(data=True)):
+        pos = {n: (float(d["x"]), float(d["y"])) for n, d in g.nodes(data=True)}
+    else:
+        pos = nx.spring_layout(g, seed=0)
+    order = list(g.nodes)
+    cols = []
+    for n in order:
+        c = g.nodes[n].get(colour) if colour else None
+        cols.append(c if isinstance(c, str) and mcolors.is_color_like(c) else "lightgrey")
+    fig, ax = plt.subplots(figsize=(12, 10))
+    nx.draw_networkx_edges(g, pos, ax=ax, edge_color="#bbbbbb", width=0.8)
+    nx.draw_networkx_nodes(g, pos, nodelist=order, node_color=cols, edgecolors="black", node_size=260, ax=ax)
+    labels = {n: str(g.nodes[n].get(label, n)) if label else str(n) for n in order}
+    nx.draw_networkx_labels(g, pos, labels=labels, font_size=6, ax=ax,
+                            verticalalignment="bottom", horizontalalignment="left")
+    for n, texts in sorted((pieces or {}).items(), key=lambda kv: repr(kv[0])):
+        if n in pos and texts:
+            x, y = pos[n]
+            ax.annotate(" ".join(texts), (x, y), xytext=(6, -12), textcoords="offset points",
+                        fontsize=9, fontweight="bold", color="darkred")
+    ax.set_title(title or m.name)
+    ax.set_axis_off()
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
