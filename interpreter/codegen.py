@@ -44,6 +44,7 @@ legal actions.
 
 from __future__ import annotations
 
+import operator
 import re
 from typing import Any
 
@@ -401,33 +402,49 @@ class _Gen:
             return Frag(f"({neg}H_same({a.src}, {b.src}))")
         raise GenerationFailed("a chain of comparisons with `is`")  # rare: the reference runs it
 
-    def _binary(self, node, scope, bound, op: str, helper: str | None, safe_const: bool):
+    def _fold(self, fn, *args: Frag) -> Frag | None:
+        """``fn`` of constant operands computed now (``k + 1``, ``range(1, k + 1)`` with ``k``
+        unrolled), or None when an operand is not constant or the operation fails (it then
+        fails when evaluated, with the expression's place)."""
+        if not all(a.const for a in args):
+            return None
+        try:
+            value = fn(*[a.value for a in args])
+        except Exception:  # noqa: BLE001 - raised with the expression's mark when evaluated
+            return None
+        if hasattr(value, "__len__") and len(value) > MAX_FOLD_ITEMS:
+            return None
+        return Frag(self.ns.const(value), value)
+
+    def _binary(self, node, scope, bound, op: str, helper: str | None, safe_const: bool, fn):
         a, b = (self.g(ch, scope, bound) for ch in node.children)
+        folded = self._fold(fn, a, b)
+        if folded is not None:
+            return folded
         if helper is None or (safe_const and (type(b.value) in (int, float) or type(a.value) in (int, float))):
             return Frag(f"({a.src} {op} {b.src})")
         return Frag(f"{helper}({a.src}, {b.src})")
 
     def g_add(self, node, scope, bound):
-        return self._binary(node, scope, bound, "+", "H_add", True)
+        return self._binary(node, scope, bound, "+", "H_add", True, _add)
 
     def g_sub(self, node, scope, bound):
-        a, b = (self.g(ch, scope, bound) for ch in node.children)
-        return Frag(f"({a.src} - {b.src})")
+        return self._binary(node, scope, bound, "-", None, False, operator.sub)
 
     def g_mul(self, node, scope, bound):
-        a, b = (self.g(ch, scope, bound) for ch in node.children)
-        return Frag(f"{self.ns.bind(_mul, 'H_mul')}({a.src}, {b.src})")
+        return self._binary(node, scope, bound, "*", self.ns.bind(_mul, "H_mul"), False, _mul)
 
     def g_div(self, node, scope, bound):
-        a, b = (self.g(ch, scope, bound) for ch in node.children)
-        return Frag(f"({a.src} / {b.src})")
+        return self._binary(node, scope, bound, "/", None, False, operator.truediv)
 
     def g_floordiv(self, node, scope, bound):
-        a, b = (self.g(ch, scope, bound) for ch in node.children)
-        return Frag(f"({a.src} // {b.src})")
+        return self._binary(node, scope, bound, "//", None, False, operator.floordiv)
 
     def g_mod(self, node, scope, bound):
         a, b = (self.g(ch, scope, bound) for ch in node.children)
+        folded = self._fold(_mod, a, b)
+        if folded is not None:
+            return folded
         if type(b.value) is int and type(a.value) is not str:
             return Frag(f"({a.src} % {b.src})")
         return Frag(f"H_mod({a.src}, {b.src})")
@@ -563,16 +580,25 @@ class _Gen:
 
     def _unroll(self, name: str, elt_node, clauses: list, scope, bound) -> Frag | None:
         """``any``/``all``/``sum`` of a generator whose loops all run over constant collections,
-        written out item by item with the loop names bound to the items' constants; None when
-        the loops are not constant or too many."""
-        combos = [({}, scope)]
-        conds_per = []
+        written out item by item with the loop names bound to the items' constants (and its
+        ``if`` clauses as conditions of each item, constant ones decided now); None when the
+        loops are not constant or too many.  The items are evaluated in the same order and with
+        the same short-circuits as the generator's."""
+        combos: list = [({}, scope, [])]  # (constants bound, scope, condition sources)
         for clause in clauses:
-            if clause.data != "comp_for":
-                return None
-            targets = [str(t) for t in clause.children[0].children]
             new = []
-            for consts, sc in combos:
+            if clause.data != "comp_for":
+                for consts, sc, conds in combos:
+                    cond = self.g(clause.children[0], sc, {**bound, **consts})
+                    if cond.const:
+                        if cond.value:
+                            new.append((consts, sc, conds))
+                        continue
+                    new.append((consts, sc, [*conds, cond.src]))
+                combos = new
+                continue
+            targets = [str(t) for t in clause.children[0].children]
+            for consts, sc, conds in combos:
                 b = {**bound, **consts}
                 it = self.g(clause.children[1], sc, b)
                 if not it.const or not isinstance(it.value, (list, tuple)):
@@ -584,12 +610,20 @@ class _Gen:
                         if not isinstance(v, (list, tuple)) or len(v) != len(targets):
                             return None
                         vals = {t: Frag(self.ns.const(x), x) for t, x in zip(targets, v)}
-                    new.append(({**consts, **vals}, sc.with_locals(targets)))
+                    new.append(({**consts, **vals}, sc.with_locals(targets), conds))
                     if len(new) > MAX_UNROLL:
                         return None
             combos = new
-        del conds_per
-        terms = [self.g(elt_node, sc, {**bound, **consts}).src for consts, sc in combos]
+        terms = []
+        for consts, sc, conds in combos:
+            elt = self.g(elt_node, sc, {**bound, **consts}).src
+            cond = " and ".join(f"({c})" for c in conds)
+            if name == "sum":
+                terms.append(f"({elt} if ({cond}) else 0)" if cond else elt)
+            elif name == "any":
+                terms.append(f"(({cond}) and {elt})" if cond else elt)
+            else:
+                terms.append(f"((not ({cond})) or {elt})" if cond else elt)
         if name == "sum":
             return Frag("(0" + "".join(" + " + t for t in terms) + ")")
         if not terms:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .builtins import BUILTINS, MAX_INT_BITS, MAX_ITEMS, Builtin, _extent, _mul, same, unescape  # noqa: F401 - re-exported
-from .codegen import DEFAULT_WORK, WorkExceeded, _over, generate_expression, generate_template
+from .codegen import DEFAULT_WORK, WorkExceeded, _grow, _mod, _over, generate_expression, generate_template
 from .errors import ExpressionError, ExpressionSyntaxError, Mark, TapsterError
 from .model import Component, render
 
@@ -702,7 +702,7 @@ class _Compiler:
 
     def c_add(self, node, scope):
         a, b = (self.c(ch, scope) for ch in node.children)
-        return lambda env: a(env) + b(env)
+        return lambda env: _grow(a(env) + b(env))  # text and lists checked for size, as generated code does
 
     def c_sub(self, node, scope):
         a, b = (self.c(ch, scope) for ch in node.children)
@@ -718,7 +718,7 @@ class _Compiler:
         return self._binop(node, scope, operator.floordiv)
 
     def c_mod(self, node, scope):
-        return self._binop(node, scope, operator.mod)
+        return self._binop(node, scope, _mod)
 
     def c_pow(self, node, scope):
         def power(x, y):
