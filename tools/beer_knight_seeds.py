@@ -3,6 +3,7 @@
 Usage: python tools/beer_knight_seeds.py NAME EXPECTATION  -- runs scenario NAME with seeds 0..N
 until it passes.  The scenario's `seed:` is replaced for the search only.
 """
+
 import sys
 from pathlib import Path
 
@@ -18,7 +19,7 @@ for seed in range(int(sys.argv[2]) if len(sys.argv) > 2 else 20000):
     s = dict(scen, seed=seed)
     try:
         run_scenario(path, s, ("scenarios", i), doc, cache)
-    except Exception as exc:  # noqa: BLE001
+    except Exception:  # noqa: BLE001
         continue
     print(seed)
     break
