@@ -302,3 +302,12 @@ def test_perft_tic_tac_toe(capsys, depth, leaves):
     assert code == 0
     assert out.startswith(f"{leaves} leaves")
     assert "nodes visited" in out
+
+
+@pytest.mark.parametrize("depth, leaves", [("1", 7), ("2", 49), ("3", 343), ("4", 2401)])
+def test_perft_connect_four(capsys, depth, leaves):
+    # OpenSpiel's counts (a game that ends early is one leaf); depths 5 and 6 (16807, 117649)
+    # were checked by hand, too slow for the suite.
+    code, out, _ = run(capsys, "perft", "connect_four", "--depth", depth)
+    assert code == 0
+    assert out.startswith(f"{leaves} leaves")
