@@ -127,3 +127,32 @@ def test_the_board_drawing_shows_powers_teams_tokens_and_the_barman():
     assert lines[7].strip().strip("|").strip() == str(sides[((180 - rot) % 360) // 90])  # south
     west, east = lines[4].split("|")[1].split()[0], lines[4].split("|")[1].split()[-1]
     assert (west, east) == (str(sides[((270 - rot) % 360) // 90]), str(sides[((90 - rot) % 360) // 90]))
+
+
+def test_the_display_does_not_show_the_opponents_coin():
+    # Complex rules "Ready to Play" 1: the coin is drawn "without showing it to the enemy".
+    # The display is drawn for every seat: at every step of random games, give P2 each coin in
+    # turn (swapped with the Cellar's); the drawing must not change.
+    rs = compiled("drink_and_beat", "complex")
+    checked = 0
+    for seed in range(4):
+
+        def same_drawing(st):
+            nonlocal checked
+            if st.finished:
+                return
+            drawings = set()
+            for i in range(len(st.zones["coin_cellar"]) + 1):
+                other = st.clone()
+                hand, cellar = list(other.zones["coin_hand"][1]), list(other.zones["coin_cellar"])
+                if i < len(cellar):
+                    hand[0], cellar[i] = cellar[i], hand[0]
+                other.zones["coin_hand"][1][:] = hand
+                other.zones["coin_cellar"][:] = cellar
+                assert other.score(1) is not None
+                drawings.add(render_board(other))
+            assert len(drawings) == 1
+            checked += 1
+
+        _random_game(rs, seed, same_drawing)
+    assert checked > 50
