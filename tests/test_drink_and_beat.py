@@ -19,7 +19,10 @@ from interpreter.rng import Rng
 
 from .conftest import compiled
 
-VARIANTS = [None, "complex", "four_players", "two_sets"]
+VARIANTS = [
+    None, "complex", "four_players", "two_sets",
+    "four_players_complex", "four_players_two_sides", "four_players_two_sides_complex", "two_sets_complex",
+]
 
 
 def _random_game(rs, seed, each_step=None):
@@ -95,9 +98,7 @@ def test_random_games_keep_the_field_rules_and_end(variant):
         assert len(out.scores) == st.num_players
     assert reasons <= {
         f"the field is a full {rs.params['size']}x{rs.params['size']}",
-        "P1 has no mat left at the start of their turn",
-        "P2 has no mat left at the start of their turn",
-    }
+    } | {f"P{p + 1} has no mat left at the start of their turn" for p in range(4)}
 
 
 def test_partners_share_a_score_in_the_four_player_game():
