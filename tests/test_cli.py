@@ -311,3 +311,13 @@ def test_perft_connect_four(capsys, depth, leaves):
     code, out, _ = run(capsys, "perft", "connect_four", "--depth", depth)
     assert code == 0
     assert out.startswith(f"{leaves} leaves")
+
+
+def test_tied_partners_share_a_place(capsys):
+    # Four-player Drink & Beat: partners score as one team and nothing separates them, so the
+    # score table gives them one place (1, 1, 3, 3), not 1 and 2.
+    code, out, _ = run(capsys, "play", "drink_and_beat", "--variant", "four_players", "--agents", "random", "--seed", "1")
+    assert code == 0
+    rows = [line for line in out.splitlines() if line.startswith("│ P")]
+    places = sorted(int(r.split("│")[4]) for r in rows)
+    assert places == [1, 1, 3, 3]
