@@ -72,6 +72,19 @@ def _field_rules_hold(st):
         xs = [k[0] for k in field]
         ys = [k[1] for k in field]
         assert max(xs) - min(xs) < size and max(ys) - min(ys) < size
+        # the field never comes apart (a push is refused when it would disconnect it); with the
+        # complex rules an ability or the Reserves' clearing may take a mat or token away, and
+        # that can split the field, so only the simple rules are checked
+    if field and not rs.params["abilities"] and not rs.params["reserves"]:
+        places = set(field)
+        seen, todo = set(), [next(iter(places))]
+        while todo:
+            x, y = todo.pop()
+            if (x, y) in seen:
+                continue
+            seen.add((x, y))
+            todo += [n for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)) if n in places]
+        assert seen == places, "the field came apart"
     for stack in field.values():
         kinds = {c.kind for c in stack}
         assert kinds == {"mat"} or (kinds == {"reserve"} and len(stack) == 1)
