@@ -309,7 +309,15 @@ def _score_table(rs: Ruleset, names: list[str], outcome) -> Table:
     table.add_column("score", justify="right")
     table.add_column("place", justify="right")
     table.add_column("winner", justify="center")
-    place = {p: i + 1 for i, p in enumerate(outcome.ranking)}
+    # Seats that nothing separates share a place (1, 1, 3, ...): the same score, both winners or
+    # neither, and no tie-break in the ruleset to order them (partners of a team, a draw).
+    place: dict[int, int] = {}
+    tiebreaks = getattr(rs, "tiebreaks", ())
+    for i, p in enumerate(outcome.ranking):
+        q = outcome.ranking[i - 1] if i else None
+        tied = (q is not None and not tiebreaks and outcome.scores[p] == outcome.scores[q]
+                and (p in outcome.winners) == (q in outcome.winners))
+        place[p] = place[q] if tied else i + 1
     for p, name in enumerate(names):
         mark = "★" if p in outcome.winners else ""
         table.add_row(seat_name(p), name, Text(str(outcome.scores[p])), str(place[p]), mark)

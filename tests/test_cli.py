@@ -302,3 +302,22 @@ def test_perft_tic_tac_toe(capsys, depth, leaves):
     assert code == 0
     assert out.startswith(f"{leaves} leaves")
     assert "nodes visited" in out
+
+
+@pytest.mark.parametrize("depth, leaves", [("1", 7), ("2", 49), ("3", 343), ("4", 2401)])
+def test_perft_connect_four(capsys, depth, leaves):
+    # OpenSpiel's counts (a game that ends early is one leaf); depths 5 and 6 (16807, 117649)
+    # were checked by hand, too slow for the suite.
+    code, out, _ = run(capsys, "perft", "connect_four", "--depth", depth)
+    assert code == 0
+    assert out.startswith(f"{leaves} leaves")
+
+
+def test_tied_partners_share_a_place(capsys):
+    # Four-player Drink & Beat: partners score as one team and nothing separates them, so the
+    # score table gives them one place (1, 1, 3, 3), not 1 and 2.
+    code, out, _ = run(capsys, "play", "drink_and_beat", "--variant", "four_players", "--agents", "random", "--seed", "1")
+    assert code == 0
+    rows = [line for line in out.splitlines() if line.startswith("│ P")]
+    places = sorted(int(r.split("│")[4]) for r in rows)
+    assert places == [1, 1, 3, 3]
