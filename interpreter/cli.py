@@ -102,6 +102,32 @@ def _fresh_seed() -> int:
 # Shared options
 
 
+#: The longest --param value read, and the range of the numeric options (checked before work).
+MAX_PARAM_TEXT = 10_000
+MAX_SEED = 2**64 - 1
+MAX_GAMES = 10_000_000
+MAX_PLAYERS = 64
+MAX_JOBS = 256
+MAX_DEPTH = 64
+
+
+def _small_numbers(value: Any, depth: int = 0) -> bool:
+    """Every number in ``value`` is finite and within ±2**63."""
+    if depth > 32:
+        return False
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return True
+    if isinstance(value, int):
+        return -(2**63) <= value < 2**63
+    if isinstance(value, float):
+        return value == value and abs(value) != float("inf")
+    if isinstance(value, dict):
+        return all(_small_numbers(k, depth + 1) and _small_numbers(v, depth + 1) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_small_numbers(v, depth + 1) for v in value)
+    return True
+
+
 def _parse_params(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict:
     out: dict[str, Any] = {}
     for item in values:
@@ -109,10 +135,17 @@ def _parse_params(ctx: click.Context, param: click.Parameter, values: tuple[str,
         name = name.strip()
         if not sep or not name:
             raise click.BadParameter(f"{item!r} is not NAME=VALUE (e.g. turns=5)")
+        if len(text) > MAX_PARAM_TEXT:
+            raise click.BadParameter(f"the value of {name} is {len(text)} characters long; the limit is {MAX_PARAM_TEXT}")
         try:  # read as a ruleset is (no tags, no recursive aliases, dates stay text)
-            out[name] = load_yaml_text(text, f"--param {name}").data
+            value = load_yaml_text(text, f"--param {name}").data
         except TapsterError as exc:
             raise click.BadParameter(f"the value of {name} is not plain YAML: {exc.message}") from None
+        except (ValueError, OverflowError) as exc:  # a number too long to read
+            raise click.BadParameter(f"the value of {name} cannot be read: {exc}") from None
+        if not _small_numbers(value):
+            raise click.BadParameter(f"the value of {name} holds a number beyond ±2**63 (or not finite)")
+        out[name] = value
     return out
 
 
@@ -128,10 +161,11 @@ def _parse_agents(ctx: click.Context, param: click.Parameter, value: str | None)
 
 _ruleset_arg = click.argument("ruleset", metavar="RULESET")
 _players_opt = click.option(
-    "--players", "-p", type=click.IntRange(min=1), help="Number of players (default: the ruleset's)."
+    "--players", "-p", type=click.IntRange(1, MAX_PLAYERS), help="Number of players (default: the ruleset's)."
 )
 _variant_opt = click.option("--variant", "-v", metavar="V", help="Play a variant of the ruleset (see `tapster info`).")
-_seed_opt = click.option("--seed", "-s", type=int, help="Seed of all chance (default: a fresh one, printed).")
+_seed_opt = click.option("--seed", "-s", type=click.IntRange(0, MAX_SEED),
+                         help="Seed of all chance, 0 to 2**64 - 1 (default: a fresh one, printed).")
 _param_opt = click.option(
     "--param", "params", multiple=True, metavar="NAME=VALUE", callback=_parse_params,
     help="Override a parameter of the ruleset (value read as YAML, e.g. turns=5). Repeatable.",
@@ -481,11 +515,11 @@ def play_batch(spec: SimSpec, indices: range) -> list[tuple]:
 
 @cli.command(short_help="Play many games between agents; balance summary.")
 @_ruleset_arg
-@click.option("--games", "-n", type=click.IntRange(min=1), required=True, help="Number of games.")
+@click.option("--games", "-n", type=click.IntRange(1, MAX_GAMES), required=True, help="Number of games.")
 @_players_opt
 @_variant_opt
 @_seed_opt
-@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: CPUs; 1 runs in-process).")
+@click.option("--jobs", "-j", type=click.IntRange(1, MAX_JOBS), help="Worker processes (default: CPUs; 1 runs in-process).")
 @_agents_opt
 @_json_opt
 @_param_opt
@@ -639,8 +673,8 @@ def _print_summary(out: Console, rs: Ruleset, s: dict) -> None:
 @click.option("--name", "map_name", help="Which map (default: display.map.name, else the first).")
 @click.option("--zone", help="A keyed zone whose pieces are drawn on their nodes (default: display.map.zone).")
 @click.option("--colour", help="The node attribute colouring nodes (default: display.map.colour).")
-@click.option("--players", "-p", type=int, help="Players of the fresh game whose pieces are drawn.")
-@click.option("--seed", "-s", type=int, default=0, show_default=True, help="Seed of that game.")
+@click.option("--players", "-p", type=click.IntRange(1, MAX_PLAYERS), help="Players of the fresh game whose pieces are drawn.")
+@click.option("--seed", "-s", type=click.IntRange(0, MAX_SEED), default=0, show_default=True, help="Seed of that game.")
 @_param_opt
 def map_cmd(ruleset, variant, out_file, map_name, zone, colour, players, seed, params) -> int:
     """Draw a ruleset's map (networkx + matplotlib): nodes at their x, y, coloured by a node
@@ -853,10 +887,11 @@ def perft(st: State, depth: int | None) -> tuple[int, int]:
 
 @cli.command("perft", short_help="Count the leaves of the game tree.")
 @_ruleset_arg
-@click.option("--depth", "-d", type=click.IntRange(min=0), help="Decisions deep (default: to the end of every game).")
+@click.option("--depth", "-d", type=click.IntRange(0, MAX_DEPTH), help="Decisions deep (default: to the end of every game).")
 @_players_opt
 @_variant_opt
-@click.option("--seed", "-s", type=int, default=0, show_default=True, help="Seed of the game's chance.")
+@click.option("--seed", "-s", type=click.IntRange(0, MAX_SEED), default=0, show_default=True,
+              help="Seed of the game's chance.")
 @_param_opt
 def perft_cmd(ruleset, depth, players, variant, seed, params) -> int:
     """Count the leaves of the game tree: every line of play DEPTH decisions deep, or every

@@ -250,8 +250,17 @@ def load_table(base: Path, relpath: str, mark: Mark) -> tuple[list[dict], list[M
     if rel.is_absolute() or ".." in rel.parts:
         raise LoadError(f"a table is included by a relative path inside the ruleset's folder, not {relpath!r}", mark)
     path = base / rel
+    # The real path must lie inside the ruleset's folder: a symbolic link (or a linked folder)
+    # pointing outside it is refused, and its target is never read nor named.
+    try:
+        inside = path.resolve(strict=True).is_relative_to(base.resolve(strict=True))
+    except (OSError, RuntimeError):
+        raise LoadError(f"table {relpath!r} not found (looked at {path})", mark) from None
+    if not inside:
+        raise LoadError(f"table {relpath!r} lies outside the ruleset's folder (through a symbolic link); "
+                        "tables must be files inside it", mark)
     if not path.is_file():
-        raise LoadError(f"table {relpath!r} not found (looked at {path})", mark)
+        raise LoadError(f"table {relpath!r} is not a regular file", mark)
     if path.suffix.lower() == ".csv":
         text = _read(path)
         # `#` comment lines become blank lines, so line numbers stay true.

@@ -185,8 +185,16 @@ class State:
             if found is None:
                 raise IllegalActionError(self._illegal_message(text, actions), actions)
             action = found
-        elif action not in actions:
-            raise IllegalActionError(self._illegal_message(str(action), actions), actions)
+        else:
+            try:
+                found = actions[actions.index(action)]
+            except ValueError:
+                found = None
+            # Python's 4.0 == 4 and True == 1: an action is legal only with the same types as
+            # the legal one (a log written with `mark(4.0)` could not be replayed).
+            if found is None or not _same_types(action.args, found.args):
+                raise IllegalActionError(self._illegal_message(str(action), actions), actions)
+            action = found
         self.pending = None
         try:
             choose.resume(self, loc, action)
@@ -413,6 +421,16 @@ class State:
         for decl in self.ruleset.zone_list:
             lines.append(f"{decl.name}: {render(self.zones[decl.name])}")
         return "\n".join(lines)
+
+
+def _same_types(a: tuple, b: tuple) -> bool:
+    """The two argument tuples (already equal) hold values of the same types, nested too."""
+    for x, y in zip(a, b):
+        if type(x) is not type(y):
+            return False
+        if type(x) is tuple and not _same_types(x, y):
+            return False
+    return True
 
 
 def _key_text(key: Any) -> str:

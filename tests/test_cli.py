@@ -321,3 +321,25 @@ def test_tied_partners_share_a_place(capsys):
     rows = [line for line in out.splitlines() if line.startswith("│ P")]
     places = sorted(int(r.split("│")[4]) for r in rows)
     assert places == [1, 1, 3, 3]
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["simulate", "beer_flights", "--games", "3000000000"], "not in the range"),
+        (["play", "beer_flights", "--seed", "9" * 5000], "--seed"),
+        (["play", "beer_flights", "--seed", "-1"], "not in the range"),
+        (["play", "beer_flights", "--param", "turns=" + "9" * 5000], "cannot be read"),
+        (["play", "beer_flights", "--param", "turns=" + "9" * 30], "beyond"),
+        (["play", "beer_flights", "--param", "turns=" + "1" * 20000], "characters long"),
+        (["play", "beer_flights", "--players", "1000"], "not in the range"),
+        (["perft", "tic_tac_toe", "--depth", "100"], "not in the range"),
+        (["simulate", "beer_flights", "--games", "2", "--jobs", "100000"], "not in the range"),
+    ],
+)
+def test_numeric_options_are_bounded_before_any_work(capsys, argv, words):
+    """Every numeric option has a range checked before work starts: a usage error (exit 2)
+    naming the problem, never a traceback or a machine out of memory."""
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert words in out + err

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from interpreter.errors import LoadError, Mark
@@ -115,3 +117,25 @@ def test_plain_on_and_yes_keys_stay_text():
     # YAML 1.1 would read these keys as booleans; a trigger's `on:` must stay `on`.
     doc = load_yaml_text("- on: card_revealed\n  yes: 1\n  null: 2\n", "f.yaml")
     assert doc.data == [{"on": "card_revealed", "yes": 1, "null": 2}]
+
+
+@pytest.mark.parametrize("absolute", [False, True])
+def test_a_table_linked_outside_the_ruleset_is_refused_unread(tmp_path, absolute):
+    """A table that is a symbolic link to a file outside the ruleset's folder is refused, and no
+    byte of the outside file appears in the error (relative and absolute links)."""
+    from interpreter import load_ruleset
+    from interpreter.errors import TapsterError
+
+    secret = tmp_path / "secret.csv"
+    secret.write_text("id,word\n1,TOP-SECRET-TEXT\n")
+    folder = tmp_path / "game"
+    folder.mkdir()
+    link = folder / "cards.csv"
+    link.symlink_to(secret if absolute else Path("..") / "secret.csv")
+    (folder / "ruleset.yaml").write_text(
+        "name: T\nplayers: {min: 2, max: 2}\ncomponents:\n  card: {table: cards.csv}\nflow: []\n"
+    )
+    with pytest.raises(TapsterError) as info:
+        load_ruleset(folder)
+    assert "outside the ruleset's folder" in str(info.value)
+    assert "TOP-SECRET" not in str(info.value) and str(secret) not in str(info.value)

@@ -133,3 +133,20 @@ def test_deepcopy_is_clone():
         assert twin.to_json() != st.to_json()
     holder = copy.deepcopy({"state": st, "rules": rs})
     assert holder["rules"] is rs and holder["state"].ruleset is rs
+
+
+@pytest.mark.parametrize("arg", [4.0, True, "4", (4,)])
+def test_an_action_with_arguments_of_another_type_is_illegal_and_changes_nothing(arg):
+    """`mark(4.0)` and `mark(True)` equal `mark(4)`/`mark(1)` in Python, but they are not the
+    legal actions: refused before anything changes, so no log holds an action that cannot
+    be replayed."""
+    from interpreter import IllegalActionError, load_ruleset
+    from interpreter.model import Action
+
+    st = load_ruleset("tic_tac_toe").new_game(2, seed=0, log=True)
+    before = st.to_json()
+    with pytest.raises(IllegalActionError):
+        st.apply(Action("mark", (arg,)))
+    assert st.to_json() == before
+    st.apply(Action("mark", (4,)))
+    assert st.vars["board"][4] == 0
