@@ -362,7 +362,8 @@ def _write_log(path: str, rs: Ruleset, variant, params, n, seed, names, actions,
     data = {
         "format": LOG_FORMAT,
         "ruleset": rs.name,
-        "path": str(Path(rs.path).resolve()),
+        "path": _relative_to(Path(rs.path).resolve(), Path(path).resolve().parent),
+        "ruleset_sha256": _sha256(rs.path),
         "variant": variant,
         "params": params or {},
         "players": n,
@@ -386,8 +387,11 @@ def replay(log_file) -> int:
     """Replay a log written by `play --log`: every action must be legal and the final outcome
     must equal the logged one.  Prints OK, or the first mismatch with its action index."""
     data = _read_log(log_file)
-    source = data["path"] if isinstance(data.get("path"), str) and Path(data["path"]).is_file() else data["ruleset"]
+    source = _log_ruleset(log_file, data)
     rs = _load(source, data.get("variant"), data.get("params") or None)
+    if data.get("ruleset_sha256") and _sha256(rs.path) != data["ruleset_sha256"]:
+        click.echo(f"{log_file}: the ruleset {rs.path} has changed since the log was written "
+                   "(its text's SHA-256 differs); the replay may not reproduce the game", err=True)
     st = rs.new_game(data["players"], seed=data["seed"], log=False)
     actions = data["actions"]
     for i, text in enumerate(actions):
@@ -416,20 +420,91 @@ def replay(log_file) -> int:
     return EXIT_OK
 
 
-def _read_log(path: str) -> dict:
-    """The data of a replay log.
+#: The largest replay log read, in bytes.
+MAX_LOG_BYTES = 64 * 1024 * 1024
+
+
+def _sha256(path) -> str | None:
+    import hashlib
+
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _relative_to(target: Path, folder: Path) -> str:
+    """``target`` as a path relative to ``folder`` (with ``..`` where needed)."""
+    import os
+
+    try:
+        return os.path.relpath(target, folder)
+    except ValueError:  # another drive
+        return target.name
+
+
+def _log_ruleset(log_file: str, data: dict) -> str:
+    """Where a log's ruleset is: its ``path`` relative to the log's folder when that file
+    exists (an absolute path, from another machine, is never followed), else its name."""
+    rel = data.get("path")
+    if isinstance(rel, str) and rel and not Path(rel).is_absolute():
+        cand = Path(log_file).resolve().parent / rel
+        if cand.is_file():
+            return str(cand)
+    return data["ruleset"]
+
+
+def _read_log_text(path: str) -> str:
+    """The text of a replay log: a regular file of at most MAX_LOG_BYTES (never a device, a
+    FIFO or a folder).
 
     Raises:
-        TapsterError: unreadable, not JSON, or missing fields (with file:line:col).
+        TapsterError: not a regular file, too large, unreadable, not UTF-8.
     """
+    import os
+    import stat
+
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TapsterError(f"cannot read the log {path}: {getattr(exc, 'strerror', None) or exc}") from None
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise TapsterError(f"cannot read the log {path}: {exc.strerror or exc}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise TapsterError(f"the log {path} is not a regular file")
+        if info.st_size > MAX_LOG_BYTES:
+            raise TapsterError(f"the log {path} is {info.st_size} bytes; the limit is {MAX_LOG_BYTES}")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            raw = f.read(MAX_LOG_BYTES + 1)
+    except OSError as exc:
+        raise TapsterError(f"cannot read the log {path}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    if len(raw) > MAX_LOG_BYTES:
+        raise TapsterError(f"the log {path} is larger than {MAX_LOG_BYTES} bytes")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TapsterError(f"the log {path} is not UTF-8 text ({exc.reason})") from None
+
+
+def _read_log(path: str) -> dict:
+    """The data of a replay log, checked against ``schemas/log.schema.json``.
+
+    Raises:
+        TapsterError: not a regular file, too large, not JSON, nested too deeply, or not of the
+            log format (with file:line:col).
+    """
+    text = _read_log_text(path)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise TapsterError(f"not a JSON replay log: {exc.msg}", Mark(path, exc.lineno, exc.colno)) from None
+    except (RecursionError, ValueError) as exc:
+        raise TapsterError(f"not a replay log: {'nested too deeply' if isinstance(exc, RecursionError) else exc}",
+                           Mark(path, 1, 1)) from None
+    if isinstance(data, dict):
+        _check_log_schema(path, data)
     if not isinstance(data, dict):
         raise TapsterError("a replay log is a JSON object (written by `tapster play --log`)", Mark(path, 1, 1))
     for key in ("ruleset", "players", "seed", "actions", "outcome"):
@@ -452,11 +527,31 @@ def _read_log(path: str) -> dict:
     return data
 
 
+def _check_log_schema(path: str, data: dict) -> None:
+    """Raise the first problem of ``data`` against the published log schema, at its place."""
+    from jsonschema import Draft202012Validator
+
+    from .schema import _data_dir
+
+    schema = json.loads((_data_dir("schemas") / "log.schema.json").read_text(encoding="utf-8"))
+    try:
+        errors = sorted(Draft202012Validator(schema).iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+    except RecursionError:
+        raise TapsterError("not a replay log: nested too deeply", Mark(path, 1, 1)) from None
+    if errors:
+        err = errors[0]
+        where = "/".join(str(p) for p in err.absolute_path) or "the log"
+        message = err.message if len(err.message) < 300 else err.message[:300] + "..."
+        if err.validator == "const" and list(err.absolute_path) == ["format"]:
+            message = f"the log's format is not {LOG_FORMAT} (written by another program or version)"
+        raise TapsterError(f"{message} (at {where})", _log_mark(path, tuple(err.absolute_path)))
+
+
 def _log_mark(path: str, where: tuple) -> Mark:
     """The place of ``where`` in the JSON log ``path`` (JSON is YAML, whose loader keeps marks)."""
     try:
-        return load_yaml_text(Path(path).read_text(encoding="utf-8"), path).mark(where)
-    except (TapsterError, OSError, UnicodeDecodeError):
+        return load_yaml_text(_read_log_text(path), path).mark(where)
+    except (TapsterError, OSError, UnicodeDecodeError, RecursionError, ValueError):
         return Mark(path, 1, 1)
 
 

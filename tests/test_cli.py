@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -343,3 +344,69 @@ def test_numeric_options_are_bounded_before_any_work(capsys, argv, words):
     code, out, err = run(capsys, *argv)
     assert code == 2
     assert words in out + err
+
+
+# -- replay: only regular files of the log format, rulesets found by name or relative path ------
+
+
+def _a_log(capsys, tmp_path) -> Path:
+    log = tmp_path / "game.json"
+    code, _, _ = run(capsys, "play", "tic_tac_toe", "--seed", "3", "--json", "--log", str(log))
+    assert code == 0
+    return log
+
+
+@pytest.mark.parametrize(
+    ("damage", "words"),
+    [
+        (lambda d: d.update(format="not-a-tapster-log/99"), "format is not tapster-log/1"),
+        (lambda d: d.update(seed=int("9" * 4000)), "seed"),
+        (lambda d: d.update(players=10**1000), "players"),
+        (lambda d: d.update(actions="mark(0)"), "actions"),
+    ],
+)
+def test_replay_refuses_logs_not_of_the_format(capsys, tmp_path, damage, words):
+    log = _a_log(capsys, tmp_path)
+    data = json.loads(log.read_text())
+    damage(data)
+    import sys
+
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        log.write_text(json.dumps(data))
+    finally:
+        sys.set_int_max_str_digits(old)
+    code, out, err = run(capsys, "replay", str(log))
+    assert code == 1 and words in out + err
+
+
+def test_replay_refuses_deep_nesting_and_non_regular_files(capsys, tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    code, out, err = run(capsys, "replay", str(deep))
+    assert code == 1 and ("nested too deeply" in out + err or "replay log" in out + err)
+    code, out, err = run(capsys, "replay", "/dev/zero")
+    assert code == 1 and "not a regular file" in out + err
+    import os
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    code, out, err = run(capsys, "replay", str(fifo))  # must not hang waiting for a writer
+    assert code == 1 and "not a regular file" in out + err
+
+
+def test_replay_never_follows_an_absolute_path_and_says_when_the_ruleset_changed(capsys, tmp_path):
+    log = _a_log(capsys, tmp_path)
+    data = json.loads(log.read_text())
+    assert not Path(data["path"]).is_absolute()
+    assert len(data["ruleset_sha256"]) == 64
+    outside = tmp_path / "elsewhere.yaml"
+    outside.write_text("this: is not the ruleset\n")
+    data["path"] = str(outside)  # an absolute path: ignored, the ruleset is found by name
+    data["ruleset_sha256"] = "0" * 64
+    log.write_text(json.dumps(data))
+    code, out, err = run(capsys, "replay", str(log))
+    assert code == 0, out + err
+    assert "has changed since the log was written" in err
+    assert "is not the ruleset" not in out + err
