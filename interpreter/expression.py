@@ -24,6 +24,7 @@ from typing import Any
 from .builtins import BUILTINS, MAX_INT_BITS, MAX_ITEMS, Builtin, _extent, _mul, same, unescape  # noqa: F401 - re-exported
 from .codegen import DEFAULT_WORK, WorkExceeded, _grow, _mod, _over, generate_expression, generate_template
 from .errors import ExpressionError, ExpressionSyntaxError, Mark, TapsterError
+from .load import MAX_NUMBER_CHARS
 from .model import Component, render
 
 __all__ = [
@@ -577,6 +578,9 @@ class _Compiler:
     # literals ----------------------------------------------------------------------------
     def c_number(self, node, scope):
         text = node.children[0]
+        if len(text) > MAX_NUMBER_CHARS:
+            raise self.error(node.children[0], f"a number of {len(text)} digits; the limit is {MAX_NUMBER_CHARS}"
+                             f" (whole numbers of at most {MAX_INT_BITS} bits)")
         value = float(text) if "." in text else int(text)
         return _const(value)
 
@@ -726,7 +730,10 @@ class _Compiler:
                 raise ValueError("exponent too large")
             if type(x) is int and type(y) is int and x.bit_length() * y > MAX_INT_BITS:
                 raise ValueError(f"the power has more than {MAX_INT_BITS} bits; numbers in a game stay smaller")
-            return x**y
+            r = x**y
+            if type(r) is complex:  # (-8) ** 0.5: not a number a game can hold (or save)
+                raise ValueError(f"{render(x)} ** {render(y)} is not a real number")
+            return r
 
         return self._binop(node, scope, power)
 

@@ -206,16 +206,33 @@ class _Builder:
             return node.value  # dates stay text: rulesets hold JSON-like data only
         if tag not in _SCALAR_TAGS:
             raise LoadError(f"unsupported YAML tag {tag}", self.mark(node))
+        if tag == "tag:yaml.org,2002:int" and len(node.value) > MAX_NUMBER_CHARS:
+            raise LoadError(f"a number of {len(node.value)} characters; the limit is {MAX_NUMBER_CHARS} "
+                            f"(whole numbers of at most {MAX_INT_BITS} bits)", self.mark(node))
         try:
-            return self.loader.construct_object(node)
+            value = self.loader.construct_object(node)
         except yaml.YAMLError as exc:
-            raise LoadError(f"bad value {node.value!r}: {exc}", self.mark(node)) from None
+            raise LoadError(f"bad value {node.value[:60]!r}: {exc}", self.mark(node)) from None
+        except (ValueError, OverflowError) as exc:
+            raise LoadError(f"bad value {node.value[:60]!r}: {exc}", self.mark(node)) from None
+        if type(value) is int and value.bit_length() > MAX_INT_BITS:
+            raise LoadError(f"a whole number of {value.bit_length()} bits; the limit is {MAX_INT_BITS} bits",
+                            self.mark(node))
+        return value
+
+
+#: Longest number a ruleset, table or log may write, in characters, and the largest whole
+#: number, in bits (as the expression language's limit).
+MAX_NUMBER_CHARS = 1300
+MAX_INT_BITS = 4096
 
 
 def _number(text: str) -> Any:
     t = text.strip()
     if t == "":
         return None
+    if len(t) > MAX_NUMBER_CHARS and t.lstrip("+-").isdigit():
+        return t  # too long to be a number of a game: kept as text
     for conv in (int, float):
         try:
             return conv(t)

@@ -330,7 +330,7 @@ def test_tied_partners_share_a_place(capsys):
         (["simulate", "beer_flights", "--games", "3000000000"], "not in the range"),
         (["play", "beer_flights", "--seed", "9" * 5000], "--seed"),
         (["play", "beer_flights", "--seed", "-1"], "not in the range"),
-        (["play", "beer_flights", "--param", "turns=" + "9" * 5000], "cannot be read"),
+        (["play", "beer_flights", "--param", "turns=" + "9" * 5000], "limit"),
         (["play", "beer_flights", "--param", "turns=" + "9" * 30], "beyond"),
         (["play", "beer_flights", "--param", "turns=" + "1" * 20000], "characters long"),
         (["play", "beer_flights", "--players", "1000"], "not in the range"),

@@ -139,3 +139,25 @@ def test_a_table_linked_outside_the_ruleset_is_refused_unread(tmp_path, absolute
         load_ruleset(folder)
     assert "outside the ruleset's folder" in str(info.value)
     assert "TOP-SECRET" not in str(info.value) and str(secret) not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "vars: {v: 0}\nflow:\n  - set: {v: \"" + "9" * 4301 + " + 1\"}\n",
+        "params: {n: " + "9" * 5000 + "}\nflow: []\n",
+        "params: {n: 0b" + "1" * 20000 + "}\nflow: []\n",
+        "params: {n: " + "9" * 1250 + "}\nflow: []\n",
+    ],
+)
+def test_numbers_beyond_the_limit_are_refused_at_load(tmp_path, text):
+    """A huge integer in an expression or in the YAML is a load error naming the limit (not a
+    traceback from Python's int-to-text limit later, in `info`, JSON or a log)."""
+    from interpreter import load_ruleset
+    from interpreter.errors import TapsterError
+
+    (tmp_path / "ruleset.yaml").write_text("name: T\nplayers: {min: 2, max: 2}\n" + text)
+    with pytest.raises(TapsterError) as info:
+        load_ruleset(tmp_path)
+    assert "limit" in str(info.value)
+    assert "ruleset.yaml:" in str(info.value)
