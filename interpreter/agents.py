@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .errors import TapsterError
+from .errors import TapsterError, close_matches
 from .model import Action
 from .rng import Rng
 from .state import State
@@ -326,9 +326,8 @@ def make_agent(name: str, seed: int | str = 0, **options: Any) -> Agent:
     """
     entry = AGENTS.get(name)
     if entry is None:
-        import difflib
 
-        close = difflib.get_close_matches(name, list(AGENTS), n=1)
+        close = close_matches(name, list(AGENTS), n=1)
         hint = f"did you mean {close[0]}? " if close else ""
         raise TapsterError(f"no agent {name!r}; {hint}agents: {', '.join(AGENTS)}")
     return entry[0](seed, **options)

@@ -33,7 +33,7 @@ from rich.text import Text
 
 from .agents import AGENTS, QuitGame, make_agent, seat_name
 from .compiler import RulesetErrors, available_rulesets, find_ruleset, load_ruleset
-from .errors import IllegalActionError, Mark, TapsterError
+from .errors import IllegalActionError, Mark, TapsterError, close_matches
 from .load import load_yaml, load_yaml_text
 from .render import render_board
 from .ruleset import Ruleset
@@ -188,9 +188,8 @@ def _load(ruleset: str, variant: str | None, params: dict | None = None) -> Rule
         return rs
     for name in params:
         if name not in rs.params:
-            import difflib
 
-            close = difflib.get_close_matches(name, list(rs.params), n=1)
+            close = close_matches(name, list(rs.params), n=1)
             hint = f"did you mean {close[0]}? " if close else ""
             known = ", ".join(rs.params) or "none"
             raise TapsterError(f"{rs.title} has no parameter {name!r}; {hint}parameters: {known}")

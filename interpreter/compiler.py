@@ -11,14 +11,13 @@ are reported at once (:class:`RulesetErrors`).
 from __future__ import annotations
 
 import copy
-import difflib
 import re
 from pathlib import Path
 from typing import Any
 
 from . import codegen, expression, flow, flowgen, maps, schema
 from .codegen import DEFAULT_WORK, FunctionTable
-from .errors import CompileError, ExpressionError, LoadError, Mark, RulesetError, TapsterError
+from .errors import CompileError, ExpressionError, LoadError, Mark, RulesetError, TapsterError, close_matches
 from .expression import (
     BUILTINS,
     Builtin,
@@ -91,7 +90,7 @@ def find_ruleset(name_or_path: str | Path) -> Path:
         if cand.is_file():
             return cand
     known = available_rulesets()
-    close = difflib.get_close_matches(str(name_or_path), known, n=3)
+    close = close_matches(str(name_or_path), known, n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else f"; available: {', '.join(known)}"
     raise LoadError(f"no ruleset {str(name_or_path)!r}{hint}")
 
@@ -152,9 +151,12 @@ def load_ruleset(name_or_path: str | Path, variant: str | None = None, overrides
 def overlay(doc: Document, over: dict, over_path: tuple | None) -> Document:
     """``doc`` with the mapping ``over`` overlaid: mappings merge recursively, anything else
     replaces (a list replaces a list).  ``over_path`` is where ``over`` stands in ``doc`` (a
-    variant), so that marks follow the overlay; None for data from elsewhere (overrides)."""
+    variant), so that marks follow the overlay; None for data from elsewhere (overrides).
+
+    Linear in the size of the document and the overlay: the marks of every replaced value are
+    dropped in one pass, and the overlay's own marks added in another."""
     data = copy.deepcopy(doc.data)
-    marks = dict(doc.marks)
+    replaced: list[tuple] = []
 
     def merge(base: dict, new: dict, path: tuple):
         for k, v in new.items():
@@ -162,16 +164,19 @@ def overlay(doc: Document, over: dict, over_path: tuple | None) -> Document:
                 merge(base[k], v, path + (k,))
                 continue
             base[k] = copy.deepcopy(v)
-            prefix = path + (k,)
-            if over_path is not None:
-                src = over_path + prefix
-                for m in [m for m in marks if m[: len(prefix)] == prefix]:
-                    del marks[m]
-                for m, mark in doc.marks.items():
-                    if m[: len(src)] == src:
-                        marks[prefix + m[len(src):]] = mark
+            replaced.append(path + (k,))
 
     merge(data, over, ())
+    if over_path is None:
+        return Document(data, dict(doc.marks), doc.file)
+    gone = set(replaced)
+    marks = {m: mark for m, mark in doc.marks.items() if not any(m[:i] in gone for i in range(1, len(m) + 1))}
+    n = len(over_path)
+    for m, mark in doc.marks.items():
+        if m[:n] == over_path and len(m) > n:
+            rest = m[n:]
+            if any(rest[:i] in gone for i in range(1, len(rest) + 1)):
+                marks[rest] = mark
     return Document(data, marks, doc.file)
 
 
@@ -270,7 +275,7 @@ class Ctx:
         name = str(node.children[0])
         decl = self.zones.get(name)
         if decl is None:
-            close = difflib.get_close_matches(name, list(self.zones), n=3)
+            close = close_matches(name, list(self.zones), n=3)
             hint = f"; did you mean {', '.join(close)}?" if close else f"; zones: {', '.join(self.zones)}"
             raise CompileError(f"unknown zone `{name}`{hint}", mark)
         indexes.reverse()
@@ -352,7 +357,7 @@ class Ctx:
         if len(verbs) != 1:
             if not verbs:
                 k = next(iter(item))
-                close = difflib.get_close_matches(str(k), list(flow.EFFECTS), n=3)
+                close = close_matches(str(k), list(flow.EFFECTS), n=3)
                 hint = f"; did you mean {', '.join(close)}?" if close else ""
                 raise self.error(f"unknown effect `{k}`{hint} (effects: {', '.join(flow.EFFECTS)})", path + (k,))
             raise self.error(f"one effect per list item, found {', '.join(verbs)}", path)
@@ -394,7 +399,7 @@ class Ctx:
 
     @staticmethod
     def _close(name: str, options) -> str:
-        close = difflib.get_close_matches(name, list(options), n=3)
+        close = close_matches(name, list(options), n=3)
         return f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else ""
 
     def _guard(self, fn, *args):

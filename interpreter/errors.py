@@ -103,3 +103,21 @@ class IllegalActionError(TapsterError):
 
 class ScenarioFailure(TapsterError):
     """A scenario's expectation did not hold."""
+
+
+#: The most candidates "did you mean" compares a word with (those of similar length first).
+MAX_SUGGESTION_CANDIDATES = 500
+
+
+def close_matches(word: str, candidates, n: int = 3) -> list[str]:
+    """Up to ``n`` of ``candidates`` close to ``word``, for "did you mean" hints.
+
+    Bounded: only candidates whose length is within 3 of the word's are compared, at most
+    MAX_SUGGESTION_CANDIDATES of them, so a ruleset with 30,000 names and 100 misspellings
+    costs milliseconds, not minutes."""
+    import difflib
+
+    word = str(word)
+    size = len(word)
+    pool = [c for c in candidates if isinstance(c, str) and abs(len(c) - size) <= 3][:MAX_SUGGESTION_CANDIDATES]
+    return difflib.get_close_matches(word, pool, n=n)

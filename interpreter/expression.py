@@ -13,7 +13,6 @@ to read global ones), so an unknown name is a load-time error, not a run-time on
 
 from __future__ import annotations
 
-import difflib
 import operator
 import re
 from collections.abc import Callable
@@ -23,7 +22,7 @@ from typing import Any
 
 from .builtins import BUILTINS, MAX_INT_BITS, MAX_ITEMS, Builtin, _extent, _mul, same, unescape  # noqa: F401 - re-exported
 from .codegen import DEFAULT_WORK, WorkExceeded, _grow, _mod, _over, generate_expression, generate_template
-from .errors import ExpressionError, ExpressionSyntaxError, Mark, TapsterError
+from .errors import ExpressionError, ExpressionSyntaxError, Mark, TapsterError, close_matches
 from .load import MAX_NUMBER_CHARS
 from .model import Component, render
 
@@ -638,7 +637,7 @@ class _Compiler:
         if name in scope.functions or name in BUILTINS:
             raise self.error(node.children[0], f"`{name}` is a function: call it as `{name}(...)`")
         candidates = list(scope.locals) + list(scope.global_names())
-        close = difflib.get_close_matches(name, candidates, n=3)
+        close = close_matches(name, candidates, n=3)
         hint = f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else ""
         raise self.error(node.children[0], f"unknown name `{name}`{hint}")
 
@@ -751,7 +750,7 @@ class _Compiler:
         name_tok = node.children[1]
         name = str(name_tok)
         if scope.attributes is not None and name not in scope.attributes:
-            close = difflib.get_close_matches(name, sorted(scope.attributes), n=3)
+            close = close_matches(name, sorted(scope.attributes), n=3)
             hint = f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else ""
             raise self.error(name_tok, f"no component or record has a field `{name}`{hint}")
         if name in scope.mutable:
@@ -817,7 +816,7 @@ class _Compiler:
             fn = BUILTINS.get(name)
         if fn is None:
             names = sorted(set(BUILTINS) | set(self._scope_functions or ()))
-            close = difflib.get_close_matches(name, names, n=3)
+            close = close_matches(name, names, n=3)
             hint = f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else ""
             raise self.error(name_tok, f"unknown function `{name}`{hint}")
         return fn

@@ -91,7 +91,7 @@ def compile_display(ctx: Ctx, spec: Any) -> Display | None:
                 b.lines.append(tuple(ctx.template(t, lpath + (j,), cell_scope) for j, t in enumerate(line)))
             else:
                 b.lines.append((ctx.template(line, lpath, cell_scope),))
-        b.width = int(bspec.get("width", 0))
+        b.width = min(int(bspec.get("width", 0)), MAX_CELL_WIDTH)
         b.empty = str(bspec.get("empty", ""))
         b.edges = []
         for i, e in enumerate(bspec.get("edges") or []):
@@ -147,12 +147,24 @@ def render_board(state: State) -> str | None:
     return "\n".join(out)
 
 
+#: The most places a board drawing holds, and the widest a place may be drawn (characters).
+MAX_BOARD_CELLS = 10_000
+MAX_CELL_WIDTH = 200
+
+
 def _board(state: State, b: BoardDisplay) -> list[str]:
     zone = state.zones[b.zone]
     try:
         ext = _extent(zone)
     except ValueError as exc:
         raise TapsterError(f"display: the keys of `{b.zone}` are not (x, y) places ({exc})") from None
+    if ext is not None:
+        if not all(type(v) is int for v in ext):
+            raise TapsterError(f"display: the places of `{b.zone}` must be whole-number (x, y) pairs, found {ext}")
+        cells = (ext[1] - ext[0] + 1) * (ext[3] - ext[2] + 1)
+        if cells > MAX_BOARD_CELLS:
+            raise TapsterError(f"display: `{b.zone}` spans {cells} places; a board drawing holds at most "
+                               f"{MAX_BOARD_CELLS} (the limit)")
     env = Env(state, {})
     edges = []
     for side, text in b.edges:

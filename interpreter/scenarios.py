@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from .compiler import find_ruleset, load_ruleset
-from .errors import IllegalActionError, Mark, ScenarioFailure, TapsterError
+from .errors import IllegalActionError, Mark, ScenarioFailure, TapsterError, close_matches
 from .expression import Env, compile_expression
 from .load import load_yaml
 from .model import Component, render
@@ -289,9 +289,8 @@ def _keyed_stack(st, zone_text: str, mark: Mark):
 def _component(rs: Ruleset, ident: Any, mark: Mark) -> Component:
     c = rs.by_id.get(str(ident))
     if c is None:
-        import difflib
 
-        close = difflib.get_close_matches(str(ident), list(rs.by_id), n=3)
+        close = close_matches(str(ident), list(rs.by_id), n=3)
         raise TapsterError(f"no component {ident!r}{'; did you mean ' + ', '.join(close) + '?' if close else ''}", mark)
     return c
 

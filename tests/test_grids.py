@@ -283,3 +283,21 @@ def test_grid_builtins_explain_bad_arguments(text, message):
     with pytest.raises(ExpressionError) as info:
         f(Env(None, {}))
     assert message in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("key", "words"),
+    [((100000, 100000), "at most 10000"), ((0.5, 1), "whole-number"), ("a", "not (x, y) places")],
+)
+def test_a_board_too_wide_or_with_odd_keys_is_a_clear_error(rs, key, words):
+    """Stacks at (0, 0) and (100000, 100000) would draw 10^10 places; a key of 0.5 or text is
+    not a place: each is a TapsterError naming the problem, not a hang or a TypeError."""
+    from interpreter.errors import TapsterError
+
+    st = rs.new_game(2, seed=1)
+    st.apply("place(tile-1, (0, 0))")
+    tile = st.zones["board"][(0, 0)][0]
+    st.zones["board"][key] = [tile]
+    with pytest.raises(TapsterError) as info:
+        render_board(st)
+    assert words in str(info.value)

@@ -315,3 +315,46 @@ def test_schema_step_kinds_match_the_scenario_runner():
 
     schema = json.loads(schema_path().read_text())
     assert tuple(schema["$defs"]["step"]["propertyNames"]["enum"]) == STEP_KINDS
+
+
+def test_limits_and_variants_have_maximums(tmp_path):
+    """`limits:` cannot be raised without end, and a ruleset has at most 100 variants (validate
+    compiles each one)."""
+    from interpreter import load_ruleset
+    from interpreter.errors import TapsterError
+
+    head = "name: T\nplayers: {min: 2, max: 2}\nflow: []\n"
+    for extra, words in [
+        ("limits: {steps: 1000000000000}\n", "maximum"),
+        ("limits: {work: 1000000000000}\n", "maximum"),
+        ("limits: {actions: 1000000000000}\n", "maximum"),
+        ("variants:\n" + "".join(f"  v{i}: {{}}\n" for i in range(101)), "too many properties"),
+    ]:
+        path = tmp_path / "ruleset.yaml"
+        path.write_text(head + extra)
+        with pytest.raises(TapsterError) as info:
+            load_ruleset(path)
+        assert words in str(info.value), str(info.value)
+
+
+def test_overlay_and_suggestions_stay_fast_on_huge_rulesets(tmp_path):
+    """A variant overriding 10,000 parameters, and 100 misspelt names among 30,000: linear
+    overlay and bounded "did you mean" (seconds, where they took minutes)."""
+    import time
+
+    from interpreter import load_ruleset
+    from interpreter.errors import TapsterError
+
+    params = "".join(f"  p{i}: {i}\n" for i in range(10_000))
+    over = "".join(f"      p{i}: {i + 1}\n" for i in range(10_000))
+    path = tmp_path / "ruleset.yaml"
+    path.write_text("name: T\nplayers: {min: 2, max: 2}\nparams:\n" + params + "flow: []\n"
+                    "variants:\n  big:\n    params:\n" + over)
+    t0 = time.perf_counter()
+    assert load_ruleset(path, "big").params["p9999"] == 10_000
+    many = "".join(f"  name{i}: {i}\n" for i in range(30_000))
+    typos = "".join(f"  - log: '{{nmae{i}}}'\n" for i in range(100))
+    path.write_text("name: T\nplayers: {min: 2, max: 2}\nparams:\n" + many + "flow:\n" + typos)
+    with pytest.raises(TapsterError):
+        load_ruleset(path)
+    assert time.perf_counter() - t0 < 60  # a bound against minutes, not a speed test
