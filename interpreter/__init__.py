@@ -5,7 +5,8 @@ The pipeline, one module a stage, each importing only the ones before it (tests/
 parser and reference evaluator; its functions in ``builtins``) -> ``codegen``/``flowgen`` (the
 code generator) -> ``flow`` (effect verbs and the runner) -> ``state`` (a game as plain data)
 -> ``ruleset`` (the compiled, immutable :class:`Ruleset`) -> ``compiler`` (variants, names,
-expressions -> Ruleset) -> ``scenarios``, ``agents`` -> ``cli``.
+expressions -> Ruleset) -> ``scenarios``, ``agents`` -> ``analysis`` (simulations,
+statistics, perft) -> ``cli`` (arguments and printing only).
 """
 
 from .compiler import RulesetErrors, available_rulesets, find_ruleset, load_ruleset

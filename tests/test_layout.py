@@ -18,6 +18,7 @@ LAYERS = [
     "state", "render", "ruleset",               # a game; its display; the compiled ruleset
     "compiler",                                 # document -> Ruleset
     "scenarios", "agents",                      # scenarios run on games; agents play them
+    "analysis",                                 # simulations, their statistics, perft
     "cli", "__init__",                          # the command line; the public names
 ]
 
