@@ -518,7 +518,8 @@ class _Gen:
             if value is not _NOCONST and (not hasattr(value, "__len__") or len(value) <= MAX_FOLD_ITEMS):
                 return Frag(self.ns.const(value), value)
         srcs = [a.src for a in args]
-        if pure and name in _LINEAR and srcs and not args[0].const and not args[0].charged:
+        iterable_first = name not in ("max", "min") or len(args) == 1  # max(a, b) takes no list
+        if pure and name in _LINEAR and iterable_first and srcs and not args[0].const and not args[0].charged:
             srcs[0] = f"H_it(env, {srcs[0]})"
         if builtin.needs_env:
             srcs.insert(0, "env")

@@ -428,3 +428,38 @@ def test_the_tree_cache_gives_the_same_trees_and_survives_damage(tmp_path, monke
         assert expression._to_json(expression.parse(texts[0])) == parsed[texts[0]]
     finally:
         expression._PARSED.update(saved)
+
+
+@pytest.mark.parametrize(("name", "variant"), all_configurations())
+def test_the_generated_code_never_needs_the_reference_to_succeed(monkeypatch, name, variant):
+    """In random games, every evaluation that succeeds succeeds in the generated code: the
+    checked reference is only ever reached for an error.  (A generated path that raises where
+    the reference does not is a generator bug, and a silent slow path.)"""
+    from interpreter import flow
+    from interpreter.expression import Compiled
+
+    rescued = []
+    checked, legal_checked = Compiled.checked, flow.Choose._legal_checked
+
+    def spy_checked(self, env):
+        value = checked(self, env)
+        rescued.append(f"{self.mark}: `{self.text}`")
+        return value
+
+    def spy_legal(self, st, loc):
+        actions = legal_checked(self, st, loc)
+        rescued.append(f"{self.mark}: the listing of decision `{self.name}`")
+        return actions
+
+    monkeypatch.setattr(Compiled, "checked", spy_checked)
+    monkeypatch.setattr(flow.Choose, "_legal_checked", spy_legal)
+    rs = load_ruleset(name, variant)
+    for seed in range(3):
+        st = rs.new_game(rs.default_players, seed=seed)
+        agent = Rng(seed)
+        for _ in range(400):
+            if st.is_terminal():
+                break
+            actions = st.legal_actions()
+            st.apply(actions[agent.below(len(actions))])
+    assert not rescued, sorted(set(rescued))[:5]
