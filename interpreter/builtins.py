@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .load import MAX_INT_BITS  # the one integer limit: loading, computing and storing alike
 from .model import render
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -116,8 +117,6 @@ def _index(seq, value):
 #: Most items a list made by an expression may have (``range``, ``xs * n``): a slip such as
 #: ``range(10**9)`` is an error, not a machine out of memory.
 MAX_ITEMS = 1_000_000
-#: Largest whole number an expression computes with ``*`` and ``**``, in bits (about 1,200 digits).
-MAX_INT_BITS = 4096
 
 
 def _range(*args):

@@ -48,11 +48,11 @@ import operator
 import re
 from typing import Any
 
-from .builtins import BUILTINS, _mul, same, unescape
+from .builtins import BUILTINS, MAX_INT_BITS, MAX_ITEMS, _mul, same, unescape
 from .errors import Mark, TapsterError
 from .model import Action, Component, render
 
-__all__ = ["WorkExceeded", "generate_expression", "generate_template", "generate_legal", "FunctionTable", "SOURCES"]
+__all__ = ["WorkExceeded", "generate_expression", "generate_template", "generate_legal", "FunctionTable"]
 
 #: Default work budget (loop items, membership scans, ruleset function calls) of one move or one
 #: load-time evaluation.
@@ -62,21 +62,15 @@ DEFAULT_WORK = 10_000_000
 #: items' time).
 CALL_COST = 10
 
-#: Longest text an expression may build, in characters.
-MAX_TEXT = 1_000_000
-
 #: Most items unrolled from a loop over a constant collection (nested loops multiply).
 MAX_UNROLL = 64
 
 #: Largest constant folded at load (items): bigger results are computed when used.
 MAX_FOLD_ITEMS = 4096
 
-#: Every generated source, by place, for debugging (bounded); a ruleset keeps its own in
-#: ``Ruleset.sources`` (``tapster info --source`` prints them).
-SOURCES: list[tuple[str, str]] = []
-#: Where the ruleset being compiled collects its generated sources (set by the compiler).
+#: Where the ruleset being compiled collects its generated sources, (place, source) pairs
+#: (set by the compiler; ``Ruleset.sources``, which ``tapster info --source`` prints).
 SINK: list | None = None
-_MAX_SOURCES = 20_000
 
 #: Where the generator gave up and the closure evaluator runs instead: (place, why); a test
 #: checks that no shipped ruleset has any.
@@ -97,17 +91,21 @@ class WorkExceeded(TapsterError):
 
 
 def _over(env) -> None:
-    budget = getattr(env, "budget", DEFAULT_WORK)
     env.left = 0
     raise WorkExceeded(
-        f"the work budget of {budget:,} steps (loop items, membership tests, function calls) was used up"
+        f"the work budget of {env.budget:,} steps (loop items, membership tests, function calls) was used up"
         " by one move; a rule seems to loop without end (raise it with `limits: {work: N}`)"
     )
 
 
 def _it(env, xs):
-    """Charge a loop over ``xs`` to the budget; returns ``xs``."""
-    env.left -= len(xs)
+    """Charge a loop over ``xs`` to the budget; returns ``xs``.  Used by the generated code and
+    the reference evaluator alike; something that is not a collection is returned uncharged
+    (iterating it then gives the error)."""
+    try:
+        env.left -= len(xs)
+    except TypeError:
+        return xs
     if env.left < 0:
         _over(env)
     return xs
@@ -130,14 +128,14 @@ def _mattr(env, o, name):
 
 def _grow(r):
     t = type(r)
-    if (t is str or t is list or t is tuple) and len(r) > MAX_TEXT:
-        raise ValueError(f"a value of {len(r)} items or characters; the limit is {MAX_TEXT}")
+    if (t is str or t is list or t is tuple) and len(r) > MAX_ITEMS:
+        raise ValueError(f"a value of {len(r)} items or characters; the limit is {MAX_ITEMS}")
     if t is int and (r > _BIG or r < -_BIG):
         raise ValueError("a whole number of more than 4096 bits; numbers in a game stay smaller")
     return r
 
 
-_BIG = 1 << 4096
+_BIG = 1 << MAX_INT_BITS
 
 
 def _add(a, b):
@@ -233,6 +231,22 @@ class Frag:
     @property
     def const(self) -> bool:
         return self.value is not _NOCONST
+
+
+def call_arguments(argnode) -> tuple[list, list, Any]:
+    """A call's argument nodes, as both evaluators read them: (the positional ones, the
+    ``(keyword, node)`` pairs, the first positional node that follows a keyword or None)."""
+    positional, keywords, misplaced = [], [], None
+    for ch in argnode.children if argnode is not None else ():
+        if ch is None:
+            continue
+        if getattr(ch, "data", None) == "kwarg":
+            keywords.append((str(ch.children[0]), ch.children[1]))
+        elif keywords:
+            misplaced = misplaced or ch
+        else:
+            positional.append(ch)
+    return positional, keywords, misplaced
 
 
 class GenerationFailed(Exception):
@@ -530,17 +544,11 @@ class _Gen:
         name_tok, argnode = node.children
         name = str(name_tok)
         builtin = self._function(name, scope)
-        args, kwargs = [], {}
-        if argnode is not None:
-            for ch in argnode.children:
-                if ch is None:
-                    continue
-                if getattr(ch, "data", None) == "kwarg":
-                    kwargs[str(ch.children[0])] = self.g(ch.children[1], scope, bound)
-                else:
-                    if kwargs:
-                        raise GenerationFailed("positional after keyword")
-                    args.append(self.g(ch, scope, bound))
+        positional, keywords, misplaced = call_arguments(argnode)
+        if misplaced is not None:
+            raise GenerationFailed("positional after keyword")  # the reference evaluator reports it
+        args = [self.g(ch, scope, bound) for ch in positional]
+        kwargs = {k: self.g(v, scope, bound) for k, v in keywords}
         return self._emit_call(name, builtin, args, kwargs)
 
     def g_call_gen(self, node, scope, bound):
@@ -725,8 +733,6 @@ def _compile(src: str, name: str, ns: _Ns, mark: Mark | None):
             _CODE.clear()
         _CODE[body] = code
     exec(code, ns.d)  # noqa: S102 - generated source, see the module docstring
-    if len(SOURCES) < _MAX_SOURCES:
-        SOURCES.append((str(mark or name), src))
     if SINK is not None:
         SINK.append((str(mark or name), src))
     return ns.d[name]

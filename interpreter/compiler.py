@@ -478,7 +478,7 @@ class Ctx:
                         f"event `{event}` is emitted without {missing}, which a trigger at "
                         f"{t.block.mark} needs (`with: {{...}}`)", epath))
         if not self.errors and codegen.ENABLED:
-            flowgen.finalize(self.blocks, self.procedures, self.scope.codegen)
+            flowgen.finalize(self.blocks, self.scope.codegen)
         rs.blocks = tuple(self.blocks)
         rs.chooses = tuple(self.chooses)
         rs.while_conds = tuple(self.while_conds)

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from .builtins import BUILTINS, MAX_INT_BITS, MAX_ITEMS, Builtin, _extent, _mul, same, unescape  # noqa: F401 - re-exported
-from .codegen import DEFAULT_WORK, WorkExceeded, _grow, _mod, _over, generate_expression, generate_template
+from .codegen import _NOCONST as _NOCONST_GEN
+from .codegen import DEFAULT_WORK, WorkExceeded, _grow, _it, _mod, call_arguments, generate_expression, generate_template
 from .errors import ExpressionError, ExpressionSyntaxError, Mark, TapsterError, close_matches
 from .load import MAX_NUMBER_CHARS
 from .model import Component, render
@@ -854,17 +855,11 @@ class _Compiler:
         self._scope_functions = scope.functions
         name_tok, argnode = node.children
         builtin = self._function(name_tok)
-        args, kwargs = [], {}
-        if argnode is not None:
-            for ch in argnode.children:
-                if ch is None:
-                    continue
-                if getattr(ch, "data", None) == "kwarg":
-                    kwargs[str(ch.children[0])] = self.c(ch.children[1], scope)
-                else:
-                    if kwargs:
-                        raise self.error(ch, "a positional argument cannot follow a keyword argument")
-                    args.append(self.c(ch, scope))
+        positional, keywords, misplaced = call_arguments(argnode)
+        if misplaced is not None:
+            raise self.error(misplaced, "a positional argument cannot follow a keyword argument")
+        args = [self.c(ch, scope) for ch in positional]
+        kwargs = {k: self.c(v, scope) for k, v in keywords}
         return self._call(name_tok, builtin, args, kwargs)
 
     def c_call_gen(self, node, scope):
@@ -906,11 +901,11 @@ class _Compiler:
                 out = []
                 try:
                     if cond is None:
-                        for v in _charge(env, it(env)):
+                        for v in _it(env, it(env)):
                             loc[target] = v
                             out.append(elt(env))
                     else:
-                        for v in _charge(env, it(env)):
+                        for v in _it(env, it(env)):
                             loc[target] = v
                             if cond(env):
                                 out.append(elt(env))
@@ -939,7 +934,7 @@ class _Compiler:
 
                 def loop1(env, out):
                     loc = env.loc
-                    for v in _charge(env, fn(env)):
+                    for v in _it(env, fn(env)):
                         loc[t] = v
                         nxt(env, out)
 
@@ -947,7 +942,7 @@ class _Compiler:
 
             def loopn(env, out):
                 loc = env.loc
-                for v in _charge(env, fn(env)):
+                for v in _it(env, fn(env)):
                     if len(v) != len(targets):
                         raise ValueError(f"cannot unpack {len(v)} values into {len(targets)} names")
                     for t, x in zip(targets, v):
@@ -973,17 +968,6 @@ class _Compiler:
             return out
 
         return comp_general
-
-
-def _charge(env, xs):
-    """The closure evaluator's loops charge the work budget as the generated code's do."""
-    try:
-        env.left -= len(xs)
-    except TypeError:  # not a collection: iterating it gives the error
-        return xs
-    if env.left < 0:
-        _over(env)
-    return xs
 
 
 def _const(value):
@@ -1059,8 +1043,6 @@ def compile_expression(text: Any, scope: Scope, mark: Mark | None = None) -> Com
     c.checked_fn = checked
     return c
 
-
-from .codegen import _NOCONST as _NOCONST_GEN  # noqa: E402
 
 _TEMPLATE_PART = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
 

@@ -51,13 +51,12 @@ class Block:
     nothing when the game is not logged (in a narrated card game, logs are the commonest effect).
     """
 
-    __slots__ = ("effects", "id", "mark", "runs", "quiet_runs", "gens", "whole")
+    __slots__ = ("effects", "id", "mark", "runs", "quiet_runs", "whole")
 
     def __init__(self, effects: tuple, id: int, mark: Mark | None):
         self.effects = effects
         self.id = id
         self.mark = mark
-        self.gens = None
         self.whole = None  # a decision-free procedure's body as one generated run (flowgen)
         self.rebuild([eff.simple for eff in effects], None)
 
@@ -83,7 +82,6 @@ class Block:
                     runs[i] = quiet[i] = (gen, *runs[i][1:])
         self.runs = tuple(runs)
         self.quiet_runs = tuple(quiet)
-        self.gens = gens
 
     def __repr__(self) -> str:
         return f"Block({self.id}, {len(self.effects)} effects, at {self.mark})"

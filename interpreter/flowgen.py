@@ -86,7 +86,7 @@ def _size(eff) -> int:
     return 1
 
 
-def finalize(blocks, procedures, codegen_table) -> None:
+def finalize(blocks, codegen_table) -> None:
     """Mark every decision-free effect of ``blocks`` simple, rebuild the blocks' runs and give
     each block its generated runs.  Every run is generated now, at load: a block any of whose
     runs cannot be generated keeps the interpreter's runs (only the verbs that never push a
@@ -222,7 +222,11 @@ def _effect(w: _Writer, eff) -> None:
         w.line(f"{w.ns.bind(eff, 'EFF')}.run(st, loc)")
         w.line("return loc, S")
         return
-    # The verb's own run: it reads the names from env.loc, and may bind new ones.
+    _own_run(w, eff)
+
+
+def _own_run(w: _Writer, eff) -> None:
+    """The verb's own run: it reads the names from env.loc, and may bind new ones."""
     w.line("env.loc = loc")
     w.line(f"r = {w.ns.bind(eff, 'EFF')}.run(st, loc)")
     w.line("if r is not None: loc = r")
@@ -410,16 +414,14 @@ def _zone(w: _Writer, ref, target: str) -> bool:
 
 
 def _move(w: _Writer, eff) -> None:
+    if eff.keyed or eff.src is None:
+        _own_run(w, eff)
+        return
     eff_name = w.ns.bind(eff, "EFF")
     w.line("env.loc = loc")
-    if eff.keyed or eff.src is None:
-        w.line(f"r = {eff_name}.run(st, loc)")
-        w.line("if r is not None: loc = r")
-        return
     src, dst = w.fresh("src"), w.fresh("dst")
     if not (_zone(w, eff.src, src) and _zone(w, eff.dst, dst)):
-        w.line(f"r = {eff_name}.run(st, loc)")
-        w.line("if r is not None: loc = r")
+        _own_run(w, eff)
         return
     if eff.what is None:  # draw the top `count`
         w.line(f"r = {eff_name}._transfer(st, env, {src}, {dst}, None)")
