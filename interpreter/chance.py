@@ -13,14 +13,18 @@ A ruleset is played in one of two chance modes:
   and ``State.apply(outcome)`` moves on.
 
 **Lazy deals.**  A ``shuffle`` of a zone nobody may look into (``visibility: hidden``) does not
-order it: the state remembers the set of its components whose order is still unknown
-(``State.lazy``, zone path -> set).  Drawing from the top of such a zone, or reading its top
+order it: the state remembers the components whose order is still unknown (``State.lazy``, zone
+path -> a list of *groups*, sets of components each arranged uniformly at random over the
+positions its members hold; a shuffle makes one group of the whole zone).  Drawing from the top of such a zone, or reading its top
 (``top(deck)``) or its order in an expression, first *reveals* the position read: a chance point
 over the components that may be there (each with probability 1/k for the k still unknown), and
 the one that comes out is swapped into that position.  So one draw from a 76-card deck is a
 chance point of 76 outcomes, not one of 76! orders, and a determinising agent never needs the
 real order.  This is exact: a uniformly random order revealed position by position gives every
-sequence of draws the same probability as shuffling first.  A shuffle of a zone someone sees is
+sequence of draws the same probability as shuffling first.  Components taken by identity (``move:
+{what: c}``, ``what: list(deck)``, ``what: "[c for c in deck if ...]"``) leave the rest of their
+group uniform, and carry their unknown order with them into another hidden zone as a group of
+their own, with no chance point.  A shuffle of a zone someone sees is
 revealed in full at once, position by position from the top.
 
 What an expression reads is found from its text when the ruleset is compiled: ``len(Z)`` reads
@@ -62,6 +66,36 @@ _OUTCOME = "chance"
 
 # ---------------------------------------------------------------------------------------------
 # What an effect's expressions read of hidden zones (compile time)
+
+
+def template_parts(text: Any) -> str:
+    """The expression parts of a template (``{...}``), the only places it reads zones."""
+    if not isinstance(text, str):
+        return ""
+    return " ; ".join(re.findall(r"\{([^{}]*)\}", text))
+
+
+def identity_selection(text: Any, hidden: set[str]) -> bool:
+    """True when the ``what`` of a move selects components by identity only, whatever their order:
+    a sum of terms each ``Z``, ``list(Z)`` or ``[x for x in Z if COND]`` (``Z`` a zone, indexed or
+    not), so that moving them needs no reveal of ``Z``'s order."""
+    if not isinstance(text, str):
+        return False
+    terms, depth, cur = [], 0, ""
+    for ch in text:
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if ch == "+" and depth == 0:
+            terms.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    terms.append(cur)
+    zone = r"[A-Za-z_]\w*(?:\s*\[[^\]]*\])*"
+    term = re.compile(
+        rf"\s*(?:{zone}|list\(\s*{zone}\s*\)|\[\s*(\w+)\s+for\s+\1\s+in\s+{zone}(?:\s+if\s+[^\[\]]*)?\])\s*"
+    )
+    return all(term.fullmatch(t) for t in terms)
 
 
 def order_reads(texts: list[str], hidden: set[str], functions: dict[str, tuple]) -> tuple:
@@ -116,53 +150,69 @@ def zone_key(ref, env: Env) -> tuple:
 
 def prune(st: State) -> None:
     """Forget, for every lazy zone, the components that have left it (a component put back later
-    has a known place), and the zones left with none unknown."""
+    has a known place), the groups left with fewer than two (one alone has a known place) and
+    the zones left with none."""
     lazy = st.lazy
     for key in list(lazy):
-        unknown = lazy[key]
         try:
-            here = zone_at(st, key)
+            here = set(zone_at(st, key))
         except (LookupError, TypeError):
             del lazy[key]
             continue
-        kept = unknown.intersection(here)
-        if len(kept) < 1:
+        groups = [g & here for g in lazy[key]]
+        groups = [g for g in groups if len(g) > 1]
+        if groups:
+            lazy[key] = groups
+        else:
             del lazy[key]
-        elif len(kept) != len(unknown):
-            lazy[key] = kept
+
+
+def _group(st: State, key: tuple, comp: Component) -> set | None:
+    for g in st.lazy.get(key, ()):
+        if comp in g:
+            return g
+    return None
 
 
 def _unknown_top(st: State, key: tuple, how: str) -> int | None:
     """The highest position of zone ``key`` still to reveal for a read ``how`` (``top``: only the
     top; ``all``: any), or None."""
-    unknown = st.lazy.get(key)
-    if not unknown:
+    groups = st.lazy.get(key)
+    if not groups:
         return None
     z = zone_at(st, key)
     if how == "top":
-        return len(z) - 1 if z and z[-1] in unknown else None
+        return len(z) - 1 if z and any(z[-1] in g for g in groups) else None
     for i in range(len(z) - 1, -1, -1):
-        if z[i] in unknown:
+        if any(z[i] in g for g in groups):
             return i
     return None
 
 
-def _candidates(st: State, key: tuple) -> tuple:
-    """The components that may be at an unknown position of zone ``key``, in the zone's stored
-    order (deterministic)."""
-    unknown = st.lazy[key]
-    return tuple(c for c in zone_at(st, key) if c in unknown)
+def _candidates(st: State, key: tuple, pos: int) -> tuple:
+    """The components that may be at unknown position ``pos`` of zone ``key`` (its group), in
+    the zone's stored order (deterministic)."""
+    z = zone_at(st, key)
+    g = _group(st, key, z[pos])
+    return tuple(c for c in z if c in g)
 
 
 def _reveal(st: State, key: tuple, pos: int, comp: Component) -> None:
-    """Put ``comp`` (one of the unknown components of zone ``key``) at ``pos`` and mark it known."""
+    """Put ``comp`` (a member of the group of ``pos`` in zone ``key``) at ``pos``; its place is
+    known from now on."""
     z = zone_at(st, key)
+    g = _group(st, key, z[pos])
+    if g is None or comp not in g:
+        raise FlowError(f"{comp.id} cannot be at position {pos} of {_key_text(key)}")
     j = z.index(comp)
     z[pos], z[j] = z[j], z[pos]
-    unknown = st.lazy[key]
-    unknown.discard(comp)
-    if not unknown:
-        del st.lazy[key]
+    g.discard(comp)
+    if len(g) < 2:
+        groups = [x for x in st.lazy[key] if len(x) > 1]
+        if groups:
+            st.lazy[key] = groups
+        else:
+            del st.lazy[key]
 
 
 def _kept(st: State, loc: dict) -> bool:
@@ -259,7 +309,7 @@ def restore_point(st: State, data: dict, decode) -> tuple:
         point_data = tuple(point_data)
     pos = int(data["pos"])
     if kind in ("reveal", "draw"):
-        outcomes = tuple(c.id for c in _candidates(st, key))
+        outcomes = tuple(c.id for c in _candidates(st, key, pos))
     elif kind == "roll":
         outcomes = tuple(range(1, point_data[1] + 1))
     elif kind == "random":
@@ -321,7 +371,7 @@ class Wrapper(Effect):
                     continue
                 pos = _unknown_top(st, key, how)
                 if pos is not None:
-                    values = tuple(c.id for c in _candidates(st, key))
+                    values = tuple(c.id for c in _candidates(st, key, pos))
                     if len(values) == 1:
                         _reveal(st, key, pos, st.ruleset.by_id[values[0]])
                         return self._gate(st, loc, kept)
@@ -369,7 +419,7 @@ class ExplicitShuffle(Wrapper):
         if len(z) < 2:
             st.lazy.pop(key, None)
             return
-        st.lazy[key] = set(z)
+        st.lazy[key] = [set(z)]
         if not self.hidden:
             self._reveal_all(st, loc, key, kept)
 
@@ -378,7 +428,7 @@ class ExplicitShuffle(Wrapper):
             pos = _unknown_top(st, key, "all")
             if pos is None:
                 return
-            values = tuple(c.id for c in _candidates(st, key))
+            values = tuple(c.id for c in _candidates(st, key, pos))
             if len(values) == 1:
                 _reveal(st, key, pos, st.ruleset.by_id[values[0]])
                 continue
@@ -475,7 +525,19 @@ class ExplicitMove(Wrapper):
     def act(self, st, loc, kept):
         inner = self.inner
         if inner.what is not None:
+            carried = []
+            if st.lazy and inner.dst.decl.visibility == "hidden" and type(inner.dst) is not KeyedZoneRef:
+                # components taken by identity keep their unknown order in a hidden zone
+                env = st.env
+                env.loc = loc
+                items = inner.what(env)
+                items = {items} if type(items) is Component else set(items or ())
+                carried = [g & items for groups in st.lazy.values() for g in groups]
+                carried = [g for g in carried if len(g) > 1]
+                dkey = zone_key(inner.dst, env) if carried else None
             _rebind(st, kept, inner.run(st, loc))
+            if carried:
+                st.lazy.setdefault(dkey, []).extend(carried)
             if st.lazy:
                 prune(st)
             return
@@ -506,15 +568,11 @@ class ExplicitMove(Wrapper):
                     self._refill(st, env, src, key)
                     if not src:
                         break
-                unknown = st.lazy.get(key)
-                if unknown and src[-1] in unknown:
-                    values = tuple(c.id for c in _candidates(st, key))
-                    if len(values) > 1:
-                        _pause(st, self, "draw", key, len(src) - 1, (n, tuple(moved)), values, loc, kept)
-                        return
-                    unknown.discard(src[-1])
-                    if not unknown:
-                        del st.lazy[key]
+                if key in st.lazy and _group(st, key, src[-1]) is not None:
+                    pos = len(src) - 1
+                    values = tuple(c.id for c in _candidates(st, key, pos))
+                    _pause(st, self, "draw", key, pos, (n, tuple(moved)), values, loc, kept)
+                    return
                 c = src.pop()
                 if at == "top":
                     dst.append(c)
@@ -542,7 +600,7 @@ class ExplicitMove(Wrapper):
         src.extend(source)
         source.clear()
         if decl.refill_shuffle and len(src) > 1:
-            st.lazy[key] = set(src)
+            st.lazy[key] = [set(src)]
         if st.log is not None:
             st.log.append((None, f"{decl.name} was empty: {source_ref.text} shuffled into it"))
 
@@ -559,8 +617,11 @@ def wrap(inner: Effect, texts: list, hidden: set[str], functions: dict, register
     meets no chance).  ``texts``: the expression and template texts compiled for ``inner``
     itself (not its nested blocks); ``hidden``: the names of hidden zones; ``functions``: the
     order reads of ruleset functions; ``register(wrapper)`` gives the wrapper its id."""
-    reads = order_reads(texts, hidden, functions)
     verb = inner.verb
+    if verb == "move" and inner.what is not None and inner.dst.decl.name in hidden:
+        if identity_selection(inner.what.text, hidden):
+            texts = [t for t in texts if t is not inner.what.text and t != inner.what.text]
+    reads = order_reads(texts, hidden, functions)
     if verb == "shuffle":
         w = ExplicitShuffle(inner, reads, inner.zone.decl.visibility == "hidden")
     elif verb == "random":

@@ -256,7 +256,7 @@ class Ctx:
     def template(self, value: Any, path: tuple, scope: Scope):
         """Compile a text template found at ``path``."""
         if self.reading:
-            self.reading[-1].append(value)
+            self.reading[-1].append(chance.template_parts(value))
         return compile_template(value if isinstance(value, str) else render(value), scope, self._value_mark(value, path))
 
     def _value_mark(self, value: Any, path: tuple) -> Mark:

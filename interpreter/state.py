@@ -61,7 +61,7 @@ class State:
     it is); ``turns`` (turns begun per seat); ``phase``; ``rng`` (generator state);
     ``log`` (list of (visible_to, text), or None when not recorded); ``chance`` the chance mode
     (``sample`` or ``explicit``, see :mod:`interpreter.chance`) and ``lazy`` (explicit mode: zone
-    path -> the set of its components whose order is not yet revealed).
+    path -> groups of its components whose order is not yet revealed).
     """
 
     __slots__ = (
@@ -346,7 +346,7 @@ class State:
         st.env = Env(st, {})
         st._outcome = self._outcome
         st.chance = self.chance
-        st.lazy = {k: set(v) for k, v in self.lazy.items()} if self.lazy else {}
+        st.lazy = {k: [set(g) for g in v] for k, v in self.lazy.items()} if self.lazy else {}
         return st
 
     def __deepcopy__(self, memo) -> State:
@@ -393,7 +393,8 @@ class State:
         if self.chance != "sample":
             out["chance"] = self.chance
             out["lazy"] = [
-                [encode_value(list(k)), sorted(c.id for c in v)] for k, v in sorted(self.lazy.items(), key=lambda kv: repr(kv[0]))
+                [encode_value(list(k)), [sorted(c.id for c in g) for g in v]]
+                for k, v in sorted(self.lazy.items(), key=lambda kv: repr(kv[0]))
             ]
         return out
 
@@ -443,8 +444,8 @@ class State:
             st.pending = None
             st.chance = mode
             st.lazy = {}
-            for key, ids in data.get("lazy") or ():
-                st.lazy[tuple(decode_value(key, ruleset))] = {ruleset.by_id[i] for i in ids}
+            for key, groups in data.get("lazy") or ():
+                st.lazy[tuple(decode_value(key, ruleset))] = [{ruleset.by_id[i] for i in ids} for ids in groups]
             if data["pending"] is not None and "chance" in data["pending"]:
                 point, _, actions, players = chance_mod.restore_point(st, data["pending"]["chance"], lambda v: decode_value(v, ruleset))
                 st.pending = (point, decode_value(data["pending"]["locals"], ruleset), actions, players)

@@ -29,6 +29,7 @@ zones:
   deck: {visibility: hidden, refill_from: discard}
   discard: {visibility: public}
   table: {visibility: public}
+  pile: {visibility: hidden}
   hand: {per_player: true, visibility: owner}
 vars:
   v: 0
@@ -234,8 +235,40 @@ def test_every_shipped_ruleset_plays_with_explicit_chance(name):
 def test_perft_enumerates_chance_from_the_command_line(capsys):
     from interpreter.cli import main
 
-    assert main(["perft", "beer_flights", "--chance", "enumerate", "--depth", "3"]) == 0
+    assert main(["perft", "beer_flights", "--chance", "enumerate", "--depth", "4"]) == 0
     out = capsys.readouterr().out
-    assert "11400 leaves" in out  # the random first player (2), then the first two cards dealt (76 x 75)
+    # the random first player (2), the first player's one legal action (draw: there is no discard
+    # pile yet), then the two cards drawn (76 x 75)
+    assert "11400 leaves" in out
     assert main(["perft", "tic_tac_toe", "--chance", "enumerate", "--depth", "2"]) == 0
     assert "72 leaves" in capsys.readouterr().out
+
+
+def test_cards_moved_by_identity_into_a_hidden_zone_keep_their_unknown_order(tmp_path):
+    rs = ruleset(tmp_path, """\
+setup:
+  - shuffle: deck
+flow:
+  - move: {what: "list(deck)", to: pile}
+  - move: {from: pile, to: "hand[0]"}
+""")
+    st = rs.new_game(2, chance="explicit")
+    # no chance point for the move itself; the draw from `other` is one of three
+    assert st.is_chance() and st.pending[0].kind == "draw" and len(st.chance_outcomes()) == 3
+    dist = leaves(rs.new_game(2, chance="explicit"), lambda s: s.zones["hand"][0][0].id)
+    assert set(dist.values()) == {Fraction(1, 3)}
+
+
+def test_a_label_that_names_a_hidden_deck_in_its_text_reads_nothing(tmp_path):
+    rs = ruleset(tmp_path, """\
+setup:
+  - shuffle: deck
+flow:
+  - choose:
+      options:
+        - action: draw
+          label: Draw from the deck
+          do: [{move: {from: deck, to: "hand[0]"}}]
+""")
+    st = rs.new_game(2, chance="explicit")
+    assert not st.is_chance() and [str(a) for a in st.legal_actions()] == ["draw"]
