@@ -4,8 +4,10 @@ An agent never changes the state; the driver applies the action it returns.  Cha
 agent (``RandomAgent``) comes from its own seeded :class:`~interpreter.rng.Rng`, never from the
 global ``random`` module, so the same seeds give the same game.
 
-``make_agent(name, seed)`` builds an agent from its registry name (``random``, ``first``,
-``human``); :data:`AGENTS` lists the names with a one-line description each.
+``make_agent(spec, seed)`` builds an agent from its registry name (``random``, ``first``,
+``greedy``, ``mcts``, ``ismcts``, ``human``) with parameters after colons
+(``mcts:iterations=500:c=1.4``); :data:`AGENTS` lists the names with a one-line description
+each, :data:`interpreter.search.PARAMS` the parameters.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from rich.text import Text
 from .errors import TapsterError, close_matches
 from .model import Action
 from .rng import Rng
+from .search import PARAMS, GreedyAgent, ISMCTSAgent, MCTSAgent
 from .state import State
 
 __all__ = [
@@ -30,6 +33,7 @@ __all__ = [
     "QuitGame",
     "RandomAgent",
     "make_agent",
+    "parse_agent",
     "seat_name",
 ]
 
@@ -313,21 +317,53 @@ def _value_text(rs: Any, v: Any) -> str:
 AGENTS: dict[str, tuple[type, str]] = {
     "random": (RandomAgent, "uniformly random legal actions (seeded)"),
     "first": (FirstAgent, "always the first legal action"),
+    "greedy": (GreedyAgent, "one step ahead on the ruleset's heuristic (default: the score)"),
+    "mcts": (MCTSAgent, "UCT with random playouts on determinised worlds (mcts:iterations=1000:c=1.4)"),
+    "ismcts": (ISMCTSAgent, "information-set MCTS, a new world each iteration (ismcts:iterations=1000)"),
     "human": (HumanAgent, "a person at the keyboard"),
 }
 
 
-def make_agent(name: str, seed: int | str = 0, **options: Any) -> Agent:
-    """A new agent by registry name (``random``, ``first``, ``human``), seeded with ``seed``.
-    ``options`` go to the agent's constructor (e.g. ``console`` for ``human``).
+def parse_agent(spec: str) -> tuple[str, dict]:
+    """``NAME[:KEY=VALUE[:KEY=VALUE...]]`` -> (name, parameters), each value converted to its
+    declared type and checked against its range (:data:`interpreter.search.PARAMS`).
 
     Raises:
-        TapsterError: an unknown name (the message lists the known ones).
+        TapsterError: an unknown agent or parameter, or a value of the wrong kind or range.
     """
-    entry = AGENTS.get(name)
-    if entry is None:
-
+    name, *pairs = str(spec).strip().split(":")
+    name = name.strip()
+    if name not in AGENTS:
         close = close_matches(name, list(AGENTS), n=1)
         hint = f"did you mean {close[0]}? " if close else ""
         raise TapsterError(f"no agent {name!r}; {hint}agents: {', '.join(AGENTS)}")
-    return entry[0](seed, **options)
+    allowed = PARAMS.get(name, {})
+    params: dict = {}
+    for pair in pairs:
+        key, eq, text = pair.partition("=")
+        key = key.strip()
+        if not eq or key not in allowed:
+            known = ", ".join(allowed) or "none"
+            raise TapsterError(f"agent {name}: no parameter {pair!r} (parameters: {known}; write {name}:KEY=VALUE)")
+        kind, _, lo, hi, _ = allowed[key]
+        try:
+            value = kind(text.strip()) if len(text) <= 30 else None
+        except ValueError:
+            value = None
+        if value is None or not lo <= value <= hi or value != value:
+            raise TapsterError(f"agent {name}: {key} must be {'a whole number' if kind is int else 'a number'} "
+                               f"from {lo} to {hi}, found {text!r}")
+        params[key] = value
+    return name, params
+
+
+def make_agent(spec: str, seed: int | str = 0, **options: Any) -> Agent:
+    """A new agent from ``spec``, a registry name with optional parameters
+    (``random``, ``mcts:iterations=500``; see :func:`parse_agent`), seeded with ``seed``.
+    ``options`` go to the agent's constructor (e.g. ``console`` for ``human``).
+
+    Raises:
+        TapsterError: an unknown name or parameter (the message lists the known ones).
+    """
+    name, params = parse_agent(spec)
+    return AGENTS[name][0](seed, **params, **options)

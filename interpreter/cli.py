@@ -29,7 +29,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from .agents import AGENTS, QuitGame, make_agent, seat_name
+from .agents import AGENTS, QuitGame, make_agent, parse_agent, seat_name
 from .analysis import SHARED_WIN_NOTE, SimSpec, agent_seed, game_seed, perft, play_batch, remember_ruleset, summarise
 from .compiler import RulesetErrors, available_rulesets, find_ruleset, load_ruleset
 from .errors import IllegalActionError, Mark, TapsterError, close_matches
@@ -142,8 +142,10 @@ def _parse_agents(ctx: click.Context, param: click.Parameter, value: str | None)
         return ["random"]
     names = [n.strip() for n in value.split(",")]
     for n in names:
-        if n not in AGENTS:
-            raise click.BadParameter(f"no agent {n!r}; agents: {', '.join(AGENTS)}")
+        try:
+            parse_agent(n)
+        except TapsterError as exc:
+            raise click.BadParameter(exc.message) from None
     return names
 
 
@@ -160,7 +162,8 @@ _param_opt = click.option(
 )  # fmt: skip
 _agents_opt = click.option(
     "--agents", "-a", callback=_parse_agents, metavar="A,B,...",
-    help=f"Agents by seat, comma-separated ({', '.join(AGENTS)}); the last one repeats. Default: random.",
+    help=f"Agents by seat, comma-separated ({', '.join(AGENTS)}), parameters after colons "
+         "(mcts:iterations=500:c=1.4); the last one repeats. Default: random.",
 )  # fmt: skip
 _json_opt = click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 

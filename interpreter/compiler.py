@@ -537,6 +537,7 @@ class Ctx:
             kind.name = kname
             kind.description = spec.get("description", "")
             kind.start = spec.get("start")
+            kind.back = tuple(spec.get("back") or ())
             kind.components = []
             rows: list[dict] = []
             row_marks: list[Mark] = []
@@ -591,6 +592,10 @@ class Ctx:
                 field_scope = field_scope.with_locals([dname])
             kind.fields = fields | set(derived_exprs)
             self.attributes |= set(derived_exprs)
+            for i, f in enumerate(kind.back):
+                if f not in kind.fields:
+                    self.errors.append(self.error(
+                        f"`back` names `{f}`, which is not a field of `{kname}`{self._close(f, kind.fields)}", path + ("back", i)))
             label = self._guard(self.template, spec.get("label", "{id}"), path + ("label",), field_scope)
             prop_exprs = {
                 pname: self._guard(self.expr, pval, path + ("props", pname), field_scope)
@@ -888,6 +893,9 @@ class Ctx:
             if t is not None
         )
         rs.winners_expr = self._guard(self.expr, spec["winners"], path + ("winners",), self.scope) if "winners" in spec else None
+        rs.heuristic_expr = (
+            self._guard(self.expr, spec["heuristic"], path + ("heuristic",), pscope) if "heuristic" in spec else None
+        )
         rs.default_reason = str(spec.get("reason", "the game's flow is complete"))
 
 

@@ -95,9 +95,9 @@ class Trigger:
 
 class Kind:
     """A component kind: ``name``, its ``components``, ``fields``, ``mutable`` property names,
-    ``start`` zone name."""
+    ``start`` zone name, ``back`` the fields its components show face down."""
 
-    __slots__ = ("name", "components", "fields", "mutable", "start", "description")
+    __slots__ = ("name", "components", "fields", "mutable", "start", "description", "back")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -349,6 +349,68 @@ class State:
         st.lazy = {k: [set(g) for g in v] for k, v in self.lazy.items()} if self.lazy else {}
         return st
 
+    def determinize(self, player: int, rng) -> State:
+        """A new state that ``player`` cannot tell from this one, drawn at random: the
+        components in places ``player`` may not look into (hidden zones, other seats' ``owner``
+        zones, keyed zones that are not public) are redealt uniformly among those places, each
+        place keeping its count, and the random generator is reseeded from ``rng`` (an
+        :class:`~interpreter.rng.Rng`), so that nothing of the real hidden arrangement or of the
+        real future chance reaches an agent searching the copy.
+
+        Components are exchangeable when they are of one kind and alike in the fields their kind
+        shows face down (``back:``, e.g. the deck a card belongs to): a Weapon card is never
+        redealt into the Mount deck.  The result depends only on what ``player`` sees and on
+        ``rng``: two states that differ only in what ``player`` cannot see give the same world
+        for the same ``rng``.  Not modelled: what the seat saw earlier and no longer sees (a card
+        it passed face down), hidden variables (kept as they are), and a decision's names bound
+        to hidden components in the frames of the flow (kept, pointing at the components).
+
+        Raises:
+            TapsterError: ``player`` is not a seat of this game.
+        """
+        if type(player) is not int or not 0 <= player < self.num_players:
+            raise TapsterError(f"no seat {player!r} in a game of {self.num_players}")
+        st = self.clone()
+        rs = st.ruleset
+        places = []  # (sort key, list): every place the seat cannot see, in a canonical order
+        for decl in rs.zone_list:
+            z = st.zones[decl.name]
+            vis = decl.visibility
+            if decl.keyed:
+                if vis != "public":
+                    places.extend(((decl.name, repr(k)), sub) for k, sub in z.items())
+            elif decl.per_player:
+                for i, sub in enumerate(z):
+                    if vis == "hidden" or (vis == "owner" and i != player):
+                        places.extend(((decl.name, i, path), leaf) for path, leaf in _leaves_with_path(sub, decl.depth - 1))
+            elif vis != "public":
+                places.extend(((decl.name, path), leaf) for path, leaf in _leaves_with_path(z, decl.depth))
+        places.sort(key=lambda kp: repr(kp[0]))
+        pools: dict = {}  # (kind, back) -> [slots (place, index)], [components]
+        kinds = rs.kinds
+        for _, place in places:
+            for i, c in enumerate(place):
+                back = kinds[c.kind].back
+                key = (c.kind, tuple(repr(c.fields.get(f)) for f in back)) if back else c.kind
+                slots, comps = pools.setdefault(key, ([], []))
+                slots.append((place, i))
+                comps.append(c)
+        r = rng
+        for key in sorted(pools, key=repr):
+            slots, comps = pools[key]
+            comps.sort(key=_by_index)
+            for i in range(len(comps) - 1, 0, -1):  # Fisher-Yates with the agent's generator
+                j = r.below(i + 1)
+                comps[i], comps[j] = comps[j], comps[i]
+            for (place, i), c in zip(slots, comps):
+                place[i] = c
+        if st.lazy:  # a redealt place is in random order already
+            redealt = {id(place) for _, place in places}
+            st.lazy = {k: g for k, g in st.lazy.items() if id(chance_mod.zone_at(st, k)) not in redealt}
+        st.rng = seed_state(r.below(1 << 63))
+        st._outcome = None
+        return st
+
     def __deepcopy__(self, memo) -> State:
         """``copy.deepcopy(state)`` is :meth:`clone` (OpenSpiel copies Python states by deep
         copy): the ruleset is shared, never copied."""
@@ -494,6 +556,10 @@ def _key_text(key: Any) -> str:
     if isinstance(key, tuple):
         return "(" + ", ".join(_key_text(k) for k in key) + ("," if len(key) == 1 else "") + ")"
     return str(key)
+
+
+def _by_index(c: Component) -> int:
+    return c.index
 
 
 def _leaves(z: list, depth: int):

@@ -18,7 +18,7 @@ LAYERS = [
     "chance",                                   # explicit chance points and lazy deals
     "state", "render", "ruleset",               # a game; its display; the compiled ruleset
     "compiler",                                 # document -> Ruleset
-    "scenarios", "agents",                      # scenarios run on games; agents play them
+    "scenarios", "search", "agents",            # scenarios run on games; search agents; agents play them
     "analysis",                                 # simulations, their statistics, perft
     "cli", "__init__",                          # the command line; the public names
 ]
