@@ -1,0 +1,90 @@
+"""How strong the search agents are, and what a decision costs (issue 18): not a timed test.
+
+    python tools/bench_agents.py [--quick]
+
+Tic-tac-toe: ``mcts`` with 1,000 iterations against ``random`` (it must never lose) and against
+itself (a draw in at least 90% of games).  Beer Flights, Beer Cards and Drink & Beat: ``ismcts``
+against ``random`` and against ``greedy``, seats rotated, with the mean margin of the searcher's
+win share over its fair share and a 95% interval (normal approximation; the interval must
+exclude zero).  Each line gives the CPU seconds per decision of the searcher.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from interpreter import load_ruleset  # noqa: E402
+from interpreter.agents import make_agent  # noqa: E402
+from interpreter.analysis import agent_seed, game_seed  # noqa: E402
+
+
+def play(rs, specs, seed):
+    """One game; returns (outcome, CPU seconds spent in seat 0's... each seat's agent, decisions)."""
+    n = len(specs)
+    st = rs.new_game(n, seed=seed)
+    agents = [make_agent(s, agent_seed(seed, p)) for p, s in enumerate(specs)]
+    spent = [0.0] * n
+    decisions = [0] * n
+    while not st.is_terminal():
+        p = st.current_players()[0]
+        t = time.process_time()
+        a = agents[p].act(st, p)
+        spent[p] += time.process_time() - t
+        decisions[p] += 1
+        st.apply(a)
+    return st.outcome(), spent, decisions
+
+
+def share(outcome, p):
+    w = outcome.winners
+    n = len(outcome.scores)
+    if not w:
+        return 1.0 / n
+    return 1.0 / len(w) if p in w else 0.0
+
+
+def match(name, searcher, other, games, players=None, seed=0):
+    rs = load_ruleset(name)
+    n = players or rs.default_players
+    margins, cost, count, losses, draws = [], 0.0, 0, 0, 0
+    for g in range(games):
+        seat = g % n  # the searcher's seat rotates
+        specs = [searcher if p == seat else other for p in range(n)]
+        out, spent, dec = play(rs, specs, game_seed(seed, g))
+        s = share(out, seat)
+        margins.append(s - 1.0 / n)
+        cost += spent[seat]
+        count += dec[seat]
+        losses += out.winners != () and seat not in out.winners
+        draws += not out.winners or len(out.winners) == n
+    mean = sum(margins) / len(margins)
+    sd = math.sqrt(sum((m - mean) ** 2 for m in margins) / max(len(margins) - 1, 1))
+    half = 1.96 * sd / math.sqrt(len(margins))
+    print(f"{name:15} {searcher:28} vs {other:28} {games:4} games: margin {mean:+.3f} ± {half:.3f} "
+          f"(95%: {'excludes' if abs(mean) > half else 'INCLUDES'} 0); searcher lost {losses}, draws {draws}; "
+          f"{cost / max(count, 1) * 1000:.1f} ms CPU per decision", flush=True)
+    return mean, half, losses, draws
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer games and iterations (a smoke run)")
+    args = ap.parse_args()
+    q = args.quick
+    ttt = "mcts:iterations=1000"
+    match("tic_tac_toe", ttt, "random", 20 if q else 200)
+    match("tic_tac_toe", ttt, ttt, 10 if q else 100)
+    it = 100 if q else 300
+    for name in ("beer_flights", "beer_cards", "drink_and_beat"):
+        for other in ("random", "greedy"):
+            match(name, f"ismcts:iterations={it}", other, 10 if q else 40, players=2)
+
+
+if __name__ == "__main__":
+    main()
