@@ -155,6 +155,7 @@ def run_scenario(path: Path, scen: dict, spath: tuple, doc, cache: dict | None =
             if st.pending is not None:
                 choose, loc, _, players = st.pending
                 st.pending = (choose, loc, choose.legal(st, loc), players)
+            st.checkpoint()  # a later failing move is undone back to here
         elif kind == "play_out":
             n = 0
             while not st.is_terminal():

@@ -62,11 +62,19 @@ class State:
     ``log`` (list of (visible_to, text), or None when not recorded); ``chance`` the chance mode
     (``sample`` or ``explicit``, see :mod:`interpreter.chance`) and ``lazy`` (explicit mode: zone
     path -> groups of its components whose order is not yet revealed).
+
+    ``base`` and ``history`` say how to rebuild this state: ``base`` how it was made (a new game,
+    a saved state, a determinised world) and ``history`` the actions applied since, as a linked
+    list ``(last action, (previous, (...)))``.  :meth:`apply` uses them to put the state back as
+    it was when the ruleset fails in the middle of a move (rebuilding is rare and costs a replay;
+    recording costs one tuple per action).  Code that edits a state by hand (a scenario's
+    ``position``) calls :meth:`checkpoint` afterwards.
     """
 
     __slots__ = (
         "ruleset", "num_players", "zones", "vars", "props", "rng", "stack", "pending",
         "current", "turns", "phase", "finished", "reason", "log", "env", "_outcome", "chance", "lazy",
+        "base", "history",
     )  # fmt: skip
 
     # -- queries ---------------------------------------------------------------------------
@@ -224,12 +232,31 @@ class State:
                 raise IllegalActionError(self._illegal_message(str(action), actions), actions)
             action = found
         self.pending = None
+        history = self.history
+        self.history = (action, history)
         try:
             choose.resume(self, loc, action)
             if self.pending is None:  # a chance point may ask for the next outcome at once
                 flow.run(self)
         except flow.PYTHON_ERRORS as exc:  # a ruleset's value of the wrong kind: never a traceback
+            self._restore(history)
             raise flow.unexpected(exc) from None
+        except BaseException:  # whatever it raises, the state is as it was before the action
+            self._restore(history)
+            raise
+
+    def _restore(self, history) -> None:
+        """Put this state back as it was after ``history`` (a failed move leaves no trace)."""
+        back = _rebuild(self.base, history)
+        for name in State.__slots__:
+            setattr(self, name, getattr(back, name))
+        self.env = Env(self, {})
+
+    def checkpoint(self) -> None:
+        """Make the state as it is now the base :meth:`apply` rebuilds from (after editing it
+        by hand, as a scenario's ``position`` does)."""
+        self.base = ("state", self.clone())
+        self.history = None
 
     @staticmethod
     def _illegal_message(text: str, actions: tuple) -> str:
@@ -347,6 +374,8 @@ class State:
         st._outcome = self._outcome
         st.chance = self.chance
         st.lazy = {k: [set(g) for g in v] for k, v in self.lazy.items()} if self.lazy else {}
+        st.base = self.base
+        st.history = self.history
         return st
 
     def determinize(self, player: int, rng) -> State:
@@ -371,6 +400,8 @@ class State:
         if type(player) is not int or not 0 <= player < self.num_players:
             raise TapsterError(f"no seat {player!r} in a game of {self.num_players}")
         st = self.clone()
+        st.base = ("determinize", self.base, self.history, player, rng.state)
+        st.history = None
         rs = st.ruleset
         places = []  # (sort key, list): every place the seat cannot see, in a canonical order
         for decl in rs.zone_list:
@@ -505,6 +536,8 @@ class State:
             st._outcome = None
             st.pending = None
             st.chance = mode
+            st.base = ("data", ruleset, data)
+            st.history = None
             st.lazy = {}
             for key, groups in data.get("lazy") or ():
                 st.lazy[tuple(decode_value(key, ruleset))] = [{ruleset.by_id[i] for i in ids} for ids in groups]
@@ -672,6 +705,8 @@ def new_game(
     st._outcome = None
     st.chance = ruleset.chance
     st.lazy = {}
+    st.base = ("new", ruleset, num_players, seed, log, position)
+    st.history = None
     ruleset.place_components(st)
     try:
         if st.chance == "explicit":
@@ -694,6 +729,34 @@ def new_game(
         flow.run(st)
     except flow.PYTHON_ERRORS as exc:  # a ruleset's value of the wrong kind: never a traceback
         raise flow.unexpected(exc) from None
+    return st
+
+
+def _rebuild(base: tuple, history) -> State:
+    """The state made as ``base`` says, then every action of ``history`` applied (see
+    :attr:`State.base`).  Replaying what succeeded once succeeds again: the engine is
+    deterministic."""
+    kind = base[0]
+    if kind == "new":
+        _, ruleset, n, seed, log, position = base
+        st = new_game(ruleset, n, seed, log, position, chance=ruleset.chance)
+    elif kind == "data":
+        st = State.from_json(base[1], base[2])
+    elif kind == "determinize":
+        from .rng import Rng
+
+        _, parent_base, parent_history, player, rng_state = base
+        rng = Rng()
+        rng.state = rng_state
+        st = _rebuild(parent_base, parent_history).determinize(player, rng)
+    else:  # "state": a checkpoint, kept as a clone nobody plays on
+        st = base[1].clone()
+    actions = []
+    while history is not None:
+        actions.append(history[0])
+        history = history[1]
+    for a in reversed(actions):
+        st.apply(a)
     return st
 
 
