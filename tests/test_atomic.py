@@ -77,7 +77,11 @@ def _play(st: State, picks: list[int], rng: Rng) -> tuple[int, int]:
 
 
 @settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(picks=st_.lists(st_.integers(0, 4), min_size=1, max_size=30), seed=st_.integers(0, 2**32), mode=st_.sampled_from(["sample", "explicit"]))
+@given(
+    picks=st_.lists(st_.integers(0, 4), min_size=1, max_size=30),
+    seed=st_.integers(0, 2**32),
+    mode=st_.sampled_from(["sample", "explicit"]),
+)
 def test_a_failing_move_leaves_no_trace(rs, picks, seed, mode):
     st = rs.new_game(2, seed=seed, chance=mode)
     _play(st, picks, Rng(seed))
