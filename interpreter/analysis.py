@@ -147,8 +147,10 @@ def perft(st: State, depth: int | None) -> tuple[int, int]:
     """Count the leaves of the game tree below ``st``: the states ``depth`` decisions deep (a
     game that ends sooner is one leaf), or every complete game when ``depth`` is None.  Returns
     ``(leaves, nodes)`` where nodes counts every state visited, ``st`` included.  ``st`` is
-    used up (the last branch of each node reuses its state instead of a clone).  Chance inside
-    the tree follows the state's generator: one deterministic outcome per path."""
+    used up (the last branch of each node reuses its state instead of a clone).  In the sample
+    chance mode chance inside the tree follows the state's generator (one deterministic outcome
+    per path); for a state with explicit chance every outcome of a chance point is a branch and
+    counts as a step of ``depth``."""
     nodes = 0
     leaves = 0
     stack = [(st, depth)]

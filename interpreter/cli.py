@@ -850,19 +850,24 @@ def test_(rulesets, all_) -> int:
 @_players_opt
 @_variant_opt
 @click.option("--seed", "-s", type=click.IntRange(0, MAX_SEED), default=0, show_default=True,
-              help="Seed of the game's chance.")
+              help="Seed of the game's chance (with --chance sample).")
+@click.option("--chance", type=click.Choice(["sample", "enumerate"]), default="sample", show_default=True,
+              help="sample: chance follows the seeded generator; enumerate: every chance outcome is a branch.")
 @_param_opt
-def perft_cmd(ruleset, depth, players, variant, seed, params) -> int:
-    """Count the leaves of the game tree: every line of play DEPTH decisions deep, or every
+def perft_cmd(ruleset, depth, players, variant, seed, chance, params) -> int:
+    """Count the leaves of the game tree: every line of play DEPTH steps deep, or every
     complete game when no --depth.
 
-    Chance in the middle of a game (a shuffle, a die) is not branched on: it follows the state's
-    seeded generator, so each path sees one deterministic chance outcome (change it with --seed).
+    With --chance sample (the default) chance in the middle of a game (a shuffle, a die) is not
+    branched on: it follows the state's seeded generator, so each path sees one deterministic
+    chance outcome (change it with --seed), and a step is a decision.  With --chance enumerate
+    every outcome of every chance point is a branch and a step (a draw from a shuffled deck is
+    one point per card drawn: the whole tree, chance included).
     """
     rs = _load(ruleset, variant, params)
     n = _check_players(rs, players)
     start = time.perf_counter()
-    st = rs.new_game(n, seed=seed, log=False)
+    st = rs.new_game(n, seed=seed, log=False, chance="explicit" if chance == "enumerate" else "sample")
     leaves, nodes = perft(st, depth)
     elapsed = time.perf_counter() - start
     what = f"depth {depth}" if depth is not None else "complete games"

@@ -15,7 +15,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from . import codegen, expression, flow, flowgen, maps, schema
+from . import chance, codegen, expression, flow, flowgen, maps, schema
+from .chance import MODES
 from .codegen import DEFAULT_WORK, FunctionTable
 from .errors import CompileError, ExpressionError, LoadError, Mark, RulesetError, TapsterError, close_matches
 from .expression import (
@@ -102,7 +103,9 @@ def available_rulesets() -> list[str]:
     return sorted(p.parent.name for p in RULESETS_DIR.glob("*/ruleset.yaml"))
 
 
-def load_ruleset(name_or_path: str | Path, variant: str | None = None, overrides: dict | None = None) -> Ruleset:
+def load_ruleset(
+    name_or_path: str | Path, variant: str | None = None, overrides: dict | None = None, chance: str = "sample"
+) -> Ruleset:
     """Load, overlay ``variant`` (and ``overrides``, e.g. ``{"params": {"turns": 3}}``),
     validate and compile a ruleset.
 
@@ -131,7 +134,9 @@ def load_ruleset(name_or_path: str | Path, variant: str | None = None, overrides
         errors = schema.validate(doc)
         if errors:
             raise RulesetErrors(errors)
-    ctx = Ctx(doc, path, variant)
+    if chance not in MODES:
+        raise TapsterError(f"chance mode {chance!r}: expected one of {', '.join(MODES)}")
+    ctx = Ctx(doc, path, variant, explicit=chance == "explicit")
     try:
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeError):
@@ -145,7 +150,12 @@ def load_ruleset(name_or_path: str | Path, variant: str | None = None, overrides
         expression.RECORD = outer
     if source is not None and not cached:
         expression.save_trees(source, texts)  # the next run needs neither Lark nor parsing
+    rs.chance = chance
+    rs.load_args = (path, variant, overrides)
     return rs
+
+
+Ruleset.loader = staticmethod(load_ruleset)
 
 
 def overlay(doc: Document, over: dict, over_path: tuple | None) -> Document:
@@ -188,8 +198,13 @@ class Ctx:
     """Compilation context handed to every effect's ``compile``: resolves names, compiles
     expressions, templates, zone references, places and blocks, and collects errors."""
 
-    def __init__(self, doc: Document, path: Path, variant: str | None):
+    def __init__(self, doc: Document, path: Path, variant: str | None, explicit: bool = False):
         self.doc = doc
+        # Explicit chance (interpreter/chance.py): effects meeting chance are wrapped; the texts
+        # each effect compiles are collected (innermost effect first) to find its order reads.
+        self.explicit = explicit
+        self.reading: list[list] = []
+        self.chance_effects: list = []
         self.data = doc.data
         self.path = path
         self.base = path.parent
@@ -234,10 +249,14 @@ class Ctx:
 
     def expr(self, value: Any, path: tuple, scope: Scope) -> Compiled:
         """Compile an expression found at ``path``."""
+        if self.reading:
+            self.reading[-1].append(value)
         return compile_expression(value, scope, self._value_mark(value, path))
 
     def template(self, value: Any, path: tuple, scope: Scope):
         """Compile a text template found at ``path``."""
+        if self.reading:
+            self.reading[-1].append(chance.template_parts(value))
         return compile_template(value if isinstance(value, str) else render(value), scope, self._value_mark(value, path))
 
     def _value_mark(self, value: Any, path: tuple) -> Mark:
@@ -337,11 +356,17 @@ class Ctx:
         effects = []
         for i, item in enumerate(spec):
             ipath = path + (i,)
+            if self.explicit:
+                self.reading.append([])
             try:
                 eff = self.effect(item, ipath, scope)
             except RulesetError as exc:
                 self.errors.append(exc)
                 continue
+            finally:
+                texts = self.reading.pop() if self.explicit else None
+            if self.explicit:
+                eff = chance.wrap(eff, texts, self.hidden_zones, self.function_reads, self._register_chance)
             effects.append(eff)
             if eff.binds:
                 scope = scope.with_locals(eff.binds)
@@ -370,6 +395,10 @@ class Ctx:
         eff = cls.compile(self, item[verb], path + (verb,), scope)
         eff.mark = self.mark(path)
         return eff
+
+    def _register_chance(self, wrapper) -> None:
+        wrapper.id = len(self.chance_effects)
+        self.chance_effects.append(wrapper)
 
     def register_choose(self, choose) -> int:
         """Number a decision point (for saving states)."""
@@ -460,6 +489,8 @@ class Ctx:
         self.scope = self._global_scope(rs)
         self._compile_functions()
         self._compile_refills()
+        if self.explicit:
+            self._chance_reads()
         self._declare_procedures()
         self._compile_triggers()
         self._compile_procedures()
@@ -477,10 +508,11 @@ class Ctx:
                     self.errors.append(self.error(
                         f"event `{event}` is emitted without {missing}, which a trigger at "
                         f"{t.block.mark} needs (`with: {{...}}`)", epath))
-        if not self.errors and codegen.ENABLED:
+        if not self.errors and codegen.ENABLED and not self.explicit:
             flowgen.finalize(self.blocks, self.scope.codegen)
         rs.blocks = tuple(self.blocks)
         rs.chooses = tuple(self.chooses)
+        rs.chance_effects = tuple(self.chance_effects)
         rs.while_conds = tuple(self.while_conds)
         rs.procedures = {k: p.block for k, p in self.procedures.items()}
         rs.scenarios = d.get("scenarios") or []
@@ -788,6 +820,20 @@ class Ctx:
             body = self._guard(self.expr, spec["value"], ("functions", fname, "value"), self.scope.with_locals(params))
             if body is not None:
                 bodies[fname] = body
+
+    def _chance_reads(self) -> None:
+        """For explicit chance: the hidden zones, and what each ruleset function reads of their
+        order (through the functions it calls, to a fixed point)."""
+        self.hidden_zones = {z.name for z in self.zones.values() if z.visibility == "hidden" and not z.keyed}
+        specs = self.data.get("functions") or {}
+        texts = {f: [spec.get("value")] for f, spec in specs.items() if isinstance(spec, dict)}
+        reads: dict[str, tuple] = {f: () for f in texts}
+        for _ in range(len(texts) + 1):
+            new = {f: chance.order_reads(t, self.hidden_zones, reads) for f, t in texts.items()}
+            if new == reads:
+                break
+            reads = new
+        self.function_reads = reads
 
     def _compile_refills(self) -> None:
         for z in self.zones.values():

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import flow
-from .errors import ExpressionError, FlowError
+from .errors import ExpressionError, FlowError, TapsterError
 from .expression import Compiled, Env
 from .model import Component, Outcome, render
 from .state import Keyed, State, encode_value, new_game
@@ -114,9 +114,37 @@ class Ruleset:
     Document with marks), ``path``.
     """
 
-    def new_game(self, num_players: int | None = None, seed: int | str = 0, log: bool = False, position=None) -> State:
+    #: The function that loads a ruleset (``interpreter.compiler.load_ruleset``, set there), for
+    #: :meth:`with_chance`; ``load_args`` is (path, variant, overrides) of this one.
+    loader = None
+    chance = "sample"
+    load_args = None
+
+    def new_game(
+        self, num_players: int | None = None, seed: int | str = 0, log: bool = False, position=None, chance: str | None = None
+    ) -> State:
         """A new :class:`State` (see :func:`interpreter.state.new_game`)."""
-        return new_game(self, num_players if num_players is not None else self.default_players, seed, log, position)
+        n = num_players if num_players is not None else self.default_players
+        return new_game(self, n, seed, log, position, chance=chance or self.chance)
+
+    def with_chance(self, mode: str) -> Ruleset:
+        """This ruleset played in chance mode ``mode`` (``sample`` or ``explicit``: see
+        :mod:`interpreter.chance`), compiled once and remembered.
+
+        Raises:
+            TapsterError: an unknown mode, or a ruleset not loaded from a file.
+        """
+        if mode == self.chance:
+            return self
+        siblings = self.__dict__.setdefault("siblings", {self.chance: self})
+        if mode not in siblings:
+            if self.loader is None or self.load_args is None:
+                raise TapsterError(f"{self.name}: cannot compile for chance mode {mode!r} (not loaded from a file)")
+            path, variant, overrides = self.load_args
+            other = type(self).loader(path, variant, overrides, chance=mode)
+            other.siblings = siblings
+            siblings[mode] = other
+        return siblings[mode]
 
     # used by the state ------------------------------------------------------------------------
     def place_components(self, st: State) -> None:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from . import chance as chance_mod
 from . import flow
+from .chance import CHANCE, ChancePoint
 from .errors import FlowError, IllegalActionError, TapsterError
 from .expression import Env
 from .model import Action, Component, Decision, Outcome, render
@@ -57,12 +59,14 @@ class State:
     per-player variables are lists indexed by seat);
     ``props`` (component index -> dict of mutable properties); ``current`` (the seat whose turn
     it is); ``turns`` (turns begun per seat); ``phase``; ``rng`` (generator state);
-    ``log`` (list of (visible_to, text), or None when not recorded).
+    ``log`` (list of (visible_to, text), or None when not recorded); ``chance`` the chance mode
+    (``sample`` or ``explicit``, see :mod:`interpreter.chance`) and ``lazy`` (explicit mode: zone
+    path -> groups of its components whose order is not yet revealed).
     """
 
     __slots__ = (
         "ruleset", "num_players", "zones", "vars", "props", "rng", "stack", "pending",
-        "current", "turns", "phase", "finished", "reason", "log", "env", "_outcome",
+        "current", "turns", "phase", "finished", "reason", "log", "env", "_outcome", "chance", "lazy",
     )  # fmt: skip
 
     # -- queries ---------------------------------------------------------------------------
@@ -77,9 +81,33 @@ class State:
         return p[2] if p is not None else ()
 
     def current_players(self) -> tuple[int, ...]:
-        """The seats that must decide now (empty at the end)."""
+        """The seats that must decide now (empty at the end; ``(CHANCE,)`` at a chance point)."""
         p = self.pending
         return p[3] if p is not None else ()
+
+    def is_chance(self) -> bool:
+        """True at a chance point (explicit chance mode only): chance moves next."""
+        p = self.pending
+        return p is not None and p[3] == (CHANCE,)
+
+    def chance_outcomes(self) -> tuple[tuple[Action, float], ...]:
+        """At a chance point, its outcomes with their probabilities (summing to 1):
+        ``((Action("chance", (value,)), p), ...)``; empty elsewhere."""
+        p = self.pending
+        if p is None or p[3] != (CHANCE,):
+            return ()
+        return tuple(zip(p[2], p[0].probs))
+
+    def sample_chance(self, rng=None) -> Action:
+        """An outcome of the pending chance point, drawn with its probability from ``rng`` (an
+        :class:`~interpreter.rng.Rng`) or, without one, from the state's own generator.
+
+        Raises:
+            IllegalActionError: the state is not at a chance point.
+        """
+        if not self.is_chance():
+            raise IllegalActionError("no chance point is pending", self.legal_actions())
+        return chance_mod.sample(self, rng)
 
     def decision(self) -> Decision | None:
         """The pending decision with readable labels, or None when the game has ended."""
@@ -198,7 +226,8 @@ class State:
         self.pending = None
         try:
             choose.resume(self, loc, action)
-            flow.run(self)
+            if self.pending is None:  # a chance point may ask for the next outcome at once
+                flow.run(self)
         except flow.PYTHON_ERRORS as exc:  # a ruleset's value of the wrong kind: never a traceback
             raise flow.unexpected(exc) from None
 
@@ -316,6 +345,8 @@ class State:
         st.log = self.log[:] if self.log is not None else None
         st.env = Env(st, {})
         st._outcome = self._outcome
+        st.chance = self.chance
+        st.lazy = {k: [set(g) for g in v] for k, v in self.lazy.items()} if self.lazy else {}
         return st
 
     def __deepcopy__(self, memo) -> State:
@@ -336,8 +367,11 @@ class State:
         pending = None
         if self.pending is not None:
             choose, loc, _, _ = self.pending
-            pending = {"choose": choose.id, "locals": encode_value(loc)}
-        return {
+            if type(choose) is ChancePoint:
+                pending = {"chance": choose.to_json(lambda v: encode_value(v, rs)), "locals": encode_value(loc)}
+            else:
+                pending = {"choose": choose.id, "locals": encode_value(loc)}
+        out = {
             "ruleset": rs.name,
             "variant": rs.variant,
             "num_players": self.num_players,
@@ -356,6 +390,13 @@ class State:
             "reason": self.reason,
             "log": None if self.log is None else [[list(to) if to else None, text] for to, text in self.log],
         }
+        if self.chance != "sample":
+            out["chance"] = self.chance
+            out["lazy"] = [
+                [encode_value(list(k)), [sorted(c.id for c in g) for g in v]]
+                for k, v in sorted(self.lazy.items(), key=lambda kv: repr(kv[0]))
+            ]
+        return out
 
     @classmethod
     def from_json(cls, ruleset: Ruleset, data: dict) -> State:
@@ -365,6 +406,10 @@ class State:
             TapsterError: the data is for another ruleset or variant, or is malformed.
         """
         try:
+            mode = data.get("chance", "sample")
+            if mode not in chance_mod.MODES:
+                raise TapsterError(f"malformed saved state: unknown chance mode {mode!r}")
+            ruleset = ruleset.with_chance(mode)
             if data.get("ruleset") != ruleset.name or data.get("variant") != ruleset.variant:
                 raise TapsterError(
                     f"this state is for {data.get('ruleset')!r} (variant {data.get('variant')!r}), "
@@ -397,7 +442,14 @@ class State:
             st.env = Env(st, {})
             st._outcome = None
             st.pending = None
-            if data["pending"] is not None:
+            st.chance = mode
+            st.lazy = {}
+            for key, groups in data.get("lazy") or ():
+                st.lazy[tuple(decode_value(key, ruleset))] = [{ruleset.by_id[i] for i in ids} for ids in groups]
+            if data["pending"] is not None and "chance" in data["pending"]:
+                point, _, actions, players = chance_mod.restore_point(st, data["pending"]["chance"], lambda v: decode_value(v, ruleset))
+                st.pending = (point, decode_value(data["pending"]["locals"], ruleset), actions, players)
+            elif data["pending"] is not None:
                 choose = ruleset.chooses[data["pending"]["choose"]]
                 loc = decode_value(data["pending"]["locals"], ruleset)
                 env = st.env
@@ -513,16 +565,25 @@ def decode_value(v: Any, rs: Ruleset) -> Any:
     return v
 
 
-def new_game(ruleset: Ruleset, num_players: int, seed: int | str = 0, log: bool = False, position=None) -> State:
+def new_game(
+    ruleset: Ruleset, num_players: int, seed: int | str = 0, log: bool = False, position=None, chance: str = "sample"
+) -> State:
     """A new game of ``ruleset`` for ``num_players`` seats, its chance drawn from ``seed``.
 
     Runs ``setup``; applies ``position`` (a callable ``f(state)`` used by scenarios) between
     setup and flow; then runs the flow to the first decision.  ``log`` records the game's
-    account (``State.log``).
+    account (``State.log``).  ``chance="explicit"`` plays with chance points (see
+    :mod:`interpreter.chance`; the setup's chance events are chance points too, so the new state
+    may be at one, and ``position`` is not available).
 
     Raises:
-        TapsterError: ``num_players`` outside the ruleset's range; errors from the setup.
+        TapsterError: ``num_players`` outside the ruleset's range; an unknown chance mode, or
+            ``position`` with explicit chance; errors from the setup.
     """
+    if chance != ruleset.chance:
+        if chance not in chance_mod.MODES:
+            raise TapsterError(f"chance mode {chance!r}: expected one of {', '.join(chance_mod.MODES)}")
+        ruleset = ruleset.with_chance(chance)
     lo, hi = ruleset.min_players, ruleset.max_players
     if not isinstance(num_players, int) or not lo <= num_players <= hi:
         raise TapsterError(f"{ruleset.title} is for {lo} to {hi} players, not {num_players}")
@@ -543,8 +604,20 @@ def new_game(ruleset: Ruleset, num_players: int, seed: int | str = 0, log: bool 
     st.log = [] if log else None
     st.env = Env(st, {})
     st._outcome = None
+    st.chance = ruleset.chance
+    st.lazy = {}
     ruleset.place_components(st)
     try:
+        if st.chance == "explicit":
+            if position is not None:
+                raise TapsterError("a scenario's position cannot be set up with explicit chance")
+            # setup may stop at chance points: it runs on top of the flow, in one go
+            if ruleset.flow.effects:
+                st.stack.append((ruleset.flow, 0, {}, None))
+            if ruleset.setup.effects:
+                st.stack.append((ruleset.setup, 0, {}, None))
+            flow.run(st)
+            return st
         if ruleset.setup.effects:
             st.stack.append((ruleset.setup, 0, {}, None))
             _run_setup(st)

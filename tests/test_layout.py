@@ -15,6 +15,7 @@ LAYERS = [
     "builtins", "codegen", "schema",            # the language's functions; the code generator; the schema
     "expression",                               # the expression language (parser, reference evaluator)
     "flow", "flowgen",                          # effect verbs and the runner; the flow's code generator
+    "chance",                                   # explicit chance points and lazy deals
     "state", "render", "ruleset",               # a game; its display; the compiled ruleset
     "compiler",                                 # document -> Ruleset
     "scenarios", "agents",                      # scenarios run on games; agents play them
