@@ -26,8 +26,9 @@ fixed order, and numbered from 0:
 
 The same action text in two decisions has one index.  Chance outcomes (``Action("chance",
 (value,))``) have their own space: every component id in the ruleset's order (a card drawn),
-then the whole numbers ``0 .. K`` (die faces, indexes of a ``random`` pick), ``K`` the largest
-of the dice's sides, the seat count and the numbers seen while exploring.
+then, when the ruleset rolls dice or picks at random, the whole numbers ``0 .. K`` (die faces,
+indexes of a ``random`` pick), ``K`` the largest of the dice's sides, the seat count (for a
+``random`` pick) and the numbers seen while exploring.
 
 **The observation tensor** (float32, one flat vector, the same size in every state) is, in order:
 
@@ -55,59 +56,46 @@ engine's own bound for a played-out game).
 
 from __future__ import annotations
 
-import inspect
 import json
 from typing import Any
 
 import numpy as np
 
+from .chance import CHANCE
 from .errors import TapsterError
 from .model import Action, Component
 from .rng import Rng
 from .ruleset import Ruleset
 from .state import State, new_game
 
-__all__ = ["Encoding", "EncodingError", "has_chance", "explicit_chance_supported", "CHANCE"]
-
-try:  # the chance player's seat (OpenSpiel's convention), once the engine has explicit chance
-    from .model import CHANCE  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - before explicit chance
-    CHANCE = -1
+__all__ = ["Encoding", "EncodingError", "has_chance", "CHANCE"]
 
 #: Default number of seeded random playouts explored to build the index spaces.
 EXPLORE_GAMES = 32
+
+
+#: Encodings built in this process (see :meth:`Encoding.of`).
+_CACHE: dict[tuple, Encoding] = {}
 
 
 class EncodingError(TapsterError):
     """An action, chance outcome or option outside the index space built by exploring."""
 
 
-def explicit_chance_supported() -> bool:
-    """True when the engine can play chance as explicit outcomes (``new_game(chance=...)``)."""
-    return "chance" in inspect.signature(new_game).parameters
-
-
 def has_chance(rs: Ruleset) -> bool:
-    """True when anything in ``rs`` draws on chance: a ``shuffle``, ``roll`` or ``random`` effect,
-    or a zone refilled by shuffling."""
-    for block in rs.blocks:
-        for effect in block.effects:
-            if getattr(effect, "verb", None) in ("shuffle", "roll", "random"):
-                return True
-    return any(z.refill_from is not None and z.refill_shuffle for z in rs.zone_list)
+    """True when anything in ``rs`` meets chance (a ``shuffle``, ``roll``, ``random``, a deck
+    refilled by shuffling): the effects the explicit-chance compilation wraps."""
+    return bool(rs.with_chance("explicit").chance_effects)
 
 
 def new_state(rs: Ruleset, num_players: int, seed: int | str, explicit: bool) -> State:
-    """A logged new game of ``rs``; chance explicit when ``explicit`` (and the engine has it)."""
-    if explicit:
-        return new_game(rs, num_players, seed=seed, log=True, chance="explicit")  # type: ignore[call-arg]
-    return new_game(rs, num_players, seed=seed, log=True)
+    """A logged new game of ``rs``, with chance as explicit outcomes when ``explicit``."""
+    return new_game(rs, num_players, seed=seed, log=True, chance="explicit" if explicit else "sample")
 
 
 def is_chance(st: State) -> bool:
     """True when ``st`` waits for a chance outcome (explicit chance only)."""
-    f = getattr(st, "is_chance", None)
-    return bool(f and f())
+    return st.is_chance()
 
 
 def _sort_key(v: Any) -> tuple:
@@ -133,7 +121,8 @@ class Encoding:
     Args:
         rs: the compiled ruleset (a variant is compiled into it).
         num_players: the seat count (within the ruleset's range).
-        explicit: chance as explicit outcomes (needs the engine's ``chance="explicit"``).
+        explicit: chance as explicit outcomes (``chance="explicit"``) where the ruleset has chance;
+            else sampled from each game's seeded generator.
         games: how many seeded random playouts to explore (at least 1).
         seed: the exploration's seed (the index spaces depend on it, and on nothing else).
 
@@ -151,10 +140,11 @@ class Encoding:
     def __init__(self, rs: Ruleset, num_players: int, explicit: bool = True, games: int = EXPLORE_GAMES, seed: int = 0):
         if not isinstance(games, int) or games < 1:
             raise TapsterError(f"exploring needs at least 1 game, not {games!r}")
-        self.ruleset = rs
-        self.num_players = num_players
         chance = has_chance(rs)
-        self.explicit = bool(explicit and chance and explicit_chance_supported())
+        self.explicit = bool(explicit and chance)
+        # the compilation the games are played with (its decisions are the states' decisions)
+        self.ruleset = rs = rs.with_chance("explicit" if self.explicit else "sample")
+        self.num_players = num_players
         self.chance = "none" if not chance else ("explicit" if self.explicit else "sample")
         self.perfect_information = (
             all(z.visibility == "public" for z in rs.zone_list)
@@ -163,6 +153,16 @@ class Encoding:
         )
         self.max_game_length = rs.action_limit
         self._explore(games, seed)
+
+    @classmethod
+    def of(cls, rs: Ruleset, num_players: int, games: int = EXPLORE_GAMES) -> Encoding:
+        """The encoding of ``rs`` for ``num_players`` (chance explicit where it has chance), built
+        once per ruleset file, variant, seat count and ``games`` in a process and shared."""
+        key = (str(rs.path), rs.variant, getattr(rs, "load_args", None) and repr(rs.load_args[2]), num_players, games)
+        enc = _CACHE.get(key)
+        if enc is None:
+            enc = _CACHE[key] = cls(rs, num_players, games=games)
+        return enc
 
     def __deepcopy__(self, memo) -> Encoding:
         """An encoding never changes once built: a deep copy of anything holding one shares it."""
@@ -287,15 +287,21 @@ class Encoding:
 
     def _build_chance(self, ints: set) -> None:
         rs = self.ruleset
+        numbers = bool(ints)
         top = max(ints, default=0)
-        top = max(top, self.num_players)
-        for block in rs.blocks:
-            for effect in block.effects:
-                if getattr(effect, "verb", None) == "roll":
-                    sides = getattr(effect.sides, "constant", None)
-                    if type(sides) is int:
-                        top = max(top, sides)
-        values: list = [c.id for c in rs.components] + list(range(top + 1)) if self.chance != "none" else []
+        for effect in getattr(rs, "chance_effects", ()):
+            inner = getattr(effect, "inner", effect)
+            verb = getattr(inner, "verb", None)
+            if verb == "roll":
+                numbers = True
+                sides = getattr(inner.sides, "constant", None)
+                top = max(top, sides if type(sides) is int else 0)
+            elif verb == "random":  # an index into the list: at least one per seat
+                numbers = True
+                top = max(top, self.num_players)
+        values: list = [c.id for c in rs.components] if self.chance != "none" else []
+        if numbers:
+            values += range(top + 1)
         self.chance_values = tuple(values)
         self.chance_index = {(type(v), v): i for i, v in enumerate(values)}
         self.max_chance_outcomes = len(values)

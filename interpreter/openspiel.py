@@ -40,8 +40,6 @@ __all__ = ["register", "load_game", "game_name", "TapsterGame", "TapsterState"]
 
 #: short name -> (ruleset name or path, variant), for the games registered in this process
 _REGISTERED: dict[str, tuple[str, str | None]] = {}
-#: (ruleset path, variant, players, explore) -> Encoding, shared by every game object
-_ENCODINGS: dict[tuple, Encoding] = {}
 
 _UTILITY = {
     "zero_sum": pyspiel.GameType.Utility.ZERO_SUM,
@@ -62,14 +60,6 @@ def game_name(ruleset: str, variant: str | None = None) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", name)
 
 
-def _encoding(rs: Ruleset, players: int, explore: int) -> Encoding:
-    key = (str(rs.path), rs.variant, players, explore)
-    enc = _ENCODINGS.get(key)
-    if enc is None:
-        enc = _ENCODINGS[key] = Encoding(rs, players, games=explore)
-    return enc
-
-
 def register(ruleset: str, variant: str | None = None) -> str:
     """Register ``ruleset`` (a name under rulesets/ or a path) with ``variant`` as an OpenSpiel
     game and return its short name (already registered: the same name, nothing done).
@@ -81,7 +71,7 @@ def register(ruleset: str, variant: str | None = None) -> str:
     name = game_name(rs.name, variant)
     if name in _REGISTERED:
         return name
-    enc = _encoding(rs, rs.default_players, EXPLORE_GAMES)
+    enc = Encoding.of(rs, rs.default_players, EXPLORE_GAMES)
     game_type = pyspiel.GameType(
         short_name=name,
         long_name=f"Tapster {rs.title}" + (f" ({variant})" if variant else ""),
@@ -139,7 +129,7 @@ class TapsterGame(pyspiel.Game):
         if not rs.min_players <= players <= rs.max_players:
             raise TapsterError(f"{rs.title} is for {rs.min_players} to {rs.max_players} players, not {players}")
         explore = int(params.get("explore", EXPLORE_GAMES))
-        self.encoding = enc = _encoding(rs, players, explore)
+        self.encoding = enc = Encoding.of(rs, players, explore)
         info = pyspiel.GameInfo(
             num_distinct_actions=enc.num_distinct_actions,
             max_chance_outcomes=enc.max_chance_outcomes,
