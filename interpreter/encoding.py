@@ -9,7 +9,8 @@ through the whole state.
 **How the index spaces are built.**  Every action any decision can produce is listed once, in a
 fixed order, and numbered from 0:
 
-1. decisions in the ruleset's order (``tapster info``), their options in order;
+1. decisions in the order the compiler meets them (procedures' before the flow's), their
+   options in order;
 2. an option without ``for`` is one action (``check``);
 3. an option whose ``in`` is a constant (``range(9)``, a parameter's list) gives exactly its
    items (``mark(0)`` ... ``mark(8)``);

@@ -20,7 +20,8 @@ seeded by ``reset(seed=...)`` (a reset without a seed goes on with the generator
 seeded with 0), so the same seed and actions give the same game.  Rewards come at the end: each
 agent's score in the outcome.  A game that reaches the ruleset's ``limits: {actions: N}`` is
 truncated.  ``render()`` returns (``render_mode="ansi"``) or prints (``"human"``) the text
-display (the ruleset's ``display``, else its zones): a spectator's view of the whole table.
+display (the ruleset's ``display``, else its zones and variables): a spectator's view of the
+whole table.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from pettingzoo.utils import wrappers
 from .compiler import load_ruleset
 from .encoding import EXPLORE_GAMES, Encoding, EncodingError, is_chance, new_state
 from .errors import TapsterError
+from .model import render
 from .render import render_board
 from .rng import Rng
 
@@ -165,7 +167,11 @@ class TapsterEnv(AECEnv):
         if self.render_mode is None:
             return None
         st = self.state
-        text = render_board(st) or st.describe()
+        text = render_board(st)
+        if text is None:  # no display declared: the zones and the variables
+            lines = [st.describe()] if st.ruleset.zone_list else []
+            lines += [f"{name}: {render(value)}" for name, value in st.vars.items()]
+            text = "\n".join(lines)
         if self.render_mode == "human":
             print(text)
             return None
