@@ -18,6 +18,9 @@ actions it saw taken (a ``secret`` decision's action shows as ``?`` to the other
 lines it may read; ``observation_string(p)`` is the observation alone; neither ever reads the
 whole state.
 
+A decision several seats take at once (``choose`` with a list of players) is OpenSpiel's to
+the first of them, as ``Decision.player``.
+
 Game parameters: ``players`` (the seat count), ``explore`` (seeded playouts explored to build
 the index spaces, default 32) and ``seed`` (the seed of the n-th new initial state is
 ``"<seed>:<n>"``; it matters only where chance is sampled).
