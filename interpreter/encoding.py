@@ -89,9 +89,9 @@ def has_chance(rs: Ruleset) -> bool:
     return bool(rs.with_chance("explicit").chance_effects)
 
 
-def new_state(rs: Ruleset, num_players: int, seed: int | str, explicit: bool) -> State:
-    """A logged new game of ``rs``, with chance as explicit outcomes when ``explicit``."""
-    return new_game(rs, num_players, seed=seed, log=True, chance="explicit" if explicit else "sample")
+def new_state(enc: Encoding, seed: int | str) -> State:
+    """A logged new game of ``enc``'s ruleset and seats, chance as explicit outcomes (if any)."""
+    return new_game(enc.ruleset, enc.num_players, seed=seed, log=True, chance=enc.ruleset.chance)
 
 
 def is_chance(st: State) -> bool:
@@ -122,8 +122,6 @@ class Encoding:
     Args:
         rs: the compiled ruleset (a variant is compiled into it).
         num_players: the seat count (within the ruleset's range).
-        explicit: chance as explicit outcomes (``chance="explicit"``) where the ruleset has chance;
-            else sampled from each game's seeded generator.
         games: how many seeded random playouts to explore (at least 1).
         seed: the exploration's seed (the index spaces depend on it, and on nothing else).
 
@@ -135,18 +133,16 @@ class Encoding:
     value), ``num_distinct_actions``, ``max_chance_outcomes``, ``tensor_size``, ``utility``
     (``"zero_sum"``, ``"constant_sum"`` or ``"general_sum"``), ``utility_sum``,
     ``min_utility``/``max_utility``, ``max_game_length``, ``perfect_information``, ``chance``
-    (``"none"``, ``"explicit"`` or ``"sample"``).
+    (``"explicit"``: the games play chance as explicit outcomes; ``"none"``: no chance at all).
     """
 
-    def __init__(self, rs: Ruleset, num_players: int, explicit: bool = True, games: int = EXPLORE_GAMES, seed: int = 0):
+    def __init__(self, rs: Ruleset, num_players: int, games: int = EXPLORE_GAMES, seed: int = 0):
         if not isinstance(games, int) or games < 1:
             raise TapsterError(f"exploring needs at least 1 game, not {games!r}")
-        chance = has_chance(rs)
-        self.explicit = bool(explicit and chance)
+        self.chance = "explicit" if has_chance(rs) else "none"
         # the compilation the games are played with (its decisions are the states' decisions)
-        self.ruleset = rs = rs.with_chance("explicit" if self.explicit else "sample")
+        self.ruleset = rs = rs.with_chance("explicit" if self.chance == "explicit" else "sample")
         self.num_players = num_players
-        self.chance = "none" if not chance else ("explicit" if self.explicit else "sample")
         self.perfect_information = (
             all(z.visibility == "public" for z in rs.zone_list)
             and all(v.visibility == "public" for v in rs.vars.values())
@@ -180,7 +176,7 @@ class Encoding:
         scores: list = []
         rng = Rng(f"explore:{seed}")
         for g in range(games):
-            st = new_state(rs, n, f"explore:{seed}:{g}", self.explicit)
+            st = new_state(self, f"explore:{seed}:{g}")
             taken = 0
             step = 0
             while True:

@@ -7,23 +7,22 @@ OpenSpiel's Python game API; :func:`load_game` registers it if needed and loads 
     game = load_game("kuhn_poker")                 # a pyspiel.Game; or pyspiel.load_game("tapster_kuhn_poker")
     state = game.new_initial_state()
 
-The game's type: sequential; chance mode explicit stochastic when the ruleset has chance and
-the engine plays it as explicit outcomes (sampled stochastic otherwise, the state's seeded
-generator deciding), deterministic when it has none; imperfect information when any zone or
+The game's type: sequential; chance mode explicit stochastic when the ruleset has chance (the
+game is played with ``chance="explicit"``: chance points list their outcomes and probabilities,
+lazy deals included), deterministic when it has none; imperfect information when any zone or
 variable is not public or any decision is ``secret``; zero-, constant- or general-sum utility
-from the outcomes; terminal rewards.  Actions, chance outcomes, the observation tensor, returns,
-utility bounds and the longest game come from :class:`interpreter.encoding.Encoding` (its
-notes document the encodings).  ``information_state_string(p)`` is the seat's observation, the
-actions it saw taken (a ``secret`` decision's action shows as ``?`` to the others) and the log
-lines it may read; ``observation_string(p)`` is the observation alone; neither ever reads the
-whole state.
+from the outcomes (of the games explored with the default seat count); terminal rewards.
+Actions, chance outcomes, the observation tensor, returns, utility bounds and the longest game
+come from :class:`interpreter.encoding.Encoding` (its notes document the encodings).
+``information_state_string(p)`` is the seat's observation, the actions it saw taken (a
+``secret`` decision's action shows as ``?`` to the others) and the log lines it may read;
+``observation_string(p)`` is the observation alone; neither ever reads the whole state.
 
 A decision several seats take at once (``choose`` with a list of players) is OpenSpiel's to
 the first of them, as ``Decision.player``.
 
-Game parameters: ``players`` (the seat count), ``explore`` (seeded playouts explored to build
-the index spaces, default 32) and ``seed`` (the seed of the n-th new initial state is
-``"<seed>:<n>"``; it matters only where chance is sampled).
+Game parameters: ``players`` (the seat count) and ``explore`` (seeded playouts explored to
+build the index spaces, default 32).
 """
 
 from __future__ import annotations
@@ -41,8 +40,8 @@ from .ruleset import Ruleset
 
 __all__ = ["register", "load_game", "game_name", "TapsterGame", "TapsterState"]
 
-#: short name -> (ruleset name or path, variant), for the games registered in this process
-_REGISTERED: dict[str, tuple[str, str | None]] = {}
+#: (ruleset name or path, variant) -> short name, for the games registered in this process
+_REGISTERED: dict[tuple[str, str | None], str] = {}
 
 _UTILITY = {
     "zero_sum": pyspiel.GameType.Utility.ZERO_SUM,
@@ -52,7 +51,6 @@ _UTILITY = {
 _CHANCE = {
     "none": pyspiel.GameType.ChanceMode.DETERMINISTIC,
     "explicit": pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    "sample": pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC,
 }
 
 
@@ -70,9 +68,13 @@ def register(ruleset: str, variant: str | None = None) -> str:
     Raises:
         TapsterError: the ruleset or variant does not load (its errors, file:line:column).
     """
+    name = _REGISTERED.get((str(ruleset), variant))
+    if name is not None:
+        return name
     rs = load_ruleset(ruleset, variant)
     name = game_name(rs.name, variant)
-    if name in _REGISTERED:
+    if name in _REGISTERED.values():  # the same ruleset by another spelling of its path
+        _REGISTERED[(str(ruleset), variant)] = name
         return name
     enc = Encoding.of(rs, rs.default_players, EXPLORE_GAMES)
     game_type = pyspiel.GameType(
@@ -90,19 +92,19 @@ def register(ruleset: str, variant: str | None = None) -> str:
         provides_information_state_tensor=False,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification={"players": rs.default_players, "explore": EXPLORE_GAMES, "seed": 0},
+        parameter_specification={"players": rs.default_players, "explore": EXPLORE_GAMES},
     )
     # One subclass per game (a class, not a closure: OpenSpiel's registry outlives the interpreter,
     # and a Python function held there crashes it at exit).
     cls = type(f"TapsterGame_{name}", (TapsterGame,), {"ruleset": rs, "game_type": game_type, "__doc__": TapsterGame.__doc__})
     pyspiel.register_game(game_type, cls)
-    _REGISTERED[name] = (ruleset, variant)
+    _REGISTERED[(str(ruleset), variant)] = name
     return name
 
 
 def load_game(ruleset: str, variant: str | None = None, players: int | None = None, **params) -> pyspiel.Game:
     """Register (if needed) and load a ruleset as a ``pyspiel.Game``; ``players`` and the other
-    game parameters (``explore``, ``seed``) as keywords.
+    game parameter (``explore``) as keywords.
 
     Raises:
         TapsterError: the ruleset does not load, or the seat count is outside its range.
@@ -115,7 +117,7 @@ def load_game(ruleset: str, variant: str | None = None, players: int | None = No
 
 class TapsterGame(pyspiel.Game):
     """One ruleset (a variant, a seat count) as a ``pyspiel.Game``; made by OpenSpiel from the
-    registered name with a parameter dict (``players``, ``explore``, ``seed``).  :func:`register`
+    registered name with a parameter dict (``players``, ``explore``).  :func:`register`
     makes a subclass per registered game, holding ``ruleset`` and ``game_type``.
 
     Raises:
@@ -142,15 +144,12 @@ class TapsterGame(pyspiel.Game):
             utility_sum=enc.utility_sum,
             max_game_length=enc.max_game_length,
         )
-        super().__init__(game_type, info, {"players": players, "explore": explore, "seed": int(params.get("seed", 0))})
-        self._seed = int(params.get("seed", 0))
-        self._games = 0
+        super().__init__(game_type, info, {"players": players, "explore": explore})
 
     def new_initial_state(self) -> TapsterState:
-        """A new game at its first decision (or chance point)."""
-        seed = f"{self._seed}:{self._games}"
-        self._games += 1
-        return TapsterState(self, new_state(self.ruleset, self.encoding.num_players, seed, self.encoding.explicit))
+        """A new game at its first decision or chance point (chance never draws from the
+        game's generator here, so every initial state is the same)."""
+        return TapsterState(self, new_state(self.encoding, 0))
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> TapsterObserver:
         """The observer OpenSpiel uses for observation and information-state strings and

@@ -96,11 +96,12 @@ class TapsterEnv(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """A new game; ``seed`` reseeds the environment's generator (chance and the game's seed)."""
+        """A new game; ``seed`` reseeds the environment's generator, which draws every chance
+        outcome."""
         if seed is not None:
             self._rng = Rng(f"pettingzoo:{seed}")
         enc = self.encoding
-        self.state = new_state(enc.ruleset, enc.num_players, self._rng.below(1 << 63), enc.explicit)
+        self.state = new_state(enc, self._rng.below(1 << 63))
         self._taken = 0
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}

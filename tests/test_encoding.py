@@ -35,7 +35,7 @@ def test_every_legal_action_round_trips_and_the_tensor_keeps_its_size():
     for name in ("beer_cards", "drink_and_beat", "belgian_beers_race"):
         rs = load_ruleset(name)
         enc = Encoding.of(rs, rs.default_players)
-        st = new_state(enc.ruleset, rs.default_players, "other seed", True)
+        st = new_state(enc, "other seed")
         rng = Rng(9)
         while not st.finished:
             if st.is_chance():
@@ -58,7 +58,7 @@ def test_an_action_outside_the_index_space_is_a_clear_error():
 def test_a_secret_decision_looks_the_same_to_the_others_whichever_action():
     rs = load_ruleset("beer_cards")
     enc = Encoding.of(rs, 3)
-    st = new_state(enc.ruleset, 3, 1, True)
+    st = new_state(enc, 1)
     rng = Rng(2)
     checked = 0
     while not st.finished and checked < 5:
