@@ -50,8 +50,8 @@ for a text never met.  :meth:`Encoding.tensor_layout` names each part's slice.
 
 **Returns** are the outcome's scores.  The utility is zero-sum when every explored game's scores
 sum to 0, constant-sum when they sum to one constant, else general-sum; the utility bounds are
-the smallest and largest score seen, widened by their spread on each side (a measured bound,
-not a proof).  **The longest game** is the ruleset's ``limits: {actions: N}`` (decisions; the
+the smallest and largest score seen (zero-sum), else those widened by their spread on each side
+(measured bounds, not proofs).  **The longest game** is the ruleset's ``limits: {actions: N}`` (decisions; the
 engine's own bound for a played-out game).
 """
 
@@ -123,7 +123,7 @@ class Encoding:
         rs: the compiled ruleset (a variant is compiled into it).
         num_players: the seat count (within the ruleset's range).
         games: how many seeded random playouts to explore (at least 1).
-        seed: the exploration's seed (the index spaces depend on it, and on nothing else).
+        seed: the exploration's seed (the index spaces depend on it and ``games`` only).
 
     Raises:
         TapsterError: the seat count is outside the ruleset's range; a ruleset error while
@@ -185,7 +185,7 @@ class Encoding:
                     self._scan_observation(st.observation(p), paths, texts)
                 step += 1
                 if st.finished:
-                    out = [float(s) for s in st.outcome().scores]
+                    out = self.returns(st)
                     scores.extend(out)
                     sums.add(round(sum(out), 9))
                     break
@@ -483,10 +483,17 @@ class Encoding:
         return Action("chance", (self.chance_values[index],))
 
     def returns(self, st: State) -> list[float]:
-        """The outcome's scores as floats once the game has ended, zeros before."""
+        """The outcome's scores as floats once the game has ended, zeros before.
+
+        Raises:
+            EncodingError: a score is not a number.
+        """
         if not st.finished:
             return [0.0] * self.num_players
-        return [float(s) for s in st.outcome().scores]
+        scores = st.outcome().scores
+        if not all(isinstance(x, (int, float)) for x in scores):
+            raise EncodingError(f"{self.ruleset.name}: returns are the outcome's scores, which must be numbers; found {list(scores)!r}")
+        return [float(x) for x in scores]
 
 
 def _product(domains: list[list]) -> list[tuple]:

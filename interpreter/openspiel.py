@@ -37,6 +37,7 @@ from .compiler import load_ruleset
 from .encoding import EXPLORE_GAMES, Encoding, is_chance, new_state
 from .errors import TapsterError
 from .ruleset import Ruleset
+from .state import encode_value
 
 __all__ = ["register", "load_game", "game_name", "TapsterGame", "TapsterState"]
 
@@ -221,7 +222,7 @@ class TapsterState(pyspiel.State):
     def __str__(self) -> str:
         """The whole state, for debugging (never shown to a seat)."""
         st = self.tapster_state
-        vars_text = json.dumps(st.to_json()["vars"], sort_keys=True)
+        vars_text = json.dumps({k: encode_value(v) for k, v in st.vars.items()}, sort_keys=True)
         return f"{st.describe()}\nvars: {vars_text}\ndeciding: {list(st.current_players())}\nfinished: {st.finished}"
 
 
