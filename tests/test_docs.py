@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from interpreter.builtins import BUILTINS
 from interpreter.compiler import _ruleset_functions
 from interpreter.flow import EFFECTS
@@ -31,3 +33,11 @@ def test_the_two_commands():
     assert "python3 -m pip install . && tapster play beer_flights" in README
     assert "python3 -m pip install -e '.[test]' && python3 -m pytest" in README
     assert "# yaml-language-server: $schema=" in README
+
+
+def test_the_openspiel_and_pettingzoo_example_runs():
+    pytest.importorskip("pyspiel")
+    pytest.importorskip("pettingzoo")
+    section = README.split("## Use it from OpenSpiel and PettingZoo", 1)[1].split("\n## ", 1)[0]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "README.md (Use it from OpenSpiel and PettingZoo)", "exec"), {})

@@ -1,0 +1,248 @@
+"""Any ruleset as an OpenSpiel game (``pip install 'tapster[openspiel]'``).
+
+:func:`register` makes a ruleset (and a variant) a registered ``pyspiel`` game through
+OpenSpiel's Python game API; :func:`load_game` registers it if needed and loads it::
+
+    from interpreter.openspiel import load_game
+    game = load_game("kuhn_poker")                 # a pyspiel.Game; or pyspiel.load_game("tapster_kuhn_poker")
+    state = game.new_initial_state()
+
+The game's type: sequential; chance mode explicit stochastic when the ruleset has chance (the
+game is played with ``chance="explicit"``: chance points list their outcomes and probabilities,
+lazy deals included), deterministic when it has none; imperfect information when any zone or
+variable is not public or any decision is ``secret``; zero-, constant- or general-sum utility
+from the outcomes (of the games explored with the default seat count); terminal rewards.
+Actions, chance outcomes, the observation tensor, returns, utility bounds and the longest game
+come from :class:`interpreter.encoding.Encoding` (its notes document the encodings).
+``information_state_string(p)`` is the seat's observation, the actions it saw taken (a
+``secret`` decision's action shows as ``?`` to the others) and the log lines it may read;
+``observation_string(p)`` is the observation alone; neither ever reads the whole state.
+
+A decision several seats take at once (``choose`` with a list of players) is OpenSpiel's to
+the first of them, as ``Decision.player``.
+
+Game parameters: ``players`` (the seat count) and ``explore`` (seeded playouts explored to
+build the index spaces, default 32).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pyspiel
+
+from .compiler import load_ruleset
+from .encoding import EXPLORE_GAMES, Encoding, is_chance, new_state
+from .errors import TapsterError
+from .ruleset import Ruleset
+from .state import encode_value
+
+__all__ = ["register", "load_game", "game_name", "TapsterGame", "TapsterState"]
+
+#: (ruleset name or path, variant) -> short name, for the games registered in this process
+_REGISTERED: dict[tuple[str, str | None], str] = {}
+
+_UTILITY = {
+    "zero_sum": pyspiel.GameType.Utility.ZERO_SUM,
+    "constant_sum": pyspiel.GameType.Utility.CONSTANT_SUM,
+    "general_sum": pyspiel.GameType.Utility.GENERAL_SUM,
+}
+_CHANCE = {
+    "none": pyspiel.GameType.ChanceMode.DETERMINISTIC,
+    "explicit": pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+}
+
+
+def game_name(ruleset: str, variant: str | None = None) -> str:
+    """The registered short name of a ruleset and variant: ``tapster_<ruleset>[_<variant>]``
+    (other characters than letters, digits and ``_`` become ``_``)."""
+    name = "tapster_" + ruleset + (f"_{variant}" if variant else "")
+    return re.sub(r"[^A-Za-z0-9_]", "_", name)
+
+
+def register(ruleset: str, variant: str | None = None) -> str:
+    """Register ``ruleset`` (a name under rulesets/ or a path) with ``variant`` as an OpenSpiel
+    game and return its short name (already registered: the same name, nothing done).
+
+    Raises:
+        TapsterError: the ruleset or variant does not load (its errors, file:line:column).
+    """
+    name = _REGISTERED.get((str(ruleset), variant))
+    if name is not None:
+        return name
+    rs = load_ruleset(ruleset, variant)
+    name = game_name(rs.name, variant)
+    if name in _REGISTERED.values():  # the same ruleset by another spelling of its path
+        _REGISTERED[(str(ruleset), variant)] = name
+        return name
+    enc = Encoding.of(rs, rs.default_players, EXPLORE_GAMES)
+    game_type = pyspiel.GameType(
+        short_name=name,
+        long_name=f"Tapster {rs.title}" + (f" ({variant})" if variant else ""),
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=_CHANCE[enc.chance],
+        information=(pyspiel.GameType.Information.PERFECT_INFORMATION if enc.perfect_information
+                     else pyspiel.GameType.Information.IMPERFECT_INFORMATION),
+        utility=_UTILITY[enc.utility],
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=rs.max_players,
+        min_num_players=rs.min_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification={"players": rs.default_players, "explore": EXPLORE_GAMES},
+    )
+    # One subclass per game (a class, not a closure: OpenSpiel's registry outlives the interpreter,
+    # and a Python function held there crashes it at exit).
+    cls = type(f"TapsterGame_{name}", (TapsterGame,), {"ruleset": rs, "game_type": game_type, "__doc__": TapsterGame.__doc__})
+    pyspiel.register_game(game_type, cls)
+    _REGISTERED[(str(ruleset), variant)] = name
+    return name
+
+
+def load_game(ruleset: str, variant: str | None = None, players: int | None = None, **params) -> pyspiel.Game:
+    """Register (if needed) and load a ruleset as a ``pyspiel.Game``; ``players`` and the other
+    game parameter (``explore``) as keywords.
+
+    Raises:
+        TapsterError: the ruleset does not load, or the seat count is outside its range.
+    """
+    name = register(ruleset, variant)
+    if players is not None:
+        params["players"] = players
+    return pyspiel.load_game(name, params)
+
+
+class TapsterGame(pyspiel.Game):
+    """One ruleset (a variant, a seat count) as a ``pyspiel.Game``; made by OpenSpiel from the
+    registered name with a parameter dict (``players``, ``explore``).  :func:`register`
+    makes a subclass per registered game, holding ``ruleset`` and ``game_type``.
+
+    Raises:
+        TapsterError: ``players`` outside the ruleset's range; ``explore`` below 1.
+    """
+
+    ruleset: Ruleset
+    game_type: pyspiel.GameType
+
+    def __init__(self, params: dict | None = None):
+        rs, game_type = self.ruleset, self.game_type
+        params = dict(params or {})
+        players = int(params.get("players", rs.default_players))
+        if not rs.min_players <= players <= rs.max_players:
+            raise TapsterError(f"{rs.title} is for {rs.min_players} to {rs.max_players} players, not {players}")
+        explore = int(params.get("explore", EXPLORE_GAMES))
+        self.encoding = enc = Encoding.of(rs, players, explore)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=enc.num_distinct_actions,
+            max_chance_outcomes=enc.max_chance_outcomes,
+            num_players=players,
+            min_utility=enc.min_utility,
+            max_utility=enc.max_utility,
+            utility_sum=enc.utility_sum,
+            max_game_length=enc.max_game_length,
+        )
+        super().__init__(game_type, info, {"players": players, "explore": explore})
+
+    def new_initial_state(self) -> TapsterState:
+        """A new game at its first decision or chance point (chance never draws from the
+        game's generator here, so every initial state is the same)."""
+        return TapsterState(self, new_state(self.encoding, 0))
+
+    def make_py_observer(self, iig_obs_type=None, params=None) -> TapsterObserver:
+        """The observer OpenSpiel uses for observation and information-state strings and
+        tensors (an information state when ``iig_obs_type.perfect_recall``).
+
+        Raises:
+            ValueError: parameters were given, or a public-only observation was asked for.
+        """
+        if params:
+            raise ValueError(f"observation parameters are not supported; passed {params}")
+        perfect_recall = bool(iig_obs_type and iig_obs_type.perfect_recall)
+        if iig_obs_type is not None and iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER:
+            raise ValueError("only a seat's own observation (private_info=SINGLE_PLAYER) is supported")
+        return TapsterObserver(self.encoding, perfect_recall)
+
+
+class TapsterState(pyspiel.State):
+    """A game in progress: a Tapster :class:`~interpreter.state.State` behind OpenSpiel's
+    ``State`` API (``current_player``, ``legal_actions``, ``chance_outcomes``, ``apply_action``,
+    ``returns``...).  ``tapster_state`` is the engine's state; ``seen[p]`` the actions seat ``p``
+    saw taken.  OpenSpiel clones a Python state by deep-copying its attributes: the engine's
+    state is cloned (``State.__deepcopy__``), the encoding shared (``Encoding.__deepcopy__``)."""
+
+    def __init__(self, game: TapsterGame, st, seen: list[list[str]] | None = None):
+        super().__init__(game)
+        self.encoding = game.encoding
+        self.tapster_state = st
+        self.seen = seen if seen is not None else [[] for _ in range(game.encoding.num_players)]
+
+    def current_player(self) -> int:
+        st = self.tapster_state
+        if st.finished:
+            return pyspiel.PlayerId.TERMINAL
+        if is_chance(st):
+            return pyspiel.PlayerId.CHANCE
+        return st.current_players()[0]
+
+    def _legal_actions(self, player: int) -> list[int]:
+        st = self.tapster_state
+        if st.finished or is_chance(st) or player not in st.current_players():
+            return []
+        return sorted(set(self.encoding.legal_indices(st)))
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        st = self.tapster_state
+        enc = self.encoding
+        return sorted((enc.chance_index_of(a), float(p)) for a, p in st.chance_outcomes())
+
+    def _apply_action(self, action: int) -> None:
+        st = self.tapster_state
+        enc = self.encoding
+        a = enc.chance_action(action) if is_chance(st) else enc.actions[action]
+        for p, token in enumerate(enc.seen_tokens(st, a)):
+            self.seen[p].append(token)
+        st.apply(a)
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        enc = self.encoding
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"chance({enc.chance_values[action]})"
+        return str(enc.actions[action])
+
+    def is_terminal(self) -> bool:
+        return self.tapster_state.finished
+
+    def returns(self) -> list[float]:
+        return self.encoding.returns(self.tapster_state)
+
+    def __str__(self) -> str:
+        """The whole state, for debugging (never shown to a seat)."""
+        st = self.tapster_state
+        vars_text = json.dumps({k: encode_value(v) for k, v in st.vars.items()}, sort_keys=True)
+        return f"{st.describe()}\nvars: {vars_text}\ndeciding: {list(st.current_players())}\nfinished: {st.finished}"
+
+
+class TapsterObserver:
+    """OpenSpiel's Python observer for a Tapster game: ``tensor`` (float32, the encoding's
+    observation tensor; ``dict["observation"]`` is the same array) and strings, set from a
+    seat's view only."""
+
+    def __init__(self, encoding: Encoding, perfect_recall: bool):
+        self.encoding = encoding
+        self.perfect_recall = perfect_recall
+        self.tensor = np.zeros(encoding.tensor_size, np.float32)
+        self.dict = {"observation": self.tensor}
+
+    def set_from(self, state: TapsterState, player: int) -> None:
+        """Fill ``tensor`` with ``player``'s observation of ``state``."""
+        self.encoding.observation_tensor(state.tapster_state, player, self.tensor)
+
+    def string_from(self, state: TapsterState, player: int) -> str:
+        """``player``'s information state (perfect recall) or observation, as text."""
+        if self.perfect_recall:
+            return self.encoding.information_state_string(state.tapster_state, player, state.seen[player])
+        return self.encoding.observation_string(state.tapster_state, player)
