@@ -18,7 +18,7 @@ from pathlib import Path
 from .errors import SchemaError
 from .load import Document
 
-__all__ = ["validate", "schema_path", "validator"]
+__all__ = ["validate", "schema_path", "validator", "check_document"]
 
 
 def _data_dir(name: str) -> Path:
@@ -169,3 +169,27 @@ def _key_path(err, data) -> tuple:
         if isinstance(node, dict) and err.instance in node:
             return path + (err.instance,)
     return path
+
+
+@lru_cache(maxsize=4)
+def _document_validator(name: str):
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(json.loads((_data_dir("schemas") / name).read_text(encoding="utf-8")))
+
+
+def check_document(data, name: str) -> str | None:
+    """The first problem of the JSON document ``data`` against the published schema ``name``
+    (``state.schema.json``, ``log.schema.json``), as ``message (at path)``, or None."""
+    try:
+        errors = sorted(_document_validator(name).iter_errors(data), key=_relevance, reverse=True)
+    except RecursionError:
+        return "the document is nested too deeply"
+    if not errors:
+        return None
+    err = errors[0]
+    while err.context:
+        err = min(err.context, key=_relevance)
+    where = "/".join(str(p) for p in err.absolute_path) or "the document"
+    message = err.message if len(err.message) <= 300 else err.message[:300] + "..."
+    return f"{message} (at {where})"

@@ -19,6 +19,7 @@ from .expression import Env
 from .model import Action, Component, Decision, Outcome, render
 from .rng import below as rng_below
 from .rng import seed_state
+from .schema import check_document as schema_check
 
 if TYPE_CHECKING:  # pragma: no cover
     from .ruleset import Ruleset
@@ -495,9 +496,18 @@ class State:
     def from_json(cls, ruleset: Ruleset, data: dict) -> State:
         """Rebuild a state saved by :meth:`to_json` for the same (compiled) ruleset.
 
+        ``data`` is checked against the published ``schemas/state.schema.json`` and then against
+        the ruleset (:func:`check_saved`) before anything is built from it.
+
         Raises:
-            TapsterError: the data is for another ruleset or variant, or is malformed.
+            TapsterError: the data is for another ruleset or variant, or is malformed (never
+                a raw Python error, whatever the document holds).
         """
+        if not isinstance(data, dict):
+            raise TapsterError(f"malformed saved state: expected a JSON object, found {type(data).__name__}")
+        problem = schema_check(data, "state.schema.json")
+        if problem is not None:
+            raise TapsterError(f"malformed saved state: {problem}")
         try:
             mode = data.get("chance", "sample")
             if mode not in chance_mod.MODES:
@@ -508,6 +518,7 @@ class State:
                     f"this state is for {data.get('ruleset')!r} (variant {data.get('variant')!r}), "
                     f"not {ruleset.name!r} (variant {ruleset.variant!r})"
                 )
+            check_saved(ruleset, data)
             st = cls.__new__(cls)
             st.ruleset = ruleset
             st.num_players = int(data["num_players"])
@@ -555,7 +566,7 @@ class State:
             return st
         except TapsterError:
             raise
-        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError, ArithmeticError) as exc:
             raise TapsterError(f"malformed saved state: {type(exc).__name__}: {exc}") from None
 
     def __repr__(self) -> str:
@@ -730,6 +741,128 @@ def new_game(
     except flow.PYTHON_ERRORS as exc:  # a ruleset's value of the wrong kind: never a traceback
         raise flow.unexpected(exc) from None
     return st
+
+
+#: Deepest nesting of a value in a saved state.
+MAX_SAVED_DEPTH = 64
+
+
+def check_saved(rs: Ruleset, data: dict) -> None:
+    """Check a saved state (already valid against ``state.schema.json``) against the ruleset
+    ``rs``: the seat count in range, exactly the declared zones and variables, each zone's shape,
+    every component exactly once, mutable properties that exist, frames that name real blocks
+    and effects, a pending decision or chance point that exists, seats in range, values nested
+    at most :data:`MAX_SAVED_DEPTH` deep.
+
+    Raises:
+        TapsterError: the first problem found, saying where.
+    """
+
+    def bad(msg: str):
+        return TapsterError(f"malformed saved state: {msg}")
+
+    n = data["num_players"]
+    if not rs.min_players <= n <= rs.max_players:
+        raise bad(f"{n} players; {rs.title} is for {rs.min_players} to {rs.max_players}")
+    if set(data["zones"]) != set(rs.zones):
+        raise bad(f"zones {sorted(data['zones'])} are not the ruleset's {sorted(rs.zones)}")
+    if set(data["vars"]) != set(rs.vars):
+        raise bad(f"variables {sorted(data['vars'])} are not the ruleset's {sorted(rs.vars)}")
+    for section in ("zones", "vars", "props", "stack", "pending", "lazy"):
+        if section in data and _depth(data[section]) > MAX_SAVED_DEPTH:
+            raise bad(f"`{section}` is nested more than {MAX_SAVED_DEPTH} deep")
+    seen: set[str] = set()
+
+    def leaf(z, where):
+        if not isinstance(z, list):
+            raise bad(f"{where} must be a list of components")
+        for c in z:
+            if not (isinstance(c, dict) and set(c) == {"c"} and isinstance(c["c"], str) and c["c"] in rs.by_id):
+                raise bad(f"{where} holds {json_text(c)}, not a component of the ruleset")
+            if c["c"] in seen:
+                raise bad(f"component {c['c']} is in two places (again in {where})")
+            seen.add(c["c"])
+
+    def nested(z, depth, sizes, where):
+        if depth == 0:
+            return leaf(z, where)
+        if not isinstance(z, list) or len(z) != sizes[0]:
+            raise bad(f"{where} must be a list of {sizes[0]}")
+        for i, sub in enumerate(z):
+            nested(sub, depth - 1, sizes[1:], f"{where}[{i}]")
+
+    for name, decl in rs.zones.items():
+        z = data["zones"][name]
+        if decl.keyed:
+            if not (isinstance(z, dict) and set(z) == {"d"} and isinstance(z["d"], list)):
+                raise bad(f"keyed zone `{name}` must be {{\"d\": [[key, [components]], ...]}}")
+            for pair in z["d"]:
+                if not (isinstance(pair, list) and len(pair) == 2):
+                    raise bad(f"keyed zone `{name}` holds {json_text(pair)}, not [key, [components]]")
+                leaf(pair[1], f"{name}[{json_text(pair[0])}]")
+            continue
+        sizes = ([n] if decl.per_player else []) + ([decl.count] if decl.count is not None else [])
+        nested(z, decl.depth, sizes, name)
+    if len(seen) != len(rs.components):
+        missing = [c.id for c in rs.components if c.id not in seen][:5]
+        raise bad(f"components missing from every zone: {', '.join(missing)}")
+    for cid, props in data["props"].items():
+        comp = rs.by_id.get(cid)
+        pairs = props.get("d") if isinstance(props, dict) else None
+        if comp is None or not isinstance(pairs, list) or not all(
+            isinstance(pr, list) and len(pr) == 2 and isinstance(pr[0], str) and pr[0] in comp.mutable for pr in pairs
+        ):
+            raise bad(f"`props` for {cid!r}: not a component with those mutable properties")
+    if int(data["rng"]) >= 1 << 64:
+        raise bad("the generator's state is more than 64 bits")
+    for i, (block, pc, _, loop) in enumerate(data["stack"]):
+        if block >= len(rs.blocks) or pc > len(rs.blocks[block].effects):
+            raise bad(f"frame {i} names block {block} at effect {pc}, which the ruleset does not have")
+        if loop is not None:
+            kind = loop.get("t", [None])[0] if isinstance(loop, dict) and isinstance(loop.get("t"), list) and loop["t"] else None
+            if kind not in (flow.EACH, flow.TIMES, flow.WHILE):
+                raise bad(f"frame {i} has a loop {json_text(loop)} of no known kind")
+            if kind == flow.WHILE and not (len(loop["t"]) == 2 and type(loop["t"][1]) is int
+                                           and 0 <= loop["t"][1] < len(rs.while_conds)):
+                raise bad(f"frame {i} names a `while` condition the ruleset does not have")
+    pending = data["pending"]
+    if pending is not None:
+        if "choose" in pending and pending["choose"] >= len(rs.chooses):
+            raise bad(f"the pending decision {pending['choose']} does not exist")
+        if "chance" in pending and pending["chance"]["effect"] >= len(rs.chance_effects):
+            raise bad("the pending chance point does not exist")
+    elif not data["finished"]:
+        raise bad("no decision is pending and the game has not ended")
+    if data["current"] >= n or len(data["turns"]) != n:
+        raise bad(f"seat {data['current']} or {len(data['turns'])} turn counts in a game of {n}")
+
+
+def _depth(v, limit: int = MAX_SAVED_DEPTH + 1) -> int:
+    """How deeply ``v`` nests (lists and objects), counted up to ``limit`` without recursion."""
+    deepest = 0
+    todo = [(v, 1)]
+    while todo:
+        x, d = todo.pop()
+        if d > deepest:
+            deepest = d
+            if deepest >= limit:
+                return deepest
+        if isinstance(x, list):
+            todo.extend((y, d + 1) for y in x)
+        elif isinstance(x, dict):
+            todo.extend((y, d + 1) for y in x.values())
+    return deepest
+
+
+def json_text(v: Any) -> str:
+    """A short JSON text of ``v`` for a message."""
+    import json
+
+    try:
+        text = json.dumps(v)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(type(v))
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _rebuild(base: tuple, history) -> State:
