@@ -33,7 +33,7 @@ from .agents import AGENTS, QuitGame, make_agent, parse_agent, seat_name
 from .analysis import SHARED_WIN_NOTE, SimSpec, agent_seed, game_seed, perft, play_batch, remember_ruleset, summarise
 from .compiler import RulesetErrors, available_rulesets, find_ruleset, load_ruleset
 from .errors import IllegalActionError, Mark, TapsterError, close_matches
-from .limits import MAX_GAMES, MAX_JOBS, MAX_LOG_BYTES, MAX_PARAM_TEXT, MAX_PLAYERS, MAX_SEED
+from .limits import MAX_GAMES, MAX_JOBS, MAX_LOG_BYTES, MAX_NUMBER_CHARS, MAX_PARAM_TEXT, MAX_PLAYERS, MAX_SEED
 from .limits import MAX_PERFT_DEPTH as MAX_DEPTH
 from .load import load_yaml, load_yaml_text
 from .render import render_board
@@ -479,8 +479,13 @@ def _read_log(path: str) -> dict:
     except json.JSONDecodeError as exc:
         raise TapsterError(f"not a JSON replay log: {exc.msg}", Mark(path, exc.lineno, exc.colno)) from None
     except (RecursionError, ValueError) as exc:
-        raise TapsterError(f"not a replay log: {'nested too deeply' if isinstance(exc, RecursionError) else exc}",
-                           Mark(path, 1, 1)) from None
+        if isinstance(exc, RecursionError):
+            why = "nested too deeply"
+        elif "integer string conversion" in str(exc):
+            why = f"a number in it is longer than {MAX_NUMBER_CHARS} digits"
+        else:
+            why = str(exc)
+        raise TapsterError(f"not a replay log: {why}", Mark(path, 1, 1)) from None
     if isinstance(data, dict):
         _check_log_schema(path, data)
     if not isinstance(data, dict):
