@@ -20,6 +20,7 @@ LAYERS = [
     "compiler",                                 # document -> Ruleset
     "scenarios", "search", "agents",            # scenarios run on games; search agents; agents play them
     "analysis",                                 # simulations, their statistics, perft
+    "store", "webview", "serve",                # the browser table: its database, a seat's HTML, the server
     "cli", "__init__",                          # the command line; the public names
 ]
 
