@@ -134,10 +134,14 @@ class TableServer:
         rs = self._compiled.get(key)
         if rs is None:
             params = settings.get("params") or {}
-            rs = load_ruleset(settings["ruleset"], settings.get("variant") or None, {"params": params} if params else None)
+            if not isinstance(params, dict):
+                raise TapsterError("params: expected NAME: VALUE pairs")
+            rs = load_ruleset(settings["ruleset"], settings.get("variant") or None)
             for name in params:
                 if name not in rs.params:
                     raise TapsterError(f"{rs.title} has no parameter {name!r}; parameters: {', '.join(rs.params) or 'none'}")
+            if params:
+                rs = load_ruleset(settings["ruleset"], settings.get("variant") or None, {"params": params})
             self._compiled[key] = rs
         return rs
 
@@ -437,6 +441,9 @@ or an agent (<code>random</code>, <code>first</code>, <code>mcts:iterations=200<
                 return JSONResponse({"error": f"an agent failed: {exc.message}", "version": table.version}, status_code=500)
         return JSONResponse({"version": table.version})
 
+    async def refuse(request: Request) -> Response:
+        return _forbidden()
+
     async def _notify(table: Table) -> None:
         async with table.changed:
             table.changed.notify_all()
@@ -450,6 +457,8 @@ or an agent (<code>random</code>, <code>first</code>, <code>mcts:iterations=200<
         Route("/t/{tid}/{token}/view", view),
         Route("/t/{tid}/{token}/events", events),
         Route("/t/{tid}/{token}/act", act, methods=["POST"]),
+        Route("/t/{rest:path}", refuse, methods=["GET", "POST"]),  # a link without a token, or malformed
+        Route("/t", refuse, methods=["GET", "POST"]),
         Mount("/static", app=StaticFiles(directory=str(static)), name="static"),
     ]
     return Starlette(routes=routes)

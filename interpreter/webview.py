@@ -166,7 +166,8 @@ class _View:
                 f'title="{escape(tip, quote=True)}">{escape(self.label(cid))}</div>')
 
     def zones(self) -> str:
-        out = []
+        out: list = []
+        on_maps: dict = {}
         maps = getattr(self.rs, "maps", {}) or {}
         for name, z in self.obs["zones"].items():
             decl = self.rs.zones[name]
@@ -178,9 +179,11 @@ class _View:
                                f'{self.place_grid(z)}</section>')
                     continue
                 gm = next((m for m in maps.values() if keys and all(_hashable(k) and k in m.graph for k in keys)), None)
-                if gm is not None:
-                    out.append(f'<section class="zone map-zone" data-zone="{escape(name, quote=True)}">{title}'
-                               f'{self.map_svg(gm, z)}</section>')
+                if gm is not None:  # every zone on one map is drawn on one picture of it
+                    if gm.name not in on_maps:
+                        on_maps[gm.name] = (gm, [])
+                        out.append(("map", gm.name))
+                    on_maps[gm.name][1].append((name, z))
                     continue
                 body = "".join(f'<div class="keyed"><span class="key">{escape(self.value_text(k))}</span>{self.cards(ids)}</div>'
                                for k, ids in z)
@@ -195,6 +198,12 @@ class _View:
                 out.append(f'<section class="zone per-player" data-zone="{escape(name, quote=True)}">{title}{body}</section>')
                 continue
             out.append(f'<section class="zone" data-zone="{escape(name, quote=True)}">{title}{self.cards(z)}</section>')
+        for i, part in enumerate(out):
+            if isinstance(part, tuple):
+                gm, zs = on_maps[part[1]]
+                names = ", ".join(escape(n.replace("_", " ")) for n, _ in zs)
+                out[i] = (f'<section class="zone map-zone" data-zones="{escape(" ".join(n for n, _ in zs), quote=True)}">'
+                          f'<h3>Map {escape(gm.name)}: {names}</h3>{self.map_svg(gm, zs)}</section>')
         return '<div class="zones">' + "".join(out) + "</div>" if out else ""
 
     def place_grid(self, z: list) -> str:
@@ -213,7 +222,7 @@ class _View:
         out.append("</div>")
         return "".join(out)
 
-    def map_svg(self, gm: Any, z: list) -> str:
+    def map_svg(self, gm: Any, zones: list) -> str:
         g = gm.graph
         pos = {}
         for node, d in g.nodes(data=True):
@@ -239,7 +248,11 @@ class _View:
         for a, b in g.edges():
             (x1, y1), (x2, y2) = at(a), at(b)
             out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" class="road"/>')
-        pieces = {k: ids for k, ids in z}
+        pieces: dict = {}
+        for _, z in zones:
+            for k, ids in z:
+                if isinstance(ids, list):
+                    pieces.setdefault(k, []).extend(ids)
         for node, d in g.nodes(data=True):
             x, y = at(node)
             colour = d.get("colour")
@@ -252,8 +265,11 @@ class _View:
             if node not in g or not ids:
                 continue
             x, y = at(node)
-            text = " ".join(self.label(c) for c in ids) if isinstance(ids, list) else self.value_text(ids)
-            out.append(f'<text x="{x + 8:.1f}" y="{y + 12:.1f}" class="piece">{escape(text)}</text>')
+            for j, cid in enumerate(ids[:6]):
+                out.append(f'<text x="{x + 8:.1f}" y="{y + 12 + 10 * j:.1f}" class="piece" data-id="{escape(cid, quote=True)}">'
+                           f'{escape(self.label(cid))}</text>')
+            if len(ids) > 6:
+                out.append(f'<text x="{x + 8:.1f}" y="{y + 72:.1f}" class="piece">+{len(ids) - 6}</text>')
         out.append("</svg>")
         return "".join(out)
 
