@@ -142,6 +142,8 @@ class _View:
     def cards(self, ids: Any) -> str:
         if isinstance(ids, dict) and "count" in ids:
             k = ids["count"]
+            if not k:
+                return '<div class="pile empty">empty</div>'
             return f'<div class="pile hidden-pile" title="face down"><span class="back">{k}</span> face down</div>'
         if not isinstance(ids, list):
             return f'<span class="value">{escape(self.value_text(ids))}</span>'
@@ -160,10 +162,14 @@ class _View:
         if c is not None:
             tip = ", ".join(f"{k}: {v}" for k, v in c.fields.items() if k not in ("id", "kind") and not isinstance(v, (list, dict)))
         props = (self.obs.get("props") or {}).get(cid)
-        if props:
-            tip += ("; " if tip else "") + self.value_text(props)
+        shown = ""
+        if isinstance(props, dict) and "d" in props:  # a component's changing properties, on its face
+            shown = " · ".join(f"{self.value_text(k)} {self.value_text(v)}" for k, v in props["d"] if v is not None)
+        elif props:
+            shown = self.value_text(props)
+        extra = f'<small class="props">{escape(shown)}</small>' if shown else ""
         return (f'<div class="card kind-{escape(kind, quote=True)}" data-id="{escape(cid, quote=True)}" '
-                f'title="{escape(tip, quote=True)}">{escape(self.label(cid))}</div>')
+                f'title="{escape(tip, quote=True)}">{escape(self.label(cid))}{extra}</div>')
 
     def zones(self) -> str:
         out: list = []
