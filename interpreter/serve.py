@@ -399,6 +399,7 @@ or an agent (<code>random</code>, <code>first</code>, <code>mcts:iterations=200<
 
         async def stream():
             last = -1
+            yield "retry: 1000\n\n"  # after a restart, pages reconnect within a second
             while True:
                 if table.version != last:
                     last = table.version

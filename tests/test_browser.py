@@ -251,3 +251,31 @@ def test_a_wrong_token_in_the_browser_learns_nothing(browser, tmp_path):
     finally:
         ctx.close()
         server.kill()
+
+
+def test_a_stale_page_is_refused_with_a_message(browser, tmp_path):
+    # The same seat open in two tabs; the second tab hears of no change (its events are cut), so
+    # its buttons are those of a position that is gone: its click is refused, the board unchanged.
+    server = Server(tmp_path / "tables.sqlite").start()
+    ctx = browser.new_context()
+    try:
+        table, links = _create_table(ctx.new_page(), server, "tic_tac_toe", None, 2, ["human", "human"], {}, seed=1)
+        settings = {"ruleset": "tic_tac_toe", "variant": None, "params": {}}
+        st, _ = server.truth(table, settings)
+        seat = st.current_players()[0]
+        fresh, stale = ctx.new_page(), ctx.new_page()
+        stale.route("**/events", lambda route: route.abort())
+        for page in (fresh, stale):
+            page.goto(server.url + links[seat])
+        fresh.locator("button.action").nth(4).click()
+        _wait_version(fresh, 1)
+        stale.locator("button.action").nth(0).click()
+        stale.wait_for_selector("#message.error")
+        assert "out of date" in stale.inner_text("#message")
+        st, version = server.truth(table, settings)
+        assert version == 1 and [str(a) for a in st.legal_actions()] == [f"mark({i})" for i in range(9) if i != 4]
+        _wait_version(stale, 1)  # the refused page fetched the table as it is
+        assert stale.locator("button.action").count() == 0  # and it is the other seat's turn
+    finally:
+        ctx.close()
+        server.kill()
