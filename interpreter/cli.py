@@ -32,8 +32,8 @@ from rich.text import Text
 from .agents import AGENTS, QuitGame, make_agent, parse_agent, seat_name
 from .analysis import SHARED_WIN_NOTE, SimSpec, agent_seed, game_seed, perft, play_batch, remember_ruleset, summarise
 from .compiler import RulesetErrors, available_rulesets, find_ruleset, load_ruleset
-from .errors import IllegalActionError, Mark, TapsterError, close_matches
-from .limits import MAX_GAMES, MAX_JOBS, MAX_LOG_BYTES, MAX_NUMBER_CHARS, MAX_PARAM_TEXT, MAX_PLAYERS, MAX_SEED
+from .errors import IllegalActionError, Mark, SchemaError, TapsterError, close_matches
+from .limits import MAX_GAMES, MAX_JOBS, MAX_LOG_BYTES, MAX_NUMBER_CHARS, MAX_PARAM_TEXT, MAX_PLAYERS, MAX_SEED, MAX_VARIANTS
 from .limits import MAX_PERFT_DEPTH as MAX_DEPTH
 from .load import load_yaml, load_yaml_text
 from .render import render_board
@@ -786,8 +786,10 @@ def _problems(file: str, only_variant: str | None) -> list[str]:
         load_ruleset(path)
     except TapsterError as exc:
         add(exc)
+        if isinstance(exc, RulesetErrors) and any(isinstance(e, SchemaError) for e in exc.errors):
+            return lines  # the document itself is not a ruleset: its variants would only repeat that
     variants = (doc.data.get("variants") or {}) if isinstance(doc.data, dict) else {}
-    names = list(variants) if isinstance(variants, dict) else []
+    names = list(variants)[:MAX_VARIANTS] if isinstance(variants, dict) else []
     if only_variant is not None:
         if only_variant not in names:
             lines.append(f"{file}: no variant {only_variant!r} (variants: {', '.join(names) or 'none'})")

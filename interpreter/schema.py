@@ -120,6 +120,9 @@ def validate(doc: Document) -> list[SchemaError]:
                 break
             err = smallest[0]
         path = _key_path(err, doc.data)
+        shown = repr(err.instance)
+        if len(shown) > 80 and shown in err.message:  # `{...3000 entries...} has too many properties`
+            err.message = err.message.replace(shown, shown[:60] + "...")
         # a key that is not a plain word (`"\r"`, `"a b"`) shows quoted, so a message stays one line
         where = "/".join(p if isinstance(p, str) and p.isidentifier() else repr(p) if isinstance(p, str) else str(p)
                          for p in path) or "the ruleset"
