@@ -5,7 +5,6 @@ only parses arguments and prints what these compute.
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass
 
 from .agents import make_agent
@@ -14,7 +13,10 @@ from .errors import TapsterError
 from .ruleset import Ruleset
 from .state import State
 
-__all__ = ["SimSpec", "play_batch", "remember_ruleset", "summarise", "perft", "game_seed", "agent_seed", "SHARED_WIN_NOTE"]
+__all__ = [
+    "SimSpec", "Summary", "run_games", "play_batch", "remember_ruleset", "summarise",
+    "perft", "game_seed", "agent_seed", "SHARED_WIN_NOTE",
+]
 
 SHARED_WIN_NOTE = "a shared win counts 1/k to each of its k winners"
 
@@ -92,51 +94,123 @@ def play_batch(spec: SimSpec, indices: range) -> list[tuple]:
     return results
 
 
-def summarise(results: list[tuple], n: int, elapsed: float) -> dict:
-    """Statistics of ``(index, scores, winners, actions)`` results, in game order (so the sums do
-    not depend on which process played which game): wins per seat (a shared win counts 1/k to
-    each of k winners), win rate, mean and sample standard deviation of scores, game length
-    (mean/min/max actions), draws (games with no winner), playouts per second, seconds."""
-    games = len(results)
-    wins = [0.0] * n
-    draws = 0
-    scores: list[list] = [[] for _ in range(n)]
-    lengths = []
-    for _, sc, winners, length in results:
+class Summary:
+    """The statistics of a simulation, gathered one game at a time (a run of ten million games
+    keeps no list of them): feed ``(index, scores, winners, actions)`` results with :meth:`add`
+    in game order (so the sums do not depend on which process played which game), then read
+    :meth:`result`.  Wins per seat (a shared win counts 1/k to each of k winners), win rate,
+    mean and sample standard deviation of scores (Welford's method; None where a score is not a
+    number), game length (mean/min/max actions), draws (games with no winner)."""
+
+    def __init__(self, n: int):
+        self.n = n
+        self.games = 0
+        self.wins = [0.0] * n
+        self.draws = 0
+        self._mean = [0.0] * n
+        self._m2 = [0.0] * n
+        self._numeric = [True] * n
+        self._len_sum = 0
+        self._len_min: int | None = None
+        self._len_max: int | None = None
+
+    def add(self, result: tuple) -> None:
+        """Count one game's ``(index, scores, winners, actions)``."""
+        _, sc, winners, length = result
+        self.games += 1
+        k = self.games
         if winners:
             share = 1 / len(winners)
             for w in winners:
-                wins[w] += share
+                self.wins[w] += share
         else:
-            draws += 1
-        for p in range(n):
-            scores[p].append(sc[p])
-        lengths.append(length)
+            self.draws += 1
+        for p in range(self.n):
+            x = sc[p]
+            if not self._numeric[p] or type(x) not in (int, float):
+                self._numeric[p] = False
+                continue
+            d = x - self._mean[p]
+            self._mean[p] += d / k
+            self._m2[p] += d * (x - self._mean[p])
+        self._len_sum += length
+        self._len_min = length if self._len_min is None else min(self._len_min, length)
+        self._len_max = length if self._len_max is None else max(self._len_max, length)
 
-    def mean(xs):
-        try:
-            return statistics.fmean(xs)
-        except (TypeError, ValueError):
-            return None
+    def result(self, elapsed: float) -> dict:
+        """The statistics as JSON data (``elapsed``: seconds the run took)."""
+        g = self.games
+        return {
+            "games": g,
+            "wins": list(self.wins),
+            "win_rate": [w / g if g else None for w in self.wins],
+            "shared_wins": SHARED_WIN_NOTE,
+            "score_mean": [m if ok and g else None for m, ok in zip(self._mean, self._numeric)],
+            "score_sd": [(m2 / (g - 1) if g > 1 else 0.0) ** 0.5 if ok and g else None for m2, ok in zip(self._m2, self._numeric)],
+            "length": {"mean": self._len_sum / g if g else None, "min": self._len_min, "max": self._len_max},
+            "draws": self.draws,
+            "playouts_per_second": g / elapsed if elapsed > 0 else None,
+            "seconds": elapsed,
+        }
 
-    def sd(xs):
-        try:
-            return statistics.stdev(xs) if len(xs) > 1 else 0.0
-        except (TypeError, ValueError):
-            return None
 
-    return {
-        "games": games,
-        "wins": wins,
-        "win_rate": [w / games for w in wins],
-        "shared_wins": SHARED_WIN_NOTE,
-        "score_mean": [mean(s) for s in scores],
-        "score_sd": [sd(s) for s in scores],
-        "length": {"mean": statistics.fmean(lengths), "min": min(lengths), "max": max(lengths)},
-        "draws": draws,
-        "playouts_per_second": games / elapsed if elapsed > 0 else None,
-        "seconds": elapsed,
-    }
+def summarise(results: list[tuple], n: int, elapsed: float) -> dict:
+    """:class:`Summary` of a list of results (in game order)."""
+    s = Summary(n)
+    for r in results:
+        s.add(r)
+    return s.result(elapsed)
+
+
+def run_games(spec: SimSpec, games: int, jobs: int, on_batch=None):
+    """Play games ``0 .. games - 1`` of ``spec`` and yield their results in game order, streaming:
+    batches of games run in ``jobs`` worker processes (in this one for ``jobs == 1``), at most
+    four per worker in flight, finished batches held only until the ones before them are in.
+    ``on_batch(k)`` is called as each batch of k games finishes (a progress bar).  Closing the
+    generator (or a KeyboardInterrupt) stops the workers at once."""
+    batch = max(1, min(200, -(-games // (jobs * 8))))
+    starts = iter(range(0, games, batch))
+    if jobs == 1:
+        for i in starts:
+            out = play_batch(spec, range(i, min(i + batch, games)))
+            if on_batch is not None:
+                on_batch(len(out))
+            yield from out
+        return
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    pool = ProcessPoolExecutor(max_workers=jobs)
+    try:
+        in_flight: dict = {}
+        ready: dict[int, list] = {}
+        next_start = 0
+
+        def submit() -> bool:
+            i = next(starts, None)
+            if i is None:
+                return False
+            in_flight[pool.submit(play_batch, spec, range(i, min(i + batch, games)))] = i
+            return True
+
+        for _ in range(jobs * 4):
+            if not submit():
+                break
+        while in_flight:
+            done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
+            for f in done:
+                i = in_flight.pop(f)
+                ready[i] = f.result()
+                if on_batch is not None:
+                    on_batch(len(ready[i]))
+                submit()
+            while next_start in ready:
+                out = ready.pop(next_start)
+                next_start += batch
+                yield from out
+    finally:
+        for proc in list(getattr(pool, "_processes", {}).values()):
+            proc.terminate()  # a Ctrl-C or a closed generator stops the workers now, not after their batch
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 # ---------------------------------------------------------------------------------------------

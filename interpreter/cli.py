@@ -13,13 +13,11 @@ numbered from 0 in JSON output (``winners: [0]`` is P1).
 from __future__ import annotations
 
 import json
-import math
 import os
 import secrets
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +28,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .agents import AGENTS, QuitGame, make_agent, parse_agent, seat_name
-from .analysis import SHARED_WIN_NOTE, SimSpec, agent_seed, game_seed, perft, play_batch, remember_ruleset, summarise
+from .analysis import SHARED_WIN_NOTE, SimSpec, Summary, agent_seed, game_seed, perft, remember_ruleset, run_games
 from .compiler import RulesetErrors, available_rulesets, find_ruleset, load_ruleset
 from .errors import IllegalActionError, Mark, SchemaError, TapsterError, close_matches
 from .limits import MAX_GAMES, MAX_JOBS, MAX_LOG_BYTES, MAX_NUMBER_CHARS, MAX_PARAM_TEXT, MAX_PLAYERS, MAX_SEED, MAX_VARIANTS
@@ -44,6 +42,7 @@ from .state import State
 __all__ = ["main", "cli", "game_seed", "agent_seed", "perft", "LOG_FORMAT"]
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report it
 
 #: The ``format`` field of a replay log written by ``play --log``.
 LOG_FORMAT = "tapster-log/1"
@@ -563,50 +562,42 @@ def simulate(ruleset, games, players, variant, seed, jobs, agents, as_json, para
     jobs = jobs or os.cpu_count() or 1
     spec = SimSpec(str(Path(rs.path).resolve()), variant, tuple(sorted((params or {}).items())), n, seed, tuple(names))
     remember_ruleset(spec, rs)
-    batch = max(1, min(200, math.ceil(games / (jobs * 8))))
-    batches = [range(i, min(i + batch, games)) for i in range(0, games, batch)]
-
-    results: list = [None] * games
     progress = None
     if not as_json:
         progress = Progress(
             TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
             TimeRemainingColumn(), console=_stderr(), transient=False,
         )  # fmt: skip
+    summary_of = Summary(n)
     start = time.perf_counter()
     with progress if progress is not None else _Nothing():
         task = progress.add_task(f"{rs.name} ×{games}", total=games) if progress is not None else None
-
-        def collect(batch_results: list) -> None:
-            for r in batch_results:
-                results[r[0]] = r
-            if progress is not None:
-                progress.advance(task, len(batch_results))
-
-        if jobs == 1:
-            for b in batches:
-                collect(play_batch(spec, b))
-        else:
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
-                pending = {pool.submit(play_batch, spec, b) for b in batches}
-                while pending:
-                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    for f in done:
-                        collect(f.result())
+        advance = (lambda k: progress.advance(task, k)) if progress is not None else None
+        results = run_games(spec, games, jobs, advance)
+        interrupted = False
+        try:
+            for r in results:
+                if r[1] is None:
+                    i, _, message, actions = r
+                    raise TapsterError(f"game {i} (seed {game_seed(seed, i)}) failed after {actions} actions: {message}")
+                summary_of.add(r)
+        except KeyboardInterrupt:  # Ctrl-C: the workers stop now; the games finished so far are summarised
+            interrupted = True
+        finally:
+            results.close()
     elapsed = time.perf_counter() - start
-
-    failed = [r for r in results if r[1] is None]
-    if failed:
-        i, _, message, _ = failed[0]
-        raise TapsterError(f"game {i} (seed {game_seed(seed, i)}) failed after {failed[0][3]} actions: {message}")
-    summary = summarise(results, n, elapsed)
+    if interrupted:
+        click.echo(f"interrupted: {summary_of.games} of {games} games finished", err=True)
+        if summary_of.games == 0:
+            return EXIT_INTERRUPTED
+    summary = summary_of.result(elapsed)
     summary = {"ruleset": rs.name, "variant": rs.variant, "players": n, "seed": seed, "agents": names,
                "jobs": jobs, **summary}
     if as_json:
         _echo_json(summary)
-        return EXIT_OK
+        return EXIT_INTERRUPTED if interrupted else EXIT_OK
     _print_summary(_stdout(), rs, summary)
-    return EXIT_OK
+    return EXIT_INTERRUPTED if interrupted else EXIT_OK
 
 
 class _Nothing:

@@ -225,3 +225,22 @@ def test_a_damaged_saved_state_is_refused_cleanly(tmp_path, damage, words):
     proc = subprocess.run([sys.executable, str(script), str(path)], capture_output=True, text=True, timeout=120,
                           preexec_fn=_limited, env=env, cwd=ROOT)
     _expect_clean(proc, words)
+
+
+def test_ctrl_c_stops_a_simulation_at_once_and_summarises_what_finished():
+    import signal
+    import time
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TAPSTER_CACHE_DIR="")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "interpreter.cli", "simulate", "tic_tac_toe", "--games", "10000000", "--jobs", "2", "--seed", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    time.sleep(8)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)  # not a minute of workers running on
+    assert proc.returncode == 130, err[-2000:]
+    assert "Traceback" not in out + err
+    assert "interrupted:" in err and "of 10000000 games finished" in err
+    assert "win rate" in out.lower() or "P1" in out
