@@ -12,6 +12,7 @@ numbered from 0 in JSON output (``winners: [0]`` is P1).
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -30,7 +31,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .agents import AGENTS, QuitGame, make_agent, parse_agent, seat_name
-from .analysis import SHARED_WIN_NOTE, SimSpec, agent_seed, game_seed, perft, play_batch, remember_ruleset, summarise
+from .analysis import SHARED_WIN_NOTE, SimSpec, Tally, agent_seed, game_seed, perft, play_batch, remember_ruleset
 from .compiler import RulesetErrors, available_rulesets, find_ruleset, load_ruleset
 from .errors import IllegalActionError, Mark, TapsterError, close_matches
 from .limits import MAX_GAMES, MAX_JOBS, MAX_LOG_BYTES, MAX_PARAM_TEXT, MAX_PLAYERS, MAX_SEED
@@ -559,9 +560,8 @@ def simulate(ruleset, games, players, variant, seed, jobs, agents, as_json, para
     spec = SimSpec(str(Path(rs.path).resolve()), variant, tuple(sorted((params or {}).items())), n, seed, tuple(names))
     remember_ruleset(spec, rs)
     batch = max(1, min(200, math.ceil(games / (jobs * 8))))
-    batches = [range(i, min(i + batch, games)) for i in range(0, games, batch)]
-
-    results: list = [None] * games
+    batches = (range(i, min(i + batch, games)) for i in range(0, games, batch))  # made as needed
+    tally = Tally(n)  # results are counted as they come: nothing is kept per game
     progress = None
     if not as_json:
         progress = Progress(
@@ -573,8 +573,10 @@ def simulate(ruleset, games, players, variant, seed, jobs, agents, as_json, para
         task = progress.add_task(f"{rs.name} ×{games}", total=games) if progress is not None else None
 
         def collect(batch_results: list) -> None:
-            for r in batch_results:
-                results[r[0]] = r
+            tally.add_batch(batch_results)
+            if tally.first_failure is not None:
+                i, _, message, actions = tally.first_failure
+                raise TapsterError(f"game {i} (seed {game_seed(seed, i)}) failed after {actions} actions: {message}")
             if progress is not None:
                 progress.advance(task, len(batch_results))
 
@@ -583,18 +585,23 @@ def simulate(ruleset, games, players, variant, seed, jobs, agents, as_json, para
                 collect(play_batch(spec, b))
         else:
             with ProcessPoolExecutor(max_workers=jobs) as pool:
-                pending = {pool.submit(play_batch, spec, b) for b in batches}
-                while pending:
+                pending: set = set()
+                while True:  # at most 4 batches a worker in flight: memory bounded whatever --games
+                    for b in itertools.islice(batches, max(0, 4 * jobs - len(pending) - tally.waiting)):
+                        pending.add(pool.submit(play_batch, spec, b))
+                    if not pending:
+                        break
                     done, pending = wait(pending, return_when=FIRST_COMPLETED)
                     for f in done:
-                        collect(f.result())
+                        try:
+                            collect(f.result())
+                        except TapsterError:
+                            for other in pending:
+                                other.cancel()
+                            raise
     elapsed = time.perf_counter() - start
 
-    failed = [r for r in results if r[1] is None]
-    if failed:
-        i, _, message, _ = failed[0]
-        raise TapsterError(f"game {i} (seed {game_seed(seed, i)}) failed after {failed[0][3]} actions: {message}")
-    summary = summarise(results, n, elapsed)
+    summary = tally.summary(elapsed)
     summary = {"ruleset": rs.name, "variant": rs.variant, "players": n, "seed": seed, "agents": names,
                "jobs": jobs, **summary}
     if as_json:
