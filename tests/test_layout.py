@@ -23,6 +23,7 @@ LAYERS = [
     "analysis",                                 # simulations, their statistics, perft
     "encoding",                                 # a ruleset as index spaces and tensors
     "openspiel", "pettingzoo",                  # the adapters (optional extras)
+    "store", "webview", "serve",                # the browser table: its database, a seat's HTML, the server
     "cli", "__init__",                          # the command line; the public names
 ]
 
