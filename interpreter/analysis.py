@@ -5,7 +5,9 @@ only parses arguments and prints what these compute.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 from .agents import make_agent
 from .compiler import load_ruleset
@@ -14,7 +16,7 @@ from .ruleset import Ruleset
 from .state import State
 
 __all__ = [
-    "SimSpec", "Summary", "run_games", "play_batch", "remember_ruleset", "summarise",
+    "SimSpec", "Summary", "Tally", "run_games", "play_batch", "remember_ruleset", "summarise",
     "perft", "game_seed", "agent_seed", "SHARED_WIN_NOTE",
 ]
 
@@ -211,6 +213,107 @@ def run_games(spec: SimSpec, games: int, jobs: int, on_batch=None):
         for proc in list(getattr(pool, "_processes", {}).values()):
             proc.terminate()  # a Ctrl-C or a closed generator stops the workers now, not after their batch
         pool.shutdown(wait=False, cancel_futures=True)
+
+
+class Tally:
+    """The running statistics of a simulation, fed one ``(index, scores, winners, actions)``
+    result at a time in game order, in constant memory whatever the number of games: wins per
+    seat (a shared win counts 1/k to each of k winners), win rate, mean and sample standard
+    deviation of scores (exact sums, so the figures equal :mod:`statistics`' and do not depend
+    on which process played which game), game length (mean/min/max actions), draws (games with
+    no winner).  ``first_failure`` is the first game (in order) the ruleset failed in, as its
+    ``(index, None, message, actions)`` tuple; such a game is not counted.
+
+    :meth:`add_batch` takes a batch of consecutive games in any order of batches: batches that
+    arrive early wait (the caller bounds how many are in flight) until the ones before them
+    are in."""
+
+    def __init__(self, n: int, first: int = 0) -> None:
+        self.n = n
+        self.games = 0
+        self.wins = [0.0] * n
+        self.draws = 0
+        self.sums: list = [Fraction(0)] * n  # None once a seat's score is not a number
+        self.squares: list = [Fraction(0)] * n
+        self.length_sum = 0
+        self.length_min: int | None = None
+        self.length_max: int | None = None
+        self.first_failure: tuple | None = None
+        self._next = first
+        self._waiting: dict[int, list] = {}
+
+    @property
+    def waiting(self) -> int:
+        """Batches received ahead of their turn."""
+        return len(self._waiting)
+
+    def add_batch(self, results: list[tuple]) -> None:
+        """Add a batch of results of consecutive games (its first game's index first)."""
+        if not results:
+            return
+        self._waiting[results[0][0]] = results
+        while self._next in self._waiting:
+            batch = self._waiting.pop(self._next)
+            for r in batch:
+                self.add(r)
+            self._next = batch[-1][0] + 1
+
+    def add(self, result: tuple) -> None:
+        """Add the result of the next game."""
+        _, scores, winners, length = result
+        if scores is None:
+            if self.first_failure is None:
+                self.first_failure = result
+            return
+        self.games += 1
+        if winners:
+            share = 1 / len(winners)
+            for w in winners:
+                self.wins[w] += share
+        else:
+            self.draws += 1
+        for p in range(self.n):
+            if self.sums[p] is None:
+                continue
+            x = scores[p]
+            if type(x) not in (int, float, bool) or x != x or x in (math.inf, -math.inf):
+                self.sums[p] = self.squares[p] = None
+                continue
+            x = Fraction(x)
+            self.sums[p] += x
+            self.squares[p] += x * x
+        self.length_sum += length
+        self.length_min = length if self.length_min is None else min(self.length_min, length)
+        self.length_max = length if self.length_max is None else max(self.length_max, length)
+
+    def summary(self, elapsed: float) -> dict:
+        """The statistics as a JSON-ready dict (``playouts_per_second`` and ``seconds`` from
+        ``elapsed`` seconds)."""
+        games = self.games
+
+        def mean(p):
+            return None if self.sums[p] is None or not games else float(self.sums[p] / games)
+
+        def sd(p):
+            if self.sums[p] is None or not games:
+                return None
+            if games == 1:
+                return 0.0
+            var = (self.squares[p] - self.sums[p] * self.sums[p] / games) / (games - 1)
+            return math.sqrt(var)
+
+        return {
+            "games": games,
+            "wins": self.wins,
+            "win_rate": [w / games if games else None for w in self.wins],
+            "shared_wins": SHARED_WIN_NOTE,
+            "score_mean": [mean(p) for p in range(self.n)],
+            "score_sd": [sd(p) for p in range(self.n)],
+            "length": {"mean": self.length_sum / games if games else None, "min": self.length_min, "max": self.length_max},
+            "draws": self.draws,
+            "playouts_per_second": games / elapsed if elapsed > 0 else None,
+            "seconds": elapsed,
+        }
 
 
 # ---------------------------------------------------------------------------------------------

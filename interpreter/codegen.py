@@ -139,6 +139,10 @@ def _add(a, b):
     return _grow(a + b)
 
 
+def _toolong(n):
+    raise ValueError(f"a text of more than {MAX_ITEMS} characters; the limit is {MAX_ITEMS}")
+
+
 def _mod(a, b):
     if type(a) is str:
         raise ValueError("`%` formats no text in the expression language; build text with a template")
@@ -167,6 +171,8 @@ _HELPERS: dict[str, Any] = {
     "H_slice": _slice,
     "H_over": _over,
     "H_render": render,
+    "H_toolong": _toolong,
+    "MAX_ITEMS": MAX_ITEMS,
     "H_Component": Component,
     "H_Action": Action,
     "H_tnew": tuple.__new__,
@@ -757,13 +763,13 @@ def generate_template(parts: list, mark: Mark | None):
     """A template's generated function from its ``parts`` (text, or Compiled expressions): the
     parts' generated functions called in a row and joined; None if any part has none."""
     ns = _Ns()
-    srcs = []
+    lines = ["T = []", "n = 0"]
     for p in parts:
         if type(p) is str:
-            srcs.append(repr(p))
-        else:
-            srcs.append(f"H_render({ns.bind(p, 'E')}(env))")  # the Compiled: precise errors
-    src = _def("template", ["env"], [], "''.join((" + "".join(s + ", " for s in srcs) + "))", mark)
+            lines.append(f"T.append({p!r})")
+        else:  # the Compiled: precise errors; the text is counted as it grows
+            lines += [f"t = H_render({ns.bind(p, 'E')}(env))", "n += H_len(t)", "if n > MAX_ITEMS: H_toolong(n)", "T.append(t)"]
+    src = _def("template", ["env"], lines, "''.join(T)", mark)
     try:
         return _compile(src, "template", ns, mark)
     except Exception as exc:  # noqa: BLE001 - never a user's error: the interpreted template runs instead

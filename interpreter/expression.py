@@ -1075,6 +1075,14 @@ def compile_template(text: str, scope: Scope, mark: Mark | None = None) -> Calla
         return generated
 
     def template(env):
-        return "".join(p if type(p) is str else render(p(env)) for p in parts)
+        out = []
+        n = 0
+        for p in parts:
+            t = p if type(p) is str else render(p(env))
+            n += len(t)
+            if n > MAX_ITEMS:
+                raise ValueError(f"a text of more than {MAX_ITEMS} characters; the limit is {MAX_ITEMS}")
+            out.append(t)
+        return "".join(out)
 
     return template

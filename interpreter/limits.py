@@ -97,7 +97,7 @@ LIMITS: tuple[Limit, ...] = (
     Limit("MAX_SAVED_DEPTH", MAX_SAVED_DEPTH, "levels of a value in a saved state"),
     Limit("MAX_SAVED_SIZE", MAX_SAVED_SIZE, "characters and items of a saved state"),
     Limit("MAX_GAMES", MAX_GAMES, "`--games`"),
-    Limit("MAX_PLAYERS", MAX_PLAYERS, "`--players`"),
+    Limit("MAX_PLAYERS", MAX_PLAYERS, "seats of a game (`players:`, `--players`, saved states, logs)"),
     Limit("MAX_JOBS", MAX_JOBS, "`--jobs`"),
     Limit("MAX_PERFT_DEPTH", MAX_PERFT_DEPTH, "`--depth` of perft"),
     Limit("MAX_PARAM_TEXT", MAX_PARAM_TEXT, "characters of a `--param` value"),

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from .limits import MAX_ITEMS
+
 __all__ = ["Component", "Action", "Outcome", "Decision", "render"]
 
 
@@ -132,7 +134,12 @@ class Outcome:
 
 
 def render(value: Any) -> str:
-    """The text people see for a value: a component's label, lists joined by commas."""
+    """The text people see for a value: a component's label, lists joined by commas.
+
+    Raises:
+        ValueError: the text would be longer than MAX_ITEMS characters (a list holding the
+            same long text many times: its text is never built).
+    """
     if isinstance(value, Component):
         return value.label
     if value is None:
@@ -141,10 +148,31 @@ def render(value: Any) -> str:
         return "true"
     if value is False:
         return "false"
-    if isinstance(value, tuple):
-        return "(" + ", ".join(render(v) for v in value) + ")"
-    if isinstance(value, list):
-        return ", ".join(render(v) for v in value) if value else "nothing"
+    if isinstance(value, (tuple, list)):
+        left = [MAX_ITEMS]
+        text = _render_seq(value, left)
+        return text
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
-    return str(value)
+    text = str(value)
+    if len(text) > MAX_ITEMS:
+        raise ValueError(f"a text of more than {MAX_ITEMS} characters; the limit is {MAX_ITEMS}")
+    return text
+
+
+def _render_seq(value: tuple | list, left: list) -> str:
+    """``render`` of a list or tuple, charging its characters to ``left[0]``."""
+    parts = []
+    for v in value:
+        if isinstance(v, (tuple, list)):
+            t = _render_seq(v, left)
+        else:
+            t = render(v)
+            left[0] -= len(t)
+        left[0] -= 2
+        if left[0] < 0:
+            raise ValueError(f"a text of more than {MAX_ITEMS} characters; the limit is {MAX_ITEMS}")
+        parts.append(t)
+    if isinstance(value, tuple):
+        return "(" + ", ".join(parts) + ")"
+    return ", ".join(parts) if value else "nothing"

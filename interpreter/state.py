@@ -16,7 +16,7 @@ from . import flow
 from .chance import CHANCE, ChancePoint
 from .errors import FlowError, IllegalActionError, TapsterError
 from .expression import Env
-from .limits import MAX_SAVED_DEPTH, MAX_SAVED_SIZE
+from .limits import MAX_INT_BITS, MAX_SAVED_DEPTH, MAX_SAVED_SIZE
 from .model import Action, Component, Decision, Outcome, render
 from .rng import below as rng_below
 from .rng import seed_state
@@ -791,6 +791,9 @@ def check_saved(rs: Ruleset, data: dict) -> None:
     for section in ("zones", "vars", "props", "stack", "pending", "lazy"):
         if section in data and _depth(data[section]) > MAX_SAVED_DEPTH:
             raise bad(f"`{section}` is nested more than {MAX_SAVED_DEPTH} deep")
+        problem = _bad_leaf(data.get(section))
+        if problem:
+            raise bad(f"`{section}` holds {problem}")
     seen: set[str] = set()
 
     def leaf(z, where):
@@ -855,6 +858,31 @@ def check_saved(rs: Ruleset, data: dict) -> None:
         raise bad("no decision is pending and the game has not ended")
     if data["current"] >= n or len(data["turns"]) != n:
         raise bad(f"seat {data['current']} or {len(data['turns'])} turn counts in a game of {n}")
+
+
+def _bad_leaf(v) -> str | None:
+    """What in ``v`` (already known to nest at most MAX_SAVED_DEPTH deep) JSON and a game cannot
+    hold: a whole number of more than MAX_INT_BITS bits, a float that is not finite, a value
+    that is not JSON data; None when all is well."""
+    todo = [v]
+    while todo:
+        x = todo.pop()
+        t = type(x)
+        if t is list:
+            todo.extend(x)
+        elif t is dict:
+            todo.extend(x.values())
+            if any(type(k) is not str for k in x):
+                return "an object key that is not text"
+        elif t is int:
+            if x.bit_length() > MAX_INT_BITS:
+                return f"a whole number of more than {MAX_INT_BITS} bits"
+        elif t is float:
+            if x != x or x in (float("inf"), float("-inf")):
+                return "a number that is not finite"
+        elif t not in (str, bool) and x is not None:
+            return f"a {t.__name__}, which is not JSON data"
+    return None
 
 
 def _depth(v, limit: int = MAX_SAVED_DEPTH + 1) -> int:

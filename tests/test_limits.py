@@ -74,3 +74,20 @@ def test_the_readme_states_every_limit():
     section = text[text.index("### Limits and safety"):text.index("## The expression language")]
     missing = [lim.name for lim in LIMITS if not any(s in section for s in _shown(lim.value))]
     assert not missing, f"the README's Limits and safety does not state {missing}"
+
+
+def _schema(name: str) -> dict:
+    return json.loads((ROOT / "schemas" / f"{name}.schema.json").read_text(encoding="utf-8"))
+
+
+def test_every_schema_bound_on_seats_seeds_and_drawings_is_the_table_s():
+    ruleset, state, log = _schema("ruleset"), _schema("state"), _schema("log")
+    for key in ("min", "max", "default"):
+        assert ruleset["$defs"]["players"]["properties"][key]["maximum"] == limits.MAX_PLAYERS
+    assert _find(ruleset, "width")["width"]["maximum"] == limits.MAX_CELL_WIDTH
+    assert state["properties"]["num_players"]["maximum"] == limits.MAX_PLAYERS
+    assert state["properties"]["current"]["maximum"] == limits.MAX_PLAYERS - 1
+    assert state["properties"]["turns"]["maxItems"] == limits.MAX_PLAYERS
+    assert log["properties"]["players"]["maximum"] == limits.MAX_PLAYERS
+    assert log["properties"]["agents"]["maxItems"] == limits.MAX_PLAYERS
+    assert log["properties"]["seed"]["anyOf"][0]["maximum"] == limits.MAX_SEED
