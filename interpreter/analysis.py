@@ -96,72 +96,12 @@ def play_batch(spec: SimSpec, indices: range) -> list[tuple]:
     return results
 
 
-class Summary:
-    """The statistics of a simulation, gathered one game at a time (a run of ten million games
-    keeps no list of them): feed ``(index, scores, winners, actions)`` results with :meth:`add`
-    in game order (so the sums do not depend on which process played which game), then read
-    :meth:`result`.  Wins per seat (a shared win counts 1/k to each of k winners), win rate,
-    mean and sample standard deviation of scores (Welford's method; None where a score is not a
-    number), game length (mean/min/max actions), draws (games with no winner)."""
-
-    def __init__(self, n: int):
-        self.n = n
-        self.games = 0
-        self.wins = [0.0] * n
-        self.draws = 0
-        self._mean = [0.0] * n
-        self._m2 = [0.0] * n
-        self._numeric = [True] * n
-        self._len_sum = 0
-        self._len_min: int | None = None
-        self._len_max: int | None = None
-
-    def add(self, result: tuple) -> None:
-        """Count one game's ``(index, scores, winners, actions)``."""
-        _, sc, winners, length = result
-        self.games += 1
-        k = self.games
-        if winners:
-            share = 1 / len(winners)
-            for w in winners:
-                self.wins[w] += share
-        else:
-            self.draws += 1
-        for p in range(self.n):
-            x = sc[p]
-            if not self._numeric[p] or type(x) not in (int, float):
-                self._numeric[p] = False
-                continue
-            d = x - self._mean[p]
-            self._mean[p] += d / k
-            self._m2[p] += d * (x - self._mean[p])
-        self._len_sum += length
-        self._len_min = length if self._len_min is None else min(self._len_min, length)
-        self._len_max = length if self._len_max is None else max(self._len_max, length)
-
-    def result(self, elapsed: float) -> dict:
-        """The statistics as JSON data (``elapsed``: seconds the run took)."""
-        g = self.games
-        return {
-            "games": g,
-            "wins": list(self.wins),
-            "win_rate": [w / g if g else None for w in self.wins],
-            "shared_wins": SHARED_WIN_NOTE,
-            "score_mean": [m if ok and g else None for m, ok in zip(self._mean, self._numeric)],
-            "score_sd": [(m2 / (g - 1) if g > 1 else 0.0) ** 0.5 if ok and g else None for m2, ok in zip(self._m2, self._numeric)],
-            "length": {"mean": self._len_sum / g if g else None, "min": self._len_min, "max": self._len_max},
-            "draws": self.draws,
-            "playouts_per_second": g / elapsed if elapsed > 0 else None,
-            "seconds": elapsed,
-        }
-
-
 def summarise(results: list[tuple], n: int, elapsed: float) -> dict:
-    """:class:`Summary` of a list of results (in game order)."""
-    s = Summary(n)
-    for r in results:
-        s.add(r)
-    return s.result(elapsed)
+    """The :class:`Tally` summary of a list of results (in any order)."""
+    t = Tally(n)
+    for r in sorted(results, key=lambda r: r[0]):
+        t.add(r)
+    return t.summary(elapsed)
 
 
 def run_games(spec: SimSpec, games: int, jobs: int, on_batch=None):
@@ -314,6 +254,14 @@ class Tally:
             "playouts_per_second": games / elapsed if elapsed > 0 else None,
             "seconds": elapsed,
         }
+
+
+class Summary(Tally):
+    """A :class:`Tally` fed one game at a time in game order (``add``), read with ``result``."""
+
+    def result(self, elapsed: float) -> dict:
+        """The statistics as JSON data (``elapsed``: seconds the run took)."""
+        return self.summary(elapsed)
 
 
 # ---------------------------------------------------------------------------------------------

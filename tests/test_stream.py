@@ -8,7 +8,7 @@ import json
 import statistics
 import tracemalloc
 
-from interpreter import analysis, cli
+from interpreter import analysis
 from interpreter.analysis import Tally
 from interpreter.cli import main
 
@@ -20,7 +20,7 @@ def test_a_huge_games_count_allocates_nothing_per_game(monkeypatch, capsys):
         played.append(len(indices))
         return [(i, [1, 2], [], 5) if i < 1000 else (i, None, "boom", 3) for i in indices]
 
-    monkeypatch.setattr(cli, "play_batch", fake_batch)
+    monkeypatch.setattr(analysis, "play_batch", fake_batch)  # the runner in analysis.py plays the batches
     main(["simulate", "tic_tac_toe", "--games", "10", "--jobs", "1", "--seed", "1", "--json"])  # compiled and cached
     played.clear()
     tracemalloc.start()
