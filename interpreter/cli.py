@@ -308,7 +308,9 @@ def _narrator(st: State, out: Console, agents: list, humans: list[int], quiet: b
         turn = None if st.finished else (st.current, st.turns[st.current])
         if turn != last_turn[0]:
             # After every turn (and at the end), the board, for rulesets that declare a display.
-            board = render_board(st)
+            # With a human at the table, never the board drawn from the whole state: each human
+            # sees their own view (interpreter.termview, from their observation) on their turn.
+            board = render_board(st) if not humans else None
             if board is not None:
                 out.print(Text(board))
             last_turn[0] = turn
