@@ -255,6 +255,9 @@ def play(ruleset, players, variant, seed, agents, log_file, as_json, params) -> 
         who = ", ".join(f"{seat_name(p)} {name}" for p, name in enumerate(names))
         out.print(Text(f"{rs.title}{' (' + rs.variant + ')' if rs.variant else ''}: {n} players ({who}), seed {seed}",
                        style="bold"))
+        if click.get_current_context().get_parameter_source("agents") == click.core.ParameterSource.DEFAULT:
+            out.print(Text(f"Agents play every seat. To take a seat yourself: tapster play {ruleset} --agents human,random",
+                           style="dim"))
     actions: list[str] = []
     try:
         while not st.is_terminal():

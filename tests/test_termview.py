@@ -60,3 +60,9 @@ def test_a_human_game_through_stdin_never_draws_the_whole_board():
     assert result.exit_code == 0, result.output
     assert "what P1 sees" in result.output
     assert "Game over" in result.output
+
+
+def test_play_without_agents_says_how_to_take_a_seat():
+    result = CliRunner().invoke(cli, ["play", "tic_tac_toe", "--seed", "1"])
+    assert result.exit_code == 0, result.output
+    assert "--agents human,random" in result.output
