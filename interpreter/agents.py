@@ -24,6 +24,7 @@ from .model import Action
 from .rng import Rng
 from .search import PARAMS, GreedyAgent, ISMCTSAgent, MCTSAgent
 from .state import State
+from .termview import seat_text
 
 __all__ = [
     "AGENTS",
@@ -224,7 +225,7 @@ class HumanAgent:
     def show(self, state: State, player: int) -> None:
         """Print ``player``'s observation as a table, then the numbered choices."""
         obs = state.observation(player)
-        self.console.print(observation_table(state, obs))
+        self.console.print(Text(seat_text(state.ruleset, obs)))
         decision = state.decision()
         if decision is None:
             return

@@ -254,6 +254,9 @@ def play(ruleset, players, variant, seed, agents, log_file, as_json, params) -> 
         who = ", ".join(f"{seat_name(p)} {name}" for p, name in enumerate(names))
         out.print(Text(f"{rs.title}{' (' + rs.variant + ')' if rs.variant else ''}: {n} players ({who}), seed {seed}",
                        style="bold"))
+        if click.get_current_context().get_parameter_source("agents") == click.core.ParameterSource.DEFAULT:
+            out.print(Text(f"Agents play every seat. To take a seat yourself: tapster play {ruleset} --agents human,random",
+                           style="dim"))
     actions: list[str] = []
     try:
         while not st.is_terminal():
@@ -307,7 +310,9 @@ def _narrator(st: State, out: Console, agents: list, humans: list[int], quiet: b
         turn = None if st.finished else (st.current, st.turns[st.current])
         if turn != last_turn[0]:
             # After every turn (and at the end), the board, for rulesets that declare a display.
-            board = render_board(st)
+            # With a human at the table, never the board drawn from the whole state: each human
+            # sees their own view (interpreter.termview, from their observation) on their turn.
+            board = render_board(st) if not humans else None
             if board is not None:
                 out.print(Text(board))
             last_turn[0] = turn

@@ -19,7 +19,7 @@ LAYERS = [
     "chance",                                   # explicit chance points and lazy deals
     "state", "render", "ruleset",               # a game; its display; the compiled ruleset
     "compiler",                                 # document -> Ruleset
-    "scenarios", "search", "agents",            # scenarios run on games; search agents; agents play them
+    "scenarios", "search", "termview", "agents",            # scenarios run on games; search agents; agents play them
     "analysis",                                 # simulations, their statistics, perft
     "encoding",                                 # a ruleset as index spaces and tensors
     "openspiel", "pettingzoo",                  # the adapters (optional extras)
