@@ -1,4 +1,4 @@
-"""The driver: ``tapster play|simulate|replay|info|validate|test|perft``.
+"""The driver: ``tapster play|simulate|replay|info|validate|test|check|perft``.
 
 ``main(argv) -> int`` runs one command in-process and returns its exit code: 0 success, 1 a
 failure (an invalid ruleset, a failed scenario, a replay mismatch, an illegal action, a game
@@ -31,6 +31,8 @@ from rich.text import Text
 
 from .agents import AGENTS, QuitGame, make_agent, parse_agent, seat_name
 from .analysis import SHARED_WIN_NOTE, SimSpec, agent_seed, game_seed, perft, play_batch, remember_ruleset, summarise
+from .check import SEEDS as CHECK_SEEDS
+from .check import run_checks
 from .compiler import RulesetErrors, available_rulesets, find_ruleset, load_ruleset
 from .errors import IllegalActionError, Mark, TapsterError, close_matches
 from .limits import MAX_GAMES, MAX_JOBS, MAX_LOG_BYTES, MAX_PARAM_TEXT, MAX_PLAYERS, MAX_SEED
@@ -829,6 +831,50 @@ def test_(rulesets, all_) -> int:
                 for line in r.message.splitlines():
                     out.print(Text("    " + line))
     out.print(Text(f"{passed} passed, {failed} failed", style="bold"))
+    return EXIT_FAIL if failed else EXIT_OK
+
+
+# -- check --------------------------------------------------------------------------------------
+
+
+@cli.command("check", short_help="Run every generic invariant on a ruleset.")
+@_ruleset_arg
+@click.option("--games", "-n", type=click.IntRange(1, MAX_GAMES), default=len(CHECK_SEEDS), show_default=True,
+              help="Seeds each check plays (seeds 1 to N).")
+@click.option("--variant", "-v", metavar="V", help="Check this variant only (default: the base ruleset).")
+@click.option("--all-variants", is_flag=True, help="Check the base ruleset and every variant.")
+@_json_opt
+@_param_opt
+def check_cmd(ruleset, games, variant, all_variants, as_json, params) -> int:
+    """Run every generic invariant on RULESET over random games: games end with an outcome, every
+    listed legal action applies, clone and JSON copies continue identically, the same seed gives
+    the same game, observations hide what a seat may not see, secret decisions reveal nothing
+    to the others (logs on, so every log line reached is rendered).
+
+    Prints PASS/FAIL per check; a failure gives the seed, the number of players and the actions
+    that reproduce it (replay them with `tapster play RULESET -s SEED -p N`)."""
+    if variant and all_variants:
+        raise click.UsageError("give --variant V or --all-variants, not both")
+    base = _load(ruleset, variant, params)
+    configs = [base] + ([_load(ruleset, v, params) for v in base.variants] if all_variants else [])
+    seeds = tuple(range(1, games + 1))
+    report, failed = [], 0
+    out = _stdout()
+    for rs in configs:
+        title = f"{rs.title} (variant {rs.variant})" if rs.variant else rs.title
+        for r in run_checks(rs, seeds):
+            failed += not r.ok
+            report.append({"ruleset": str(rs.path), "variant": rs.variant, **r.to_json()})
+            if as_json:
+                continue
+            mark = ("PASS ", "green") if r.ok else ("FAIL ", "red")
+            out.print(Text.assemble(mark, f"{title}: {r.name}: {r.detail}"), soft_wrap=True)
+            if not r.ok and r.seed is not None:
+                out.print(Text(f"    reproduce: seed {r.seed}, {r.players} players, actions: {' '.join(r.actions) or '(none)'}"), soft_wrap=True)
+    if as_json:
+        _echo_json({"ok": not failed, "checks": report})
+    else:
+        out.print(Text(f"{len(report) - failed} passed, {failed} failed", style="bold"))
     return EXIT_FAIL if failed else EXIT_OK
 
 

@@ -21,6 +21,7 @@ LAYERS = [
     "compiler",                                 # document -> Ruleset
     "scenarios", "search", "agents",            # scenarios run on games; search agents; agents play them
     "analysis",                                 # simulations, their statistics, perft
+    "check",                                    # generic invariants of any ruleset (tapster check)
     "encoding",                                 # a ruleset as index spaces and tensors
     "openspiel", "pettingzoo",                  # the adapters (optional extras)
     "cli", "__init__",                          # the command line; the public names
