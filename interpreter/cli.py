@@ -217,6 +217,7 @@ def _echo_json(data: Any) -> None:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="tapster", prog_name="tapster", message="%(prog)s %(version)s")
 def cli() -> None:
     """Tapster: play, simulate, replay, check and test tabletop games written as YAML rulesets.
 
@@ -816,7 +817,8 @@ def test_(rulesets, all_) -> int:
             results = run_scenarios(name)
         except TapsterError as exc:
             print_error(exc)
-            out.print(Text(f"FAIL {name}: the ruleset does not load", style="red"))
+            label = Path(name).resolve().name if Path(name).exists() else name  # `tapster test .` names the folder
+            out.print(Text(f"FAIL {label}: the ruleset does not load", style="red"))
             failed += 1
             continue
         if not results:

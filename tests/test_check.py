@@ -1,0 +1,115 @@
+"""`tapster check`: the generic invariants of interpreter/check.py run on any ruleset anywhere,
+PASS/FAIL per check, a failure reproduced by its seed and actions; `tapster test` runs scenarios
+with logs on and names the ruleset; `tapster --version`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from interpreter import State, find_ruleset
+from interpreter.check import CHECKS, run_check, run_checks
+from interpreter.cli import main
+
+from .conftest import compiled
+
+
+def _copy(tmp_path: Path, name: str) -> Path:
+    dest = tmp_path / name
+    shutil.copytree(find_ruleset(name).parent, dest)
+    return dest / "ruleset.yaml"
+
+
+def _replace(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_a_sound_ruleset_passes_every_check_as_json(capsys):
+    assert main(["check", "tic_tac_toe", "--games", "2", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["ok"] is True
+    assert [c["name"] for c in data["checks"]] == [name for name, _ in CHECKS]
+    assert all(c["ok"] for c in data["checks"])
+
+
+def test_a_public_face_down_zone_fails_the_secret_decision_check_with_a_reproduction(tmp_path, capsys):
+    # Beer Cards' face-down cards made public: everyone sees which card a player put down.
+    path = _copy(tmp_path, "beer_cards")
+    text = path.read_text(encoding="utf-8")
+    at = text.index("  face_down:")
+    end = text.index("visibility: owner", at)
+    path.write_text(text[:end] + "visibility: public" + text[end + len("visibility: owner"):], encoding="utf-8")
+    assert main(["check", str(path), "--games", "1"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL Beer Cards: secret decisions: secret decision play: seat P" in out
+    assert "reproduce: seed 1, 4 players, actions:" in out
+    assert "PASS Beer Cards: observations hide" in out
+
+
+def test_a_runtime_error_in_a_log_template_fails_check_and_test(tmp_path, capsys, monkeypatch):
+    path = _copy(tmp_path, "tic_tac_toe")
+    _replace(path, "{marks[current]} marks row", "{1 // (cell - cell)} marks row")
+    assert main(["check", str(path), "--games", "1", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    games_end = data["checks"][0]
+    assert games_end["ok"] is False and "division by zero" in games_end["detail"]
+    assert games_end["seed"] == 1 and len(games_end["actions"]) == 1  # the first move logs
+    # tapster test runs scenarios with logs on; `tapster test .` names the ruleset on each line.
+    monkeypatch.chdir(path.parent)
+    assert main(["test", "."]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL tic_tac_toe: a_row_wins" in out and "division by zero" in out
+
+
+def test_an_observation_that_leaks_is_caught(monkeypatch):
+    rs = compiled("kuhn_poker")
+    assert run_check(rs, "observations hide").ok
+    honest = State.observation
+
+    def leaky(self, seat):
+        obs = honest(self, seat)
+        obs["zones"] = {name: json.loads(json.dumps(self.zones[name], default=lambda c: c.id)) for name in obs["zones"]}
+        return obs
+
+    monkeypatch.setattr(State, "observation", leaky)
+    r = run_check(rs, "observations hide")
+    assert not r.ok and "shows" in r.detail and r.seed == 1
+
+
+def test_a_nondeterministic_game_fails_same_seed(monkeypatch):
+    rs = compiled("tic_tac_toe")
+    from interpreter import check
+
+    calls = iter(range(1, 10_000))
+    real = check.Rng
+    monkeypatch.setattr(check, "Rng", lambda seed: real(seed + next(calls)))  # a new agent seed each game
+    r = run_check(rs, "same seed, same game")
+    assert not r.ok and "played differently" in r.detail
+
+
+def test_every_check_runs_on_a_ruleset_outside_rulesets(tmp_path):
+    path = _copy(tmp_path, "kuhn_poker")
+    from interpreter import load_ruleset
+
+    results = run_checks(load_ruleset(str(path)), seeds=(1,))
+    assert [r.name for r in results] == [name for name, _ in CHECKS]
+    assert all(r.ok for r in results), [r for r in results if not r.ok]
+
+
+def test_check_all_variants_and_usage_errors(capsys):
+    assert main(["check", "beer_flights", "-n", "1", "--all-variants", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    variants = {c["variant"] for c in data["checks"]}
+    assert None in variants and len(variants) == 1 + len(compiled("beer_flights").variants)
+    assert main(["check", "beer_flights", "--variant", "x", "--all-variants"]) == 2
+    assert main(["check", "tic_tac_toe", "--games", "0"]) == 2
+
+
+def test_version(capsys):
+    from importlib.metadata import version
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"tapster {version('tapster')}"
