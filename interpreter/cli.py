@@ -872,7 +872,8 @@ def check_cmd(ruleset, games, variant, all_variants, as_json, params) -> int:
             mark = ("PASS ", "green") if r.ok else ("FAIL ", "red")
             out.print(Text.assemble(mark, f"{title}: {r.name}: {r.detail}"), soft_wrap=True)
             if not r.ok and r.seed is not None:
-                out.print(Text(f"    reproduce: seed {r.seed}, {r.players} players, actions: {' '.join(r.actions) or '(none)'}"), soft_wrap=True)
+                moves = " ".join(r.actions) or "(none)"
+                out.print(Text(f"    reproduce: seed {r.seed}, {r.players} players, actions: {moves}"), soft_wrap=True)
     if as_json:
         _echo_json({"ok": not failed, "checks": report})
     else:
