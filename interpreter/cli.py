@@ -688,7 +688,8 @@ def map_cmd(ruleset, variant, out_file, map_name, zone, colour, players, seed, p
 @_variant_opt
 @_param_opt
 @click.option("--source", is_flag=True, help="Print the Python source generated from the ruleset instead.")
-def info(ruleset, variant, params, source) -> int:
+@_json_opt
+def info(ruleset, variant, params, source, as_json) -> int:
     """Describe a ruleset: players, variants, parameters, components, zones, decisions,
     scenarios.  With --source, the Python code the ruleset compiles to, each function headed
     by the file:line:column it implements (how a misbehaving rule is debugged)."""
@@ -696,6 +697,17 @@ def info(ruleset, variant, params, source) -> int:
     if source:
         for _place, src in rs.sources:
             click.echo(src)
+        return EXIT_OK
+    if as_json:
+        _echo_json({
+            "name": rs.name, "title": rs.title, "variant": rs.variant, "description": rs.description, "source": rs.source,
+            "file": str(rs.path), "players": {"min": rs.min_players, "max": rs.max_players, "default": rs.default_players},
+            "variants": {name: " ".join(str(desc).split()) for name, desc in rs.variants.items()}, "params": rs.params,
+            "components": {k.name: {"count": len(k.components), "fields": sorted(k.fields), "props": sorted(k.mutable),
+                                    "start": k.start} for k in rs.kinds.values()},
+            "zones": {z.name: {"visibility": z.visibility, "per_player": z.per_player, "count": z.count} for z in rs.zones.values()},
+            "decisions": sorted({c.name or "(unnamed)" for c in rs.chooses}), "scenarios": len(rs.scenarios),
+        })
         return EXIT_OK
     out = _stdout()
     out.print(Text(rs.title + (f" (variant {rs.variant})" if rs.variant else ""), style="bold"))
@@ -744,11 +756,16 @@ def _info_table(out: Console, title: str, columns: list[str], rows: list[tuple])
 
 @cli.command(short_help="Check rulesets; every problem as file:line:col.")
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
-@_variant_opt
-def validate(files, variant) -> int:
+@click.option("--variant", "-v", metavar="V", help="Check only variant V (default: the base ruleset and every variant).")
+@_json_opt
+def validate(files, variant, as_json) -> int:
     """Check rulesets (and every variant of each, or only --variant V): print every problem as
     file:line:col: message, most relevant first; "ok: FILE" for a valid one."""
     bad = 0
+    if as_json:
+        report = [{"file": file, "problems": _problems(file, variant)} for file in files]
+        _echo_json({"ok": not any(r["problems"] for r in report), "files": [{**r, "ok": not r["problems"]} for r in report]})
+        return EXIT_FAIL if any(r["problems"] for r in report) else EXIT_OK
     for file in files:
         problems = _problems(file, variant)
         if problems:
@@ -805,11 +822,15 @@ def _problems(file: str, only_variant: str | None) -> list[str]:
 @cli.command("test", short_help="Run rulesets' scenarios.")
 @click.argument("rulesets", nargs=-1, metavar="RULESET...")
 @click.option("--all", "all_", is_flag=True, help="Test every shipped ruleset.")
-def test_(rulesets, all_) -> int:
-    """Run the scenarios of rulesets: PASS/FAIL per scenario, then "N passed, M failed"."""
+@_json_opt
+def test_(rulesets, all_, as_json) -> int:
+    """Run the scenarios of rulesets (logs on, so a broken log template fails too): PASS/FAIL
+    per scenario, each line naming the ruleset, then "N passed, M failed"."""
     names = list(rulesets) + (available_rulesets() if all_ else [])
     if not names:
         raise click.UsageError("name at least one RULESET, or --all")
+    if as_json:
+        return _test_json(names)
     passed = failed = 0
     out = _stdout()
     for name in names:
@@ -833,6 +854,19 @@ def test_(rulesets, all_) -> int:
                 for line in r.message.splitlines():
                     out.print(Text("    " + line))
     out.print(Text(f"{passed} passed, {failed} failed", style="bold"))
+    return EXIT_FAIL if failed else EXIT_OK
+
+
+def _test_json(names: list[str]) -> int:
+    """``tapster test --json``: one object with every scenario's result (and load errors)."""
+    results = []
+    for name in names:
+        try:
+            results += [{"ruleset": r.ruleset, "scenario": r.name, "ok": r.ok, "message": r.message} for r in run_scenarios(name)]
+        except TapsterError as exc:
+            results.append({"ruleset": name, "scenario": None, "ok": False, "message": str(exc)})
+    failed = sum(not r["ok"] for r in results)
+    _echo_json({"ok": not failed, "passed": len(results) - failed, "failed": failed, "results": results})
     return EXIT_FAIL if failed else EXIT_OK
 
 
@@ -894,7 +928,8 @@ def check_cmd(ruleset, games, variant, all_variants, as_json, params) -> int:
 @click.option("--chance", type=click.Choice(["sample", "enumerate"]), default="sample", show_default=True,
               help="sample: chance follows the seeded generator; enumerate: every chance outcome is a branch.")
 @_param_opt
-def perft_cmd(ruleset, depth, players, variant, seed, chance, params) -> int:
+@_json_opt
+def perft_cmd(ruleset, depth, players, variant, seed, chance, params, as_json) -> int:
     """Count the leaves of the game tree: every line of play DEPTH steps deep, or every
     complete game when no --depth.
 
@@ -903,13 +938,32 @@ def perft_cmd(ruleset, depth, players, variant, seed, chance, params) -> int:
     chance outcome (change it with --seed), and a step is a decision.  With --chance enumerate
     every outcome of every chance point is a branch and a step (a draw from a shuffled deck is
     one point per card drawn: the whole tree, chance included).
+
+    A progress bar on stderr counts the first moves whose subtrees are done (not with --json).
     """
     rs = _load(ruleset, variant, params)
     n = _check_players(rs, players)
     start = time.perf_counter()
     st = rs.new_game(n, seed=seed, log=False, chance="explicit" if chance == "enumerate" else "sample")
-    leaves, nodes = perft(st, depth)
+    if st.finished or depth == 0:
+        leaves, nodes = perft(st, depth)
+    else:  # one subtree per first move, so that the progress bar moves
+        first = st.legal_actions()
+        leaves, nodes = 0, 1
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=_stderr(), transient=True, disable=as_json) as progress:
+            task = progress.add_task(f"perft {rs.name}: first moves", total=len(first))
+            for i, a in enumerate(first):
+                child = st if i == len(first) - 1 else st.clone()
+                child.apply(a)
+                sub_leaves, sub_nodes = perft(child, None if depth is None else depth - 1)
+                leaves, nodes = leaves + sub_leaves, nodes + sub_nodes
+                progress.advance(task)
     elapsed = time.perf_counter() - start
+    if as_json:
+        _echo_json({"ruleset": rs.name, "variant": rs.variant, "players": n, "depth": depth, "chance": chance,
+                    "seed": seed, "leaves": leaves, "nodes": nodes, "seconds": round(elapsed, 3)})
+        return EXIT_OK
     what = f"depth {depth}" if depth is not None else "complete games"
     click.echo(f"{leaves} leaves ({what})")
     click.echo(f"{nodes} nodes visited in {elapsed:.2f} s ({nodes / elapsed if elapsed > 0 else 0:.0f} nodes/s)")

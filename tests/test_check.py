@@ -113,3 +113,24 @@ def test_version(capsys):
 
     assert main(["--version"]) == 0
     assert capsys.readouterr().out.strip() == f"tapster {version('tapster')}"
+
+
+def test_json_on_info_validate_test_perft(capsys):
+    assert main(["info", "kuhn_poker", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["players"] == {"min": 2, "max": 2, "default": 2} and set(info["zones"]) == set(compiled("kuhn_poker").zones)
+    assert main(["validate", "kuhn_poker", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"ok": True, "files": [{"file": "kuhn_poker", "problems": [], "ok": True}]}
+    assert main(["validate", "no/such/ruleset.yaml", "--json"]) == 1
+    bad = json.loads(capsys.readouterr().out)
+    assert bad["ok"] is False and bad["files"][0]["problems"]
+    assert main(["test", "kuhn_poker", "--json"]) == 0
+    tested = json.loads(capsys.readouterr().out)
+    assert tested["failed"] == 0 and tested["passed"] == len(compiled("kuhn_poker").scenarios)
+    # Tic-tac-toe's tree, 3 plies deep: 9 * 8 * 7 leaves, 1 + 9 + 72 + 504 nodes.
+    assert main(["perft", "tic_tac_toe", "-d", "3", "--json"]) == 0
+    counted = json.loads(capsys.readouterr().out)
+    assert (counted["leaves"], counted["nodes"]) == (504, 586)
+    # Kuhn poker with chance enumerated: 30 complete games (OpenSpiel's count).
+    assert main(["perft", "kuhn_poker", "--chance", "enumerate", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["leaves"] == 30
