@@ -134,3 +134,32 @@ def test_json_on_info_validate_test_perft(capsys):
     # Kuhn poker with chance enumerated: 30 complete games (OpenSpiel's count).
     assert main(["perft", "kuhn_poker", "--chance", "enumerate", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["leaves"] == 30
+
+
+def test_yaml_errors_say_what_usually_causes_them(tmp_path):
+    from interpreter import TapsterError, load_ruleset
+    from interpreter.load import load_yaml_text
+
+    def message(text):
+        try:
+            load_yaml_text(text)
+        except TapsterError as exc:
+            return str(exc)
+        raise AssertionError("loaded")
+
+    assert "check the indentation" in message("a:\n  b: 1\n c: 2\n")
+    assert "check the indentation" in message("a:\n  - 1\n  x: 2\n")
+    assert "quote an expression" in message("a: [f(x, 2\n")
+    assert 'quote the value, e.g. `log: "Score: {x}"`' in message("log: Score: 3\n")
+    assert "not tabs" in message("a:\n\tb: 1\n")
+    # An unquoted comma inside a flow mapping splits an expression into an unexpected key.
+    path = _copy(tmp_path, "tic_tac_toe")
+    _replace(path, '- log: "{marks[current]} marks row',
+             '- {if: winner == -1, or true, then: []}\n                        - log: "{marks[current]} marks row')
+    try:
+        load_ruleset(str(path))
+    except TapsterError as exc:
+        text = str(exc)
+    else:
+        raise AssertionError("loaded")
+    assert "'or true' was unexpected" in text and "quote this expression" in text
