@@ -147,7 +147,10 @@ _ruleset_arg = click.argument("ruleset", metavar="RULESET")
 _players_opt = click.option(
     "--players", "-p", type=click.IntRange(1, MAX_PLAYERS), help="Number of players (default: the ruleset's)."
 )
-_variant_opt = click.option("--variant", "-v", metavar="V", help="Play a variant of the ruleset (see `tapster info`).")
+_variant_opt = click.option(
+    "--variant", "-v", metavar="V", multiple=True, callback=lambda ctx, param, values: ",".join(values) or None,
+    help="Use a variant of the ruleset (see `tapster info`); `a,b` or a repeated --variant applies a, then b.",
+)  # fmt: skip
 _seed_opt = click.option("--seed", "-s", type=click.IntRange(0, MAX_SEED),
                          help="Seed of all chance, 0 to 2**64 - 1 (default: a fresh one, printed).")
 _param_opt = click.option(
@@ -877,7 +880,8 @@ def _test_json(names: list[str]) -> int:
 @_ruleset_arg
 @click.option("--games", "-n", type=click.IntRange(1, MAX_GAMES), default=len(CHECK_SEEDS), show_default=True,
               help="Seeds each check plays (seeds 1 to N).")
-@click.option("--variant", "-v", metavar="V", help="Check this variant only (default: the base ruleset).")
+@click.option("--variant", "-v", metavar="V", multiple=True, callback=lambda ctx, param, values: ",".join(values) or None,
+              help="Check this variant (`a,b` or a repeated --variant: a, then b; default: the base ruleset).")
 @click.option("--all-variants", is_flag=True, help="Check the base ruleset and every variant.")
 @_json_opt
 @_param_opt

@@ -163,3 +163,48 @@ def test_yaml_errors_say_what_usually_causes_them(tmp_path):
     else:
         raise AssertionError("loaded")
     assert "'or true' was unexpected" in text and "quote this expression" in text
+
+
+def _with_declared_turns(tmp_path) -> Path:
+    path = _copy(tmp_path, "beer_flights")
+    _replace(path, "  turns: 10 ", "  turns: {value: 10, min: 1, max: 20, kind: integer} ")
+    _replace(path, "    params: {flights: 1, turns: 5}\n",
+             "    params: {flights: 1, turns: 5}\n  short:\n    description: three turns\n    params: {turns: 3}\n"
+             "  short_five:\n    description: the five-player variant, shorter\n    extends: five_player\n"
+             "    params: {turns: 4}\n")
+    return path
+
+
+def test_declared_parameters_refuse_values_out_of_range(tmp_path, capsys):
+    from interpreter import load_ruleset
+
+    path = _with_declared_turns(tmp_path)
+    rs = load_ruleset(str(path))
+    assert rs.params["turns"] == 10  # the declaration's value is what expressions read
+    assert main(["simulate", str(path), "-n", "2", "--param", "turns=-1"]) == 1
+    err = capsys.readouterr().err
+    assert "parameter turns is -1; it must be at least 1" in err and "ruleset.yaml:" in err
+    assert main(["info", str(path), "--param", "turns=21", "--json"]) == 1
+    assert "it must be at most 20" in capsys.readouterr().err
+    assert main(["info", str(path), "--param", "turns=two", "--json"]) == 1
+    assert "it must be a whole number" in capsys.readouterr().err
+    assert main(["info", str(path), "--param", "turns=7", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["params"]["turns"] == 7
+
+
+def test_variants_compose_in_order_and_extend(tmp_path, capsys):
+    from interpreter import load_ruleset
+
+    path = _with_declared_turns(tmp_path)
+    both = load_ruleset(str(path), "five_player,short")
+    assert (both.params["flights"], both.params["turns"], both.default_players) == (1, 3, 5)
+    reverse = load_ruleset(str(path), "short,five_player")
+    assert reverse.params["turns"] == 5  # the later overlay wins
+    extended = load_ruleset(str(path), "short_five")
+    assert (extended.params["flights"], extended.params["turns"], extended.default_players) == (1, 4, 5)
+    # A repeated --variant is the same as a,b.
+    assert main(["info", str(path), "--variant", "five_player", "--variant", "short", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["params"]["turns"], data["players"]["default"]) == (3, 5)
+    assert main(["info", str(path), "--variant", "five_player,nope"]) == 1
+    assert "no variant 'nope'" in capsys.readouterr().err

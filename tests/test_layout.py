@@ -14,6 +14,7 @@ LAYERS = [
     "limits",                                   # the one table of limits
     "errors", "model", "rng", "load", "maps",  # plain data, chance, safe YAML, map graphs
     "builtins", "codegen", "schema",            # the language's functions; the code generator; the schema
+    "params",                                   # parameter declarations (kind, range); variant composition
     "expression",                               # the expression language (parser, reference evaluator)
     "flow", "flowgen",                          # effect verbs and the runner; the flow's code generator
     "chance",                                   # explicit chance points and lazy deals
