@@ -37,6 +37,7 @@ from .compiler import RulesetErrors, available_rulesets, find_ruleset, load_rule
 from .errors import IllegalActionError, Mark, TapsterError, close_matches
 from .limits import MAX_GAMES, MAX_JOBS, MAX_LOG_BYTES, MAX_PARAM_TEXT, MAX_PLAYERS, MAX_SEED
 from .limits import MAX_PERFT_DEPTH as MAX_DEPTH
+from .lint import warnings as lint_warnings
 from .load import load_yaml, load_yaml_text
 from .render import render_board
 from .ruleset import Ruleset
@@ -760,17 +761,29 @@ def _info_table(out: Console, title: str, columns: list[str], rows: list[tuple])
 @cli.command(short_help="Check rulesets; every problem as file:line:col.")
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
 @click.option("--variant", "-v", metavar="V", help="Check only variant V (default: the base ruleset and every variant).")
+@click.option("--strict", is_flag=True, help="Fail on warnings too (a 'none' string, an expression where a value goes).")
 @_json_opt
-def validate(files, variant, as_json) -> int:
+def validate(files, variant, strict, as_json) -> int:
     """Check rulesets (and every variant of each, or only --variant V): print every problem as
-    file:line:col: message, most relevant first; "ok: FILE" for a valid one."""
+    file:line:col: message, most relevant first; "ok: FILE" for a valid one.  Warnings (YAML
+    that loads but rarely means what it says) are printed as file:line:col: warning: ...; they
+    fail only with --strict."""
     bad = 0
     if as_json:
-        report = [{"file": file, "problems": _problems(file, variant)} for file in files]
-        _echo_json({"ok": not any(r["problems"] for r in report), "files": [{**r, "ok": not r["problems"]} for r in report]})
-        return EXIT_FAIL if any(r["problems"] for r in report) else EXIT_OK
+        report = [{"file": file, "problems": _problems(file, variant), "warnings": _warnings(file)} for file in files]
+        for r in report:
+            r["ok"] = not r["problems"] and not (strict and r["warnings"])
+        _echo_json({"ok": all(r["ok"] for r in report), "files": report})
+        return EXIT_OK if all(r["ok"] for r in report) else EXIT_FAIL
     for file in files:
         problems = _problems(file, variant)
+        warned = _warnings(file)
+        for line in warned:
+            click.echo(line, err=True)
+        if strict and warned and not problems:
+            bad += 1
+            click.echo(f"{file}: {len(warned)} warning(s) (fatal with --strict)", err=True)
+            continue
         if problems:
             bad += 1
             for line in problems:
@@ -778,6 +791,15 @@ def validate(files, variant, as_json) -> int:
         else:
             click.echo(f"ok: {file}")
     return EXIT_FAIL if bad else EXIT_OK
+
+
+def _warnings(file: str) -> list[str]:
+    """The load-time warnings of ``file`` (see :mod:`interpreter.lint`) as text lines; none for a
+    file that does not load (its problems say why)."""
+    try:
+        return [str(w) for w in lint_warnings(load_yaml(find_ruleset(file)))]
+    except TapsterError:
+        return []
 
 
 def _problems(file: str, only_variant: str | None) -> list[str]:

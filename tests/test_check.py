@@ -208,3 +208,31 @@ def test_variants_compose_in_order_and_extend(tmp_path, capsys):
     assert (data["params"]["turns"], data["players"]["default"]) == (3, 5)
     assert main(["info", str(path), "--variant", "five_player,nope"]) == 1
     assert "no variant 'nope'" in capsys.readouterr().err
+
+
+def test_validate_warns_about_none_text_and_expressions_where_a_value_goes(tmp_path, capsys):
+    path = _copy(tmp_path, "tic_tac_toe")
+    text = path.read_text(encoding="utf-8")
+    assert "\nvars:\n" in text
+    path.write_text(text.replace("\nvars:\n", '\nvars:\n  spare: {initial: none}\n  cells: {initial: "[-1] * 42"}\n'
+                                 '  flag: "true"\n  colour: red\n', 1), encoding="utf-8")
+    assert main(["validate", str(path)]) == 0  # warnings alone do not fail
+    err = capsys.readouterr().err
+    assert "warning: vars: spare: initial: the text 'none', not nothing: YAML's null is `null`" in err
+    assert "warning: vars: cells: initial: the text '[-1] * 42' (9 characters), not its value" in err
+    assert "warning: vars: flag: the text 'true', not a boolean" in err
+    assert "colour" not in err  # a plain word is a fine text value
+    assert f"{path}:" in err.split("spare")[0].splitlines()[-1]  # file:line:col of the value
+    assert main(["validate", str(path), "--strict"]) == 1
+    assert main(["validate", str(path), "--strict", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["ok"] is False and len(data["files"][0]["warnings"]) == 3 and data["files"][0]["problems"] == []
+
+
+def test_shipped_rulesets_have_no_warnings():
+    from interpreter import available_rulesets
+    from interpreter.lint import warnings
+    from interpreter.load import load_yaml
+
+    for name in available_rulesets():
+        assert warnings(load_yaml(find_ruleset(name))) == [], name

@@ -16,6 +16,7 @@ LAYERS = [
     "builtins", "codegen", "schema",            # the language's functions; the code generator; the schema
     "params",                                   # parameter declarations (kind, range); variant composition
     "expression",                               # the expression language (parser, reference evaluator)
+    "lint",                                     # load-time warnings (values that look like null or expressions)
     "flow", "flowgen",                          # effect verbs and the runner; the flow's code generator
     "chance",                                   # explicit chance points and lazy deals
     "state", "render", "ruleset",               # a game; its display; the compiled ruleset
