@@ -236,3 +236,16 @@ def test_shipped_rulesets_have_no_warnings():
 
     for name in available_rulesets():
         assert warnings(load_yaml(find_ruleset(name))) == [], name
+
+
+def test_shell_completion_as_the_readme_documents(monkeypatch, capsys):
+    import pytest
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    assert 'eval "$(_TAPSTER_COMPLETE=bash_source tapster)"' in readme
+    monkeypatch.setenv("_TAPSTER_COMPLETE", "bash_complete")
+    monkeypatch.setenv("COMP_WORDS", "tapster ch")
+    monkeypatch.setenv("COMP_CWORD", "1")
+    with pytest.raises(SystemExit):
+        main([])
+    assert "plain,check" in capsys.readouterr().out.split()
