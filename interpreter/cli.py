@@ -1,4 +1,4 @@
-"""The driver: ``tapster play|simulate|replay|info|validate|test|perft|serve``.
+"""The driver: ``tapster play|simulate|replay|info|validate|test|check|perft|serve``.
 
 ``main(argv) -> int`` runs one command in-process and returns its exit code: 0 success, 1 a
 failure (an invalid ruleset, a failed scenario, a replay mismatch, an illegal action, a game
@@ -29,10 +29,13 @@ from rich.text import Text
 
 from .agents import AGENTS, QuitGame, make_agent, parse_agent, seat_name
 from .analysis import SHARED_WIN_NOTE, SimSpec, Summary, agent_seed, game_seed, perft, remember_ruleset, run_games
+from .check import SEEDS as CHECK_SEEDS
+from .check import run_checks
 from .compiler import RulesetErrors, available_rulesets, find_ruleset, load_ruleset
 from .errors import IllegalActionError, Mark, SchemaError, TapsterError, close_matches
 from .limits import MAX_GAMES, MAX_JOBS, MAX_LOG_BYTES, MAX_NUMBER_CHARS, MAX_PARAM_TEXT, MAX_PLAYERS, MAX_SEED, MAX_VARIANTS
 from .limits import MAX_PERFT_DEPTH as MAX_DEPTH
+from .lint import warnings as lint_warnings
 from .load import load_yaml, load_yaml_text
 from .render import render_board
 from .ruleset import Ruleset
@@ -144,7 +147,10 @@ _ruleset_arg = click.argument("ruleset", metavar="RULESET")
 _players_opt = click.option(
     "--players", "-p", type=click.IntRange(1, MAX_PLAYERS), help="Number of players (default: the ruleset's)."
 )
-_variant_opt = click.option("--variant", "-v", metavar="V", help="Play a variant of the ruleset (see `tapster info`).")
+_variant_opt = click.option(
+    "--variant", "-v", metavar="V", multiple=True, callback=lambda ctx, param, values: ",".join(values) or None,
+    help="Use a variant of the ruleset (see `tapster info`); `a,b` or a repeated --variant applies a, then b.",
+)  # fmt: skip
 _seed_opt = click.option("--seed", "-s", type=click.IntRange(0, MAX_SEED),
                          help="Seed of all chance, 0 to 2**64 - 1 (default: a fresh one, printed).")
 _param_opt = click.option(
@@ -214,6 +220,7 @@ def _echo_json(data: Any) -> None:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="tapster", prog_name="tapster", message="%(prog)s %(version)s")
 def cli() -> None:
     """Tapster: play, simulate, replay, check and test tabletop games written as YAML rulesets.
 
@@ -686,7 +693,8 @@ def map_cmd(ruleset, variant, out_file, map_name, zone, colour, players, seed, p
 @_variant_opt
 @_param_opt
 @click.option("--source", is_flag=True, help="Print the Python source generated from the ruleset instead.")
-def info(ruleset, variant, params, source) -> int:
+@_json_opt
+def info(ruleset, variant, params, source, as_json) -> int:
     """Describe a ruleset: players, variants, parameters, components, zones, decisions,
     scenarios.  With --source, the Python code the ruleset compiles to, each function headed
     by the file:line:column it implements (how a misbehaving rule is debugged)."""
@@ -694,6 +702,17 @@ def info(ruleset, variant, params, source) -> int:
     if source:
         for _place, src in rs.sources:
             click.echo(src)
+        return EXIT_OK
+    if as_json:
+        _echo_json({
+            "name": rs.name, "title": rs.title, "variant": rs.variant, "description": rs.description, "source": rs.source,
+            "file": str(rs.path), "players": {"min": rs.min_players, "max": rs.max_players, "default": rs.default_players},
+            "variants": {name: " ".join(str(desc).split()) for name, desc in rs.variants.items()}, "params": rs.params,
+            "components": {k.name: {"count": len(k.components), "fields": sorted(k.fields), "props": sorted(k.mutable),
+                                    "start": k.start} for k in rs.kinds.values()},
+            "zones": {z.name: {"visibility": z.visibility, "per_player": z.per_player, "count": z.count} for z in rs.zones.values()},
+            "decisions": sorted({c.name or "(unnamed)" for c in rs.chooses}), "scenarios": len(rs.scenarios),
+        })
         return EXIT_OK
     out = _stdout()
     out.print(Text(rs.title + (f" (variant {rs.variant})" if rs.variant else ""), style="bold"))
@@ -742,13 +761,30 @@ def _info_table(out: Console, title: str, columns: list[str], rows: list[tuple])
 
 @cli.command(short_help="Check rulesets; every problem as file:line:col.")
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
-@_variant_opt
-def validate(files, variant) -> int:
+@click.option("--variant", "-v", metavar="V", help="Check only variant V (default: the base ruleset and every variant).")
+@click.option("--strict", is_flag=True, help="Fail on warnings too (a 'none' string, an expression where a value goes).")
+@_json_opt
+def validate(files, variant, strict, as_json) -> int:
     """Check rulesets (and every variant of each, or only --variant V): print every problem as
-    file:line:col: message, most relevant first; "ok: FILE" for a valid one."""
+    file:line:col: message, most relevant first; "ok: FILE" for a valid one.  Warnings (YAML
+    that loads but rarely means what it says) are printed as file:line:col: warning: ...; they
+    fail only with --strict."""
     bad = 0
+    if as_json:
+        report = [{"file": file, "problems": _problems(file, variant), "warnings": _warnings(file)} for file in files]
+        for r in report:
+            r["ok"] = not r["problems"] and not (strict and r["warnings"])
+        _echo_json({"ok": all(r["ok"] for r in report), "files": report})
+        return EXIT_OK if all(r["ok"] for r in report) else EXIT_FAIL
     for file in files:
         problems = _problems(file, variant)
+        warned = _warnings(file)
+        for line in warned:
+            click.echo(line, err=True)
+        if strict and warned and not problems:
+            bad += 1
+            click.echo(f"{file}: {len(warned)} warning(s) (fatal with --strict)", err=True)
+            continue
         if problems:
             bad += 1
             for line in problems:
@@ -756,6 +792,15 @@ def validate(files, variant) -> int:
         else:
             click.echo(f"ok: {file}")
     return EXIT_FAIL if bad else EXIT_OK
+
+
+def _warnings(file: str) -> list[str]:
+    """The load-time warnings of ``file`` (see :mod:`interpreter.lint`) as text lines; none for a
+    file that does not load (its problems say why)."""
+    try:
+        return [str(w) for w in lint_warnings(load_yaml(find_ruleset(file)))]
+    except TapsterError:
+        return []
 
 
 def _problems(file: str, only_variant: str | None) -> list[str]:
@@ -805,11 +850,15 @@ def _problems(file: str, only_variant: str | None) -> list[str]:
 @cli.command("test", short_help="Run rulesets' scenarios.")
 @click.argument("rulesets", nargs=-1, metavar="RULESET...")
 @click.option("--all", "all_", is_flag=True, help="Test every shipped ruleset.")
-def test_(rulesets, all_) -> int:
-    """Run the scenarios of rulesets: PASS/FAIL per scenario, then "N passed, M failed"."""
+@_json_opt
+def test_(rulesets, all_, as_json) -> int:
+    """Run the scenarios of rulesets (logs on, so a broken log template fails too): PASS/FAIL
+    per scenario, each line naming the ruleset, then "N passed, M failed"."""
     names = list(rulesets) + (available_rulesets() if all_ else [])
     if not names:
         raise click.UsageError("name at least one RULESET, or --all")
+    if as_json:
+        return _test_json(names)
     passed = failed = 0
     out = _stdout()
     for name in names:
@@ -817,7 +866,8 @@ def test_(rulesets, all_) -> int:
             results = run_scenarios(name)
         except TapsterError as exc:
             print_error(exc)
-            out.print(Text(f"FAIL {name}: the ruleset does not load", style="red"))
+            label = Path(name).resolve().name if Path(name).exists() else name  # `tapster test .` names the folder
+            out.print(Text(f"FAIL {label}: the ruleset does not load", style="red"))
             failed += 1
             continue
         if not results:
@@ -835,6 +885,65 @@ def test_(rulesets, all_) -> int:
     return EXIT_FAIL if failed else EXIT_OK
 
 
+def _test_json(names: list[str]) -> int:
+    """``tapster test --json``: one object with every scenario's result (and load errors)."""
+    results = []
+    for name in names:
+        try:
+            results += [{"ruleset": r.ruleset, "scenario": r.name, "ok": r.ok, "message": r.message} for r in run_scenarios(name)]
+        except TapsterError as exc:
+            results.append({"ruleset": name, "scenario": None, "ok": False, "message": str(exc)})
+    failed = sum(not r["ok"] for r in results)
+    _echo_json({"ok": not failed, "passed": len(results) - failed, "failed": failed, "results": results})
+    return EXIT_FAIL if failed else EXIT_OK
+
+
+# -- check --------------------------------------------------------------------------------------
+
+
+@cli.command("check", short_help="Run every generic invariant on a ruleset.")
+@_ruleset_arg
+@click.option("--games", "-n", type=click.IntRange(1, MAX_GAMES), default=len(CHECK_SEEDS), show_default=True,
+              help="Seeds each check plays (seeds 1 to N).")
+@click.option("--variant", "-v", metavar="V", multiple=True, callback=lambda ctx, param, values: ",".join(values) or None,
+              help="Check this variant (`a,b` or a repeated --variant: a, then b; default: the base ruleset).")
+@click.option("--all-variants", is_flag=True, help="Check the base ruleset and every variant.")
+@_json_opt
+@_param_opt
+def check_cmd(ruleset, games, variant, all_variants, as_json, params) -> int:
+    """Run every generic invariant on RULESET over random games: games end with an outcome, every
+    listed legal action applies, clone and JSON copies continue identically, the same seed gives
+    the same game, observations hide what a seat may not see, secret decisions reveal nothing
+    to the others (logs on, so every log line reached is rendered).
+
+    Prints PASS/FAIL per check; a failure gives the seed, the number of players and the actions
+    that reproduce it (replay them with `tapster play RULESET -s SEED -p N`)."""
+    if variant and all_variants:
+        raise click.UsageError("give --variant V or --all-variants, not both")
+    base = _load(ruleset, variant, params)
+    configs = [base] + ([_load(ruleset, v, params) for v in base.variants] if all_variants else [])
+    seeds = tuple(range(1, games + 1))
+    report, failed = [], 0
+    out = _stdout()
+    for rs in configs:
+        title = f"{rs.title} (variant {rs.variant})" if rs.variant else rs.title
+        for r in run_checks(rs, seeds):
+            failed += not r.ok
+            report.append({"ruleset": str(rs.path), "variant": rs.variant, **r.to_json()})
+            if as_json:
+                continue
+            mark = ("PASS ", "green") if r.ok else ("FAIL ", "red")
+            out.print(Text.assemble(mark, f"{title}: {r.name}: {r.detail}"), soft_wrap=True)
+            if not r.ok and r.seed is not None:
+                moves = " ".join(r.actions) or "(none)"
+                out.print(Text(f"    reproduce: seed {r.seed}, {r.players} players, actions: {moves}"), soft_wrap=True)
+    if as_json:
+        _echo_json({"ok": not failed, "checks": report})
+    else:
+        out.print(Text(f"{len(report) - failed} passed, {failed} failed", style="bold"))
+    return EXIT_FAIL if failed else EXIT_OK
+
+
 # -- perft --------------------------------------------------------------------------------------
 
 
@@ -848,7 +957,8 @@ def test_(rulesets, all_) -> int:
 @click.option("--chance", type=click.Choice(["sample", "enumerate"]), default="sample", show_default=True,
               help="sample: chance follows the seeded generator; enumerate: every chance outcome is a branch.")
 @_param_opt
-def perft_cmd(ruleset, depth, players, variant, seed, chance, params) -> int:
+@_json_opt
+def perft_cmd(ruleset, depth, players, variant, seed, chance, params, as_json) -> int:
     """Count the leaves of the game tree: every line of play DEPTH steps deep, or every
     complete game when no --depth.
 
@@ -857,13 +967,32 @@ def perft_cmd(ruleset, depth, players, variant, seed, chance, params) -> int:
     chance outcome (change it with --seed), and a step is a decision.  With --chance enumerate
     every outcome of every chance point is a branch and a step (a draw from a shuffled deck is
     one point per card drawn: the whole tree, chance included).
+
+    A progress bar on stderr counts the first moves whose subtrees are done (not with --json).
     """
     rs = _load(ruleset, variant, params)
     n = _check_players(rs, players)
     start = time.perf_counter()
     st = rs.new_game(n, seed=seed, log=False, chance="explicit" if chance == "enumerate" else "sample")
-    leaves, nodes = perft(st, depth)
+    if st.finished or depth == 0:
+        leaves, nodes = perft(st, depth)
+    else:  # one subtree per first move, so that the progress bar moves
+        first = st.legal_actions()
+        leaves, nodes = 0, 1
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=_stderr(), transient=True, disable=as_json) as progress:
+            task = progress.add_task(f"perft {rs.name}: first moves", total=len(first))
+            for i, a in enumerate(first):
+                child = st if i == len(first) - 1 else st.clone()
+                child.apply(a)
+                sub_leaves, sub_nodes = perft(child, None if depth is None else depth - 1)
+                leaves, nodes = leaves + sub_leaves, nodes + sub_nodes
+                progress.advance(task)
     elapsed = time.perf_counter() - start
+    if as_json:
+        _echo_json({"ruleset": rs.name, "variant": rs.variant, "players": n, "depth": depth, "chance": chance,
+                    "seed": seed, "leaves": leaves, "nodes": nodes, "seconds": round(elapsed, 3)})
+        return EXIT_OK
     what = f"depth {depth}" if depth is not None else "complete games"
     click.echo(f"{leaves} leaves ({what})")
     click.echo(f"{nodes} nodes visited in {elapsed:.2f} s ({nodes / elapsed if elapsed > 0 else 0:.0f} nodes/s)")

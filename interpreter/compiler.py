@@ -34,6 +34,7 @@ from .expression import (
 from .limits import DEFAULT_ACTIONS, DEFAULT_STEPS, DEFAULT_WORK, MAX_COMPONENTS, MAX_FUNCTION_CALLS, MAX_ZONE_COUNT
 from .load import Document, load_table, load_yaml
 from .model import Component, render
+from .params import keep_declarations, param_values, variant_chain
 from .render import compile_display
 from .ruleset import Kind, Procedure, Ruleset, Trigger, VarDecl, ZoneDecl
 
@@ -116,15 +117,17 @@ def load_ruleset(
     base_errors = schema.validate(doc)
     if base_errors:
         raise RulesetErrors(base_errors)
-    if variant is not None:
+    if variant is not None:  # "a,b": a then b, each after what it `extends`
         variants = doc.data.get("variants") or {}
-        if variant not in variants:
-            known = ", ".join(variants) or "none"
-            raise RulesetError(f"{doc.file}: no variant {variant!r} (variants: {known})")
-        over = {k: v for k, v in variants[variant].items() if k != "description"}
-        doc = overlay(doc, over, ("variants", variant))
+        try:
+            chain = variant_chain(variants, [v.strip() for v in variant.split(",")])
+        except ValueError as exc:
+            raise RulesetError(f"{doc.file}: {exc}") from None
+        for name in chain:
+            over = {k: v for k, v in (variants[name] or {}).items() if k not in ("description", "extends")}
+            doc = overlay(doc, keep_declarations(doc.data.get("params"), over), ("variants", name))
     if overrides:
-        doc = overlay(doc, overrides, None)
+        doc = overlay(doc, keep_declarations(doc.data.get("params"), overrides), None)
     if variant is not None or overrides:
         errors = schema.validate(doc)
         if errors:
@@ -471,7 +474,7 @@ class Ctx:
             self.errors.append(self.error(
                 f"players: expected 1 <= min <= default <= max, found min {rs.min_players}, "
                 f"default {rs.default_players}, max {rs.max_players}", ("players",)))
-        rs.params = dict(d.get("params") or {})
+        rs.params = param_values(d.get("params") or {}, lambda msg, name: self.errors.append(self.error(msg, ("params", name))))
         limits = d.get("limits") or {}
         rs.step_budget = int(limits.get("steps", DEFAULT_STEPS))
         rs.action_limit = int(limits.get("actions", DEFAULT_ACTIONS))

@@ -69,6 +69,23 @@ def _read(path: Path) -> str:
         raise LoadError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
+def yaml_hint(problem: str) -> str:
+    """What usually causes the YAML parser's ``problem`` (text to append to its message, or "")."""
+    if "expected ',' or '}'" in problem or "expected ',' or ']'" in problem:
+        return (" (a comma, colon or brace inside a flow mapping or list `{...}`/`[...]` ends the value there:"
+                " quote an expression that holds one, e.g. `{if: \"a, or b\"}`)")
+    if "did not find expected key" in problem or "did not find expected '-' indicator" in problem \
+            or "expected <block end>" in problem:
+        return (" (check the indentation: every key of one mapping and every `- ` item of one list starts in"
+                " the same column, with spaces, not tabs)")
+    if "mapping values are not allowed" in problem:
+        return (" (a `: ` inside a plain value starts a mapping: quote the value, e.g. `log: \"Score: {x}\"`,"
+                " or check the indentation of the line)")
+    if "cannot start any token" in problem or "found a tab character" in problem:
+        return " (YAML indents with spaces only, not tabs; a value starting with `@` or a backquote must be quoted)"
+    return ""
+
+
 def load_yaml(path: str | Path) -> Document:
     """Read a YAML file safely.  Raises LoadError (with file:line:column) on any problem.
 
@@ -113,7 +130,7 @@ def load_yaml_text(text: str, file: str = "<string>") -> Document:
             problem = exc.problem or exc.context or "invalid YAML"
             if exc.context and exc.problem:
                 problem = f"{exc.context}: {exc.problem}"
-            raise LoadError(f"YAML syntax error: {problem}", mark) from None
+            raise LoadError(f"YAML syntax error: {problem}{yaml_hint(problem)}", mark) from None
         except yaml.reader.ReaderError as exc:  # a character YAML does not allow (a control character)
             code = exc.character if isinstance(exc.character, int) else ord(exc.character[:1] or "\0")
             raise LoadError(

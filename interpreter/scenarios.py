@@ -68,6 +68,7 @@ def run_scenarios(name_or_path: str | Path, only: str | None = None) -> list[Sce
     cache: dict = {(None, repr([])): load_ruleset(path)}
     scenarios = doc.data.get("scenarios") or []
     results = []
+    title = path.resolve().parent.name  # `tapster test .` names the ruleset's folder too
     for i, scen in enumerate(scenarios):
         if not isinstance(scen, dict):
             continue
@@ -76,9 +77,9 @@ def run_scenarios(name_or_path: str | Path, only: str | None = None) -> list[Sce
             continue
         try:
             run_scenario(path, scen, ("scenarios", i), doc, cache)
-            results.append(ScenarioResult(path.parent.name, name, True))
+            results.append(ScenarioResult(title, name, True))
         except TapsterError as exc:
-            results.append(ScenarioResult(path.parent.name, name, False, str(exc)))
+            results.append(ScenarioResult(title, name, False, str(exc)))
     return results
 
 
@@ -101,7 +102,7 @@ def run_scenario(path: Path, scen: dict, spath: tuple, doc, cache: dict | None =
     position = scen.get("position")
     pos_fn = (lambda st: _apply_position(st, position, doc, spath + ("position",))) if position else None
     try:
-        st = rs.new_game(players, seed=seed, position=pos_fn)
+        st = rs.new_game(players, seed=seed, log=True, position=pos_fn)  # logs on: a broken template fails here too
     except TapsterError as exc:
         if exc.mark is not None or type(exc) is not TapsterError:
             raise

@@ -126,7 +126,7 @@ def validate(doc: Document) -> list[SchemaError]:
         # a key that is not a plain word (`"\r"`, `"a b"`) shows quoted, so a message stays one line
         where = "/".join(p if isinstance(p, str) and p.isidentifier() else repr(p) if isinstance(p, str) else str(p)
                          for p in path) or "the ruleset"
-        message = f"{err.message} (at {where})"
+        message = f"{err.message} (at {where})" + _unquoted_hint(err, path)
         if message in seen:
             continue
         seen.add(message)
@@ -147,6 +147,19 @@ def _relevance(err) -> tuple:
 
 def _comparable(path) -> tuple:
     return tuple((0, p, "") if isinstance(p, (int, float)) else (1, 0, str(p)) for p in path)
+
+
+def _unquoted_hint(err, path: tuple) -> str:
+    """A hint for an unexpected key holding a space or an operator (`'or none' was unexpected`):
+    what usually makes one is an unquoted comma inside a flow mapping `{if: a, or b}`, which
+    splits the expression into a second key."""
+    if err.validator != "additionalProperties" or not path or not isinstance(path[-1], str):
+        return ""
+    key = path[-1]
+    if " " in key.strip() or any(op in key for op in ("==", "!=", "<", ">", "(", ")", "[", "+", "*")):
+        return ("; a comma (or colon) inside a flow mapping `{...}` ends the value there: "
+                "quote this expression (`{if: \"a, or b\"}`) or write the mapping in block style")
+    return ""
 
 
 def _key_path(err, data) -> tuple:

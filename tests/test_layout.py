@@ -14,13 +14,16 @@ LAYERS = [
     "limits",                                   # the one table of limits
     "errors", "model", "rng", "load", "maps",  # plain data, chance, safe YAML, map graphs
     "builtins", "codegen", "schema",            # the language's functions; the code generator; the schema
+    "params",                                   # parameter declarations (kind, range); variant composition
     "expression",                               # the expression language (parser, reference evaluator)
+    "lint",                                     # load-time warnings (values that look like null or expressions)
     "flow", "flowgen",                          # effect verbs and the runner; the flow's code generator
     "chance",                                   # explicit chance points and lazy deals
     "state", "render", "ruleset",               # a game; its display; the compiled ruleset
     "compiler",                                 # document -> Ruleset
     "scenarios", "search", "termview", "agents",            # scenarios run on games; search agents; agents play them
     "analysis",                                 # simulations, their statistics, perft
+    "check",                                    # generic invariants of any ruleset (tapster check)
     "encoding",                                 # a ruleset as index spaces and tensors
     "openspiel", "pettingzoo",                  # the adapters (optional extras)
     "store", "webview", "serve",                # the browser table: its database, a seat's HTML, the server

@@ -1,0 +1,360 @@
+"""Generic invariants of any ruleset (``tapster check``; OpenSpiel's random_sim_test, in spirit).
+
+Every check plays random games over several seeds and reports a :class:`CheckResult`; a failed
+check carries the seed and the action sequence that reproduce the failure.  The checks are:
+
+- ``games end``: random games end, every pending decision lists an action, the outcome has a
+  score and a place per seat, and every log line (logs are on) renders;
+- ``legal actions apply``: every listed legal action applies to a copy, an unlisted one is
+  refused with :class:`IllegalActionError` and the state unchanged;
+- ``clone and JSON round trip``: a clone and a ``to_json``/``from_json`` copy continue exactly
+  as the original under the same actions, and playing them leaves the original unchanged;
+- ``same seed, same game``: two games with the same seed and agent seed are equal byte for byte;
+- ``observations hide``: an observation never shows a component of a zone the seat may not see;
+- ``secret decisions``: at a ``secret: true`` decision the actions of one option leave every
+  other seat's observation and log identical (their information set is one).
+
+The test suite (``tests/test_invariants.py``) runs these same functions on every shipped ruleset.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from . import flow as flow_engine
+from .errors import IllegalActionError
+from .rng import Rng
+from .ruleset import Ruleset
+from .state import State
+
+__all__ = ["CheckResult", "CheckFailure", "CHECKS", "SEEDS", "run_checks", "run_check"]
+
+#: The seeds each check plays by default (``tapster check --games N`` plays seeds 1..N).
+SEEDS = (1, 2, 3)
+
+#: Moves after which a game counts as not ending.
+MOVE_LIMIT = 20_000
+
+
+class CheckFailure(Exception):
+    """An invariant does not hold: ``message`` says which, ``seed`` and ``players`` make the game,
+    ``actions`` (action strings, in order) replay it from the start to the failing point."""
+
+    def __init__(self, message: str, seed: int | None = None, players: int | None = None, actions: list[str] | None = None):
+        super().__init__(message)
+        self.message = message
+        self.seed = seed
+        self.players = players
+        self.actions = list(actions or [])
+
+
+@dataclass
+class CheckResult:
+    """One check on one ruleset (and variant): ``ok``; ``detail`` (a line saying what was
+    checked, or what failed); on failure ``seed``, ``players`` and ``actions`` reproducing it."""
+
+    name: str
+    ok: bool
+    detail: str
+    seed: int | None = None
+    players: int | None = None
+    actions: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        """The result as JSON data (``name``, ``ok``, ``detail``, ``seed``, ``players``, ``actions``)."""
+        return {"name": self.name, "ok": self.ok, "detail": self.detail, "seed": self.seed,
+                "players": self.players, "actions": self.actions}
+
+
+class _Game:
+    """A game being played with a record of its actions (for the reproduction of a failure)."""
+
+    def __init__(self, rs: Ruleset, players: int, seed: int):
+        self.seed, self.players = seed, players
+        self.actions: list[str] = []
+        self.st = rs.new_game(players, seed=seed, log=True)
+
+    def fail(self, message: str) -> CheckFailure:
+        return CheckFailure(message, self.seed, self.players, self.actions)
+
+    def apply(self, action) -> None:
+        self.actions.append(str(action))
+        try:
+            self.st.apply(action)
+        except Exception as exc:  # noqa: BLE001 - any error (a broken log template too) is the failure
+            raise self.fail(f"{type(exc).__name__}: {exc}") from None
+
+    def legal(self) -> list:
+        try:
+            legal = self.st.legal_actions()
+        except Exception as exc:  # noqa: BLE001
+            raise self.fail(f"listing the legal actions raised {type(exc).__name__}: {exc}") from None
+        if not legal:
+            raise self.fail("a pending decision lists no legal action")
+        return legal
+
+
+def _player_counts(rs: Ruleset) -> list[int]:
+    return sorted({rs.min_players, rs.default_players, rs.max_players})
+
+
+def _random_game(rs: Ruleset, players: int, seed: int, agent_seed: int) -> _Game:
+    g = _Game(rs, players, seed)
+    rng = Rng(agent_seed)
+    while not g.st.is_terminal():
+        if len(g.actions) >= MOVE_LIMIT:
+            raise g.fail(f"the game did not end in {MOVE_LIMIT} moves")
+        g.apply(rng.choice(g.legal()))
+    for p in range(players):
+        for line in g.st.visible_log(p):
+            if not isinstance(line, str):
+                raise g.fail(f"a log line of seat {p} is not text: {line!r}")
+    return g
+
+
+def check_games_end(rs: Ruleset, seeds) -> str:
+    """Random games end with an outcome: a score and a place for every seat, winners among the
+    seats, a reason.  Raises :class:`CheckFailure`."""
+    games = 0
+    for players in _player_counts(rs):
+        for seed in seeds:
+            g = _random_game(rs, players, seed, seed * 7)
+            out = g.st.outcome()
+            if len(out.scores) != players:
+                raise g.fail(f"the outcome has {len(out.scores)} scores for {players} seats")
+            if sorted(out.ranking) != list(range(players)):
+                raise g.fail(f"the ranking {out.ranking} is not a place for each of {players} seats")
+            if not set(out.winners) <= set(range(players)):
+                raise g.fail(f"winners {out.winners} are not seats")
+            if not out.reason:
+                raise g.fail("the outcome gives no reason")
+            games += 1
+    return f"{games} random games ended with an outcome"
+
+
+def check_same_seed(rs: Ruleset, seeds) -> str:
+    """The same seed and agent seed give the same game, byte for byte.  Raises :class:`CheckFailure`."""
+    for seed in seeds:
+        a = _random_game(rs, rs.default_players, seed, seed + 4)
+        b = _random_game(rs, rs.default_players, seed, seed + 4)
+        if a.actions != b.actions:
+            k = next((i for i, (x, y) in enumerate(zip(a.actions, b.actions)) if x != y), min(len(a.actions), len(b.actions)))
+            raise CheckFailure(f"the same seed played differently from move {k + 1}", seed, rs.default_players, a.actions[:k + 1])
+        if json.dumps(a.st.to_json(), sort_keys=True) != json.dumps(b.st.to_json(), sort_keys=True):
+            raise a.fail("the same seed and actions ended in different states")
+    return f"{len(seeds)} seeds replayed identically"
+
+
+def check_round_trip(rs: Ruleset, seeds) -> str:
+    """Every 5th move, a clone and a JSON round trip continue identically to the original for
+    8 moves, and playing them leaves the original unchanged.  Raises :class:`CheckFailure`."""
+    branches = 0
+    for seed in seeds:
+        g = _Game(rs, rs.default_players, seed)
+        rng = Rng(seed + 1)
+        step = 0
+        while not g.st.is_terminal() and step < MOVE_LIMIT:
+            if step % 5 == 0:
+                st = g.st
+                before = st.to_json()
+                live, copy = st.clone(), st.clone()
+                saved = State.from_json(rs, json.loads(json.dumps(before)))
+                if saved.to_json() != before:
+                    raise g.fail("State.from_json(state.to_json()) differs from the state")
+                branch_rng = Rng(step)
+                line: list[str] = []
+                for _ in range(8):
+                    if live.is_terminal():
+                        break
+                    a = branch_rng.choice(live.legal_actions())
+                    line.append(str(a))
+                    live.apply(a)
+                    copy.apply(a)
+                    saved.apply(str(a))
+                    if not copy.to_json() == live.to_json() == saved.to_json():
+                        raise CheckFailure("a clone or JSON copy continued differently under the same actions",
+                                           seed, g.players, g.actions + line)
+                if st.to_json() != before:
+                    raise CheckFailure("playing a clone changed the original", seed, g.players, g.actions + line)
+                branches += 1
+            g.apply(rng.choice(g.legal()))
+            step += 1
+    return f"{branches} branches continued identically"
+
+
+def check_legal_actions(rs: Ruleset, seeds, per_game: int = 40) -> str:
+    """Every listed legal action (up to 12 per decision) applies to a copy; an unlisted action
+    is refused with :class:`IllegalActionError` listing the legal ones, and the state is
+    unchanged.  Raises :class:`CheckFailure`."""
+    tried = 0
+    for seed in seeds:
+        g = _Game(rs, rs.default_players, seed)
+        rng = Rng(seed)
+        moves = 0
+        while not g.st.is_terminal() and moves < per_game:
+            legal = g.legal()
+            for a in legal[:12]:
+                probe = g.st.clone()
+                try:
+                    probe.apply(a)
+                except Exception as exc:  # noqa: BLE001 - any error is the failure reported
+                    raise CheckFailure(f"the listed action {a} does not apply: {type(exc).__name__}: {exc}",
+                                       seed, g.players, g.actions + [str(a)]) from None
+                tried += 1
+            before = g.st.to_json()
+            try:
+                g.st.apply("no_such_action(42)")
+            except IllegalActionError as exc:
+                if set(exc.legal) != set(legal):
+                    raise g.fail("the refusal of an unlisted action lists other legal actions") from None
+            else:
+                raise g.fail("the unlisted action no_such_action(42) was accepted")
+            if g.st.to_json() != before:
+                raise g.fail("a refused action changed the state")
+            g.apply(rng.choice(legal))
+            moves += 1
+    return f"{tried} listed actions applied, unlisted ones refused"
+
+
+def _visible_ids(obs_zone) -> set:
+    if isinstance(obs_zone, dict):
+        return set()
+    out = set()
+    for item in obs_zone:
+        if isinstance(item, str):
+            out.add(item)
+        else:
+            out |= _visible_ids(item)
+    return out
+
+
+def _owned_leaves(z, decl) -> Iterator[tuple[int | None, list]]:
+    """(owner or None, the components) of each part of zone ``z`` declared by ``decl``."""
+    def leaves(x, depth):
+        if depth == 0:
+            yield x
+        else:
+            for s in x:
+                yield from leaves(s, depth - 1)
+
+    if decl.keyed:  # a dict of stacks
+        yield None, [c for stack in z.values() for c in stack]
+    elif decl.per_player:
+        for owner, sub in enumerate(z):
+            yield owner, [c for leaf in leaves(sub, decl.depth - 1) for c in leaf]
+    else:
+        yield None, [c for leaf in leaves(z, decl.depth) for c in leaf]
+
+
+def check_observations(rs: Ruleset, seeds) -> str:
+    """At every move, each seat's observation is JSON data and shows no component of a hidden
+    zone (an ``owner`` zone of another seat, a ``hidden`` zone).  Raises :class:`CheckFailure`."""
+    looks = 0
+    for seed in seeds:
+        g = _Game(rs, rs.default_players, seed)
+        rng = Rng(seed)
+        while not g.st.is_terminal() and len(g.actions) < MOVE_LIMIT:
+            st = g.st
+            for p in range(st.num_players):
+                obs = st.observation(p)
+                try:
+                    json.dumps(obs)
+                except (TypeError, ValueError) as exc:
+                    raise g.fail(f"the observation of seat {p} is not JSON data: {exc}") from None
+                for decl in rs.zone_list:
+                    if decl.visibility == "public":
+                        continue
+                    for owner, comps in _owned_leaves(st.zones[decl.name], decl):
+                        if decl.visibility == "owner" and owner == p:
+                            continue
+                        seen = obs["zones"][decl.name] if owner is None else obs["zones"][decl.name][owner]
+                        leaked = {c.id for c in comps} & _visible_ids(seen)
+                        if leaked:
+                            whose = f" of seat P{owner + 1}" if owner is not None else ""
+                            raise g.fail(f"zone {decl.name}{whose} shows {sorted(leaked)} to seat P{p + 1}")
+                looks += 1
+            g.apply(rng.choice(g.legal()))
+    return f"{looks} observations hid what they must"
+
+
+def _others_view(st: State, seat: int) -> list:
+    return [(q, json.dumps(st.observation(q), sort_keys=True), st.visible_log(q)) for q in range(st.num_players) if q != seat]
+
+
+def _just_after(st: State, action) -> State:
+    """A copy of ``st`` just after ``action``'s own effects (the option's ``do`` and what it
+    calls, up to the next decision) and before the flow goes on: a reveal that follows later
+    in the flow legitimately tells everyone which card it was."""
+    probe = st.clone()
+    choose, loc, _, _ = probe.pending
+    probe.pending = None
+    probe.stack = []
+    choose.resume(probe, loc, action)
+    flow_engine.run(probe, finish=False)
+    return probe
+
+
+def check_secret_decisions(rs: Ruleset, seeds) -> str:
+    """At a ``secret: true`` decision, the actions of one option (which card goes face down)
+    leave every other seat's observation and log identical.  Raises :class:`CheckFailure`."""
+    if not any(c.secret for c in rs.chooses):
+        return "no secret decision (nothing to check)"
+    checked = 0
+    for seed in seeds:
+        g = _Game(rs, rs.default_players, seed)
+        rng = Rng(seed + 100)
+        while not g.st.is_terminal() and len(g.actions) < MOVE_LIMIT:
+            st = g.st
+            choose = st.pending[0]
+            if choose.secret:
+                seat = st.current_players()[0]
+                groups: dict = {}
+                for a in st.legal_actions():
+                    groups.setdefault(a.name, []).append(a)
+                for actions in groups.values():
+                    views = [_others_view(_just_after(st, a), seat) for a in actions]
+                    for a, v in zip(actions[1:], views[1:]):
+                        if v != views[0]:
+                            what = next(q for (q, o, lg), (_, o0, lg0) in zip(v, views[0]) if o != o0 or lg != lg0)
+                            raise g.fail(f"secret decision {choose.name}: seat P{what + 1} can tell {actions[0]} from {a}")
+                    checked += len(actions) > 1
+            g.apply(rng.choice(g.legal()))
+    if not checked:
+        return "no secret decision with two actions of one option was reached"
+    return f"{checked} secret decisions revealed nothing to the others"
+
+
+#: (name, function(rs, seeds) -> detail) in the order they run.
+CHECKS: list[tuple[str, Callable[[Ruleset, tuple], str]]] = [
+    ("games end", check_games_end),
+    ("legal actions apply", check_legal_actions),
+    ("clone and JSON round trip", check_round_trip),
+    ("same seed, same game", check_same_seed),
+    ("observations hide", check_observations),
+    ("secret decisions", check_secret_decisions),
+]
+
+
+def run_check(rs: Ruleset, name: str, seeds=SEEDS) -> CheckResult:
+    """Run the check called ``name`` (a name of :data:`CHECKS`) on ``rs`` over ``seeds``.
+
+    Any exception a game raises (a broken log template, an effect error) is a failure too,
+    reported with its type and message and the moves up to it.
+
+    Raises:
+        KeyError: no check called ``name``.
+    """
+    fn = dict(CHECKS)[name]
+    try:
+        return CheckResult(name, True, fn(rs, tuple(seeds)))
+    except CheckFailure as f:
+        return CheckResult(name, False, f.message, f.seed, f.players, f.actions)
+    except Exception as exc:  # noqa: BLE001 - the error is the failure reported
+        return CheckResult(name, False, f"{type(exc).__name__}: {exc}")
+
+
+def run_checks(rs: Ruleset, seeds=SEEDS) -> list[CheckResult]:
+    """Every check of :data:`CHECKS` on ``rs`` over ``seeds``, in order (one result each)."""
+    return [run_check(rs, name, seeds) for name, _ in CHECKS]
