@@ -20,6 +20,7 @@ LAYERS = [
     "compiler",                                 # document -> Ruleset
     "scenarios", "search", "agents",            # scenarios run on games; search agents; agents play them
     "analysis",                                 # simulations, their statistics, perft
+    "stats", "balance", "runner", "report",     # intervals and tests; balance metrics; backends; HTML and plots
     "encoding",                                 # a ruleset as index spaces and tensors
     "openspiel", "pettingzoo",                  # the adapters (optional extras)
     "cli", "__init__",                          # the command line; the public names
