@@ -12,6 +12,8 @@ caller, which summarises the games handed back so far.
 
 from __future__ import annotations
 
+import csv
+import json
 import math
 import multiprocessing
 import os
@@ -21,10 +23,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from .analysis import SimSpec, remember_ruleset
-from .balance import GameRecord, play_games
+from .balance import EXPORT_FIELDS, GameRecord, Tally, metrics, play_games
 from .errors import TapsterError
 
-__all__ = ["BACKENDS", "run_games", "batch_size"]
+__all__ = ["BACKENDS", "run_games", "batch_size", "Exporter", "play_run", "narrow_enough", "auto_rounds"]
 
 BACKENDS = ("local", "ray")
 
@@ -159,3 +161,90 @@ def _ray(spec: SimSpec, batches: list, jobs: int, address: str | None, on_batch)
             ray.cancel(ref, force=True)
         if started:
             ray.shutdown()
+
+
+# ---------------------------------------------------------------------------------------------
+# Runs: games played, tallied in order, exported, stopped by Ctrl-C or by a precision target
+
+
+class Exporter:
+    """Writes one line per game to ``path``: JSON Lines (``.jsonl``/``.json``) or CSV (``.csv``,
+    lists as JSON text) with :data:`interpreter.balance.EXPORT_FIELDS`, plus ``side`` (which run
+    of a comparison or sweep).  Use as a context manager.
+
+    Raises:
+        TapsterError: an unknown extension, or the file cannot be written.
+    """
+
+    def __init__(self, path: str):
+        self.path = path
+        ext = Path(path).suffix.lower()
+        if ext not in (".jsonl", ".json", ".csv"):
+            raise TapsterError(f"--export {path}: write a .jsonl or a .csv file")
+        self.csv = ext == ".csv"
+        self.file = None
+        self.writer = None
+
+    def __enter__(self) -> Exporter:
+        try:
+            self.file = open(self.path, "w", encoding="utf-8", newline="")  # noqa: SIM115 - closed in __exit__
+        except OSError as exc:
+            raise TapsterError(f"cannot write {self.path}: {exc.strerror or exc}") from None
+        if self.csv:
+            self.writer = csv.DictWriter(self.file, fieldnames=("side",) + EXPORT_FIELDS)
+            self.writer.writeheader()
+        return self
+
+    def write(self, side: str, record: GameRecord) -> None:
+        """Write ``record`` of run ``side``."""
+        row = {"side": side, **record.row()}
+        if self.csv:
+            self.writer.writerow({k: json.dumps(v) if isinstance(v, (list, dict)) else v for k, v in row.items()})
+        else:
+            self.file.write(json.dumps(row) + "\n")
+
+    def __exit__(self, *exc) -> bool:
+        self.file.close()
+        return False
+
+
+def play_run(spec: SimSpec, indices: range, tally: Tally, *, jobs: int = 1, backend: str = "local",
+             ray_address: str | None = None, ruleset=None, on_batch: Callable[[int], None] | None = None,
+             export: Callable[[GameRecord], None] | None = None) -> bool:
+    """Play games ``indices`` of ``spec`` into ``tally`` (in game order), calling ``export``
+    with each record.  Returns False when Ctrl-C stopped it (the workers are stopped, ``tally``
+    holds the games handed back before), True when every game was played.
+
+    Raises:
+        TapsterError: as :func:`run_games`.
+    """
+    games = run_games(spec, indices, jobs=jobs, backend=backend, ray_address=ray_address, ruleset=ruleset,
+                      on_batch=on_batch)
+    try:
+        for r in games:
+            tally.add(r)
+            if export is not None:
+                export(r)
+    except KeyboardInterrupt:
+        games.close()
+        return False
+    return True
+
+
+def narrow_enough(tally: Tally, precision: float) -> bool:
+    """True when every seat's win rate and the first-player win rate have a 95% interval of
+    half-width at most ``precision`` (a share, 0.02 for ±2 points)."""
+    m = metrics(tally)
+    rows = m["win_rate"] + ([m["AdvantageP1"]] if m["AdvantageP1"] else [])
+    return bool(rows) and all((r["high"] - r["low"]) / 2 <= precision for r in rows)
+
+
+def auto_rounds(first: int, cap: int) -> Iterator[range]:
+    """The rounds of ``--games auto``: ``first`` games, then doubling the total, up to ``cap``
+    games in all."""
+    done, size = 0, first
+    while done < cap:
+        size = min(size, cap - done)
+        yield range(done, done + size)
+        done += size
+        size = done
