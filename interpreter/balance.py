@@ -409,10 +409,9 @@ def sentence(words: str, kind: str, a: Estimate, b: Estimate, d: Estimate) -> st
         verb = "stays"
     if d.p is None:
         verdict = "too few games to test"
-    elif d.significant():
-        verdict = f"significant (p = {d.p:.2g})"
     else:
-        verdict = f"not significant (p = {d.p:.2g})"
+        shown = "p < 0.001" if d.p < 0.001 else f"p = {d.p:.2g}"
+        verdict = f"{'significant' if d.significant() else 'not significant'} ({shown})"
     if verb == "stays":
         return f"{words} stays at {_fmt(kind, a)}: {verdict}"
     return f"{words} {verb} from {_fmt(kind, a)} to {_fmt(kind, b)}: {verdict}"

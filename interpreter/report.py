@@ -24,7 +24,7 @@ __all__ = ["write_report", "plot_win_rates", "plot_lengths", "plot_scores", "plo
 
 
 def _err(e: dict) -> tuple[float, float]:
-    return e["value"] - e["low"], e["high"] - e["value"]
+    return max(0.0, e["value"] - e["low"]), max(0.0, e["high"] - e["value"])
 
 
 def plot_win_rates(path: Path, analyses: list) -> None:

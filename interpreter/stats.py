@@ -142,7 +142,8 @@ def wilson(successes: float, n: int, level: float = 0.95) -> tuple[float, float]
     denom = 1.0 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(max(p * (1 - p) / n + z * z / (4 * n * n), 0.0)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    low, high = max(0.0, centre - half), min(1.0, centre + half)
+    return (0.0 if successes <= 0 else low), (1.0 if successes >= n else high)
 
 
 def proportion(successes: float, n: int, level: float = 0.95) -> Estimate:
