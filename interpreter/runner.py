@@ -61,7 +61,7 @@ def run_games(spec: SimSpec, indices: range, *, jobs: int = 1, backend: str = "l
     if ruleset is not None:
         remember_ruleset(spec, ruleset)
     size = batch_size(len(indices), jobs)
-    batches = [indices[i:i + size] for i in range(0, len(indices), size)]
+    batches = _Batches(indices, size)
     if backend == "ray":
         yield from _ray(spec, batches, jobs, ray_address, on_batch)
     elif jobs == 1:
@@ -74,7 +74,22 @@ def run_games(spec: SimSpec, indices: range, *, jobs: int = 1, backend: str = "l
         yield from _pool(spec, batches, jobs, on_batch)
 
 
-def _in_order(batches: list, window_size: int, submit: Callable[[int], None], next_done: Callable[[], tuple],
+class _Batches:
+    """``indices`` cut into batches of ``size``, made when asked for (nothing per game up front)."""
+
+    def __init__(self, indices: range, size: int):
+        self.indices, self.size = indices, size
+
+    def __len__(self) -> int:
+        return math.ceil(len(self.indices) / self.size)
+
+    def __getitem__(self, k: int) -> range:
+        if not 0 <= k < len(self):
+            raise IndexError(k)
+        return self.indices[k * self.size:(k + 1) * self.size]
+
+
+def _in_order(batches: _Batches, window_size: int, submit: Callable[[int], None], next_done: Callable[[], tuple],
               on_batch) -> Iterator[GameRecord]:
     """Keep at most ``window_size`` batches in flight (``submit(k)`` starts batch k), take finished
     ones from ``next_done() -> (k, records)`` and yield records in batch order."""
@@ -97,7 +112,7 @@ def _in_order(batches: list, window_size: int, submit: Callable[[int], None], ne
             wanted += 1
 
 
-def _pool(spec: SimSpec, batches: list, jobs: int, on_batch) -> Iterator[GameRecord]:
+def _pool(spec: SimSpec, batches: _Batches, jobs: int, on_batch) -> Iterator[GameRecord]:
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     ctx = multiprocessing.get_context(method)
     pool = ctx.Pool(processes=jobs, initializer=_ignore_sigint)
@@ -124,7 +139,7 @@ def _pool(spec: SimSpec, batches: list, jobs: int, on_batch) -> Iterator[GameRec
         pool.join()
 
 
-def _ray(spec: SimSpec, batches: list, jobs: int, address: str | None, on_batch) -> Iterator[GameRecord]:
+def _ray(spec: SimSpec, batches: _Batches, jobs: int, address: str | None, on_batch) -> Iterator[GameRecord]:
     try:
         import ray
     except ImportError:
