@@ -18,7 +18,7 @@ Metric names follow Ludii's (Browne et al., *Ludii metrics*) where they match:
 - **DecisionMoves**: the share of decisions with more than one legal action.
 
 The score trace is every seat's score (the ruleset's ``outcome.score``) each time a turn
-begins, and at the end; a seat leads when its score is the highest (ties lead together; the
+begins (at each decision in a ruleset without ``turn``, such as Beer Knight), and at the end; a seat leads when its score is the highest (ties lead together; the
 leader changes when the set of leaders does).  Wins: a shared win counts 1/k to each of its k
 winners.
 """
@@ -45,7 +45,8 @@ class GameRecord:
     ``index``/``seed``: the game's place in the run and its seed (``SEED:index``); ``agents``:
     the agent spec per seat; ``scores``: final score per seat (None when not a number);
     ``winners``: seats (empty: no winner); ``decisions``: actions taken; ``turns``: turns
-    begun (all seats); ``order``: seats in the order of their first turn; ``reason``: why the
+    begun (all seats); ``order``: seats in the order of their first turn (``State.order``), or
+    of their first decision in a ruleset without ``turn``; ``reason``: why the
     game ended; ``limit``: the game was stopped by ``limits: {actions: N}`` (then it has no
     winner); ``trace``: the score trace (per turn, scores per seat), ``branching``: legal actions
     summed over decisions, ``choices``: decisions with more than one legal action; ``used``: per
@@ -102,15 +103,19 @@ def play_games(spec: SimSpec, indices: range) -> list[GameRecord]:
             st = rs.new_game(spec.players, seed=gs)
             numeric = True
             last_turns = -1
+            untimed = []  # rows per decision while no turn has begun (a ruleset without turns)
+            deciders: list[int] = []
             while not st.finished:
                 t = sum(st.turns)
-                if numeric and t != last_turns:
+                if numeric and (t != last_turns or not t):
                     last_turns = t
                     row = tuple(_number(st.score(p)) for p in range(spec.players))
                     numeric = None not in row
                     if numeric:
-                        rec.trace.append(row)
+                        (rec.trace if t else untimed).append(row)
                 p = st.current_players()[0]
+                if p not in deciders:
+                    deciders.append(p)
                 legal = st.legal_actions()
                 rec.branching += len(legal)
                 rec.choices += len(legal) > 1
@@ -130,6 +135,9 @@ def play_games(spec: SimSpec, indices: range) -> list[GameRecord]:
                     break
             rec.turns = sum(st.turns)
             rec.order = tuple(st.order)
+            if not rec.turns:  # no `turn` in the ruleset: who decided first, and a trace per decision
+                rec.order = tuple(deciders)
+                rec.trace = untimed
             if not rec.limit:
                 o = st.outcome()
                 rec.scores = tuple(_number(s) for s in o.scores)
