@@ -736,9 +736,9 @@ class _Run:
 
         spec = SimSpec(str(Path(rs.path).resolve()), variant, tuple(sorted(params.items())), n, self.seed, tuple(names))
         tally = Tally(n)
-        total = self.games if self.games is not None else min(1000, self.max_games)
+        total = self.games if self.games is not None else min(200, self.max_games)
         task = self.progress.add_task(name, total=total) if self.progress else None
-        rounds = [range(self.games)] if self.games is not None else auto_rounds(min(1000, self.max_games), self.max_games)
+        rounds = [range(self.games)] if self.games is not None else auto_rounds(min(200, self.max_games), self.max_games)
         export = (lambda r: self.exporter.write(name, r)) if self.exporter else None
         advance = (lambda k: self.progress.advance(task, k)) if self.progress else None
         for indices in rounds:
