@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .limits import MAX_ITEMS
 from .load import MAX_INT_BITS  # the one integer limit: loading, computing and storing alike
 from .model import render
 
@@ -49,7 +50,6 @@ class Builtin:
     arity: tuple[int, int | None] = (1, 1)
     needs_env: bool = False
     body: FunctionBody | None = None
-
 
 
 def _count(iterable=None, value=None, *_):
@@ -112,11 +112,6 @@ def _index(seq, value):
         return list(seq).index(value)
     except ValueError:
         return -1
-
-
-#: Most items a list made by an expression may have (``range``, ``xs * n``): a slip such as
-#: ``range(10**9)`` is an error, not a machine out of memory.
-MAX_ITEMS = 1_000_000
 
 
 def _range(*args):
@@ -266,7 +261,6 @@ BUILTINS: dict[str, Builtin] = {
     "sum": Builtin(sum, "sum(xs): the total of the items (0 for nothing)"),
     "top": Builtin(_top, "top(zone): the top (last) item of a zone, or none"),
 }
-
 
 
 _ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)")

@@ -33,6 +33,8 @@ from .agents import AGENTS, QuitGame, make_agent, parse_agent, seat_name
 from .analysis import SHARED_WIN_NOTE, SimSpec, agent_seed, game_seed, perft, play_batch, remember_ruleset, summarise
 from .compiler import RulesetErrors, available_rulesets, find_ruleset, load_ruleset
 from .errors import IllegalActionError, Mark, TapsterError, close_matches
+from .limits import MAX_GAMES, MAX_JOBS, MAX_LOG_BYTES, MAX_PARAM_TEXT, MAX_PLAYERS, MAX_SEED
+from .limits import MAX_PERFT_DEPTH as MAX_DEPTH
 from .load import load_yaml, load_yaml_text
 from .render import render_board
 from .ruleset import Ruleset
@@ -45,7 +47,6 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
 #: The ``format`` field of a replay log written by ``play --log``.
 LOG_FORMAT = "tapster-log/1"
-
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -88,15 +89,6 @@ def _fresh_seed() -> int:
 
 # ---------------------------------------------------------------------------------------------
 # Shared options
-
-
-#: The longest --param value read, and the range of the numeric options (checked before work).
-MAX_PARAM_TEXT = 10_000
-MAX_SEED = 2**64 - 1
-MAX_GAMES = 10_000_000
-MAX_PLAYERS = 64
-MAX_JOBS = 256
-MAX_DEPTH = 64
 
 
 def _small_numbers(value: Any, depth: int = 0) -> bool:
@@ -408,10 +400,6 @@ def replay(log_file) -> int:
         return EXIT_FAIL
     click.echo(f"OK: {len(actions)} actions replayed; outcome {json.dumps(got)}")
     return EXIT_OK
-
-
-#: The largest replay log read, in bytes.
-MAX_LOG_BYTES = 64 * 1024 * 1024
 
 
 def _sha256(path) -> str | None:

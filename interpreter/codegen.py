@@ -54,9 +54,6 @@ from .model import Action, Component, render
 
 __all__ = ["WorkExceeded", "generate_expression", "generate_template", "generate_legal", "FunctionTable"]
 
-#: Default work budget (loop items, membership scans, ruleset function calls) of one move or one
-#: load-time evaluation.
-DEFAULT_WORK = 10_000_000
 
 #: What one call of a ruleset function charges to the work budget (a call costs about ten loop
 #: items' time).

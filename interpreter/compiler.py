@@ -17,7 +17,7 @@ from typing import Any
 
 from . import chance, codegen, expression, flow, flowgen, maps, schema
 from .chance import MODES
-from .codegen import DEFAULT_WORK, FunctionTable
+from .codegen import FunctionTable
 from .errors import CompileError, ExpressionError, LoadError, Mark, RulesetError, TapsterError, close_matches
 from .expression import (
     BUILTINS,
@@ -31,6 +31,7 @@ from .expression import (
     parse,
     state_reader,
 )
+from .limits import DEFAULT_ACTIONS, DEFAULT_STEPS, DEFAULT_WORK, MAX_COMPONENTS, MAX_FUNCTION_CALLS, MAX_ZONE_COUNT
 from .load import Document, load_table, load_yaml
 from .model import Component, render
 from .render import compile_display
@@ -38,12 +39,6 @@ from .ruleset import Kind, Procedure, Ruleset, Trigger, VarDecl, ZoneDecl
 
 __all__ = ["Ruleset", "RulesetErrors", "load_ruleset", "find_ruleset", "RULESETS_DIR", "ZoneDecl", "VarDecl"]
 
-#: Most components a ruleset may have (tables × copies), so that a slip such as `copies: 1000000`
-#: is refused at once instead of building a million components.
-MAX_COMPONENTS = 100_000
-
-#: Most zones one counted zone declares (per seat when per player).
-MAX_ZONE_COUNT = 10_000
 
 #: Where bare ruleset names are looked up: the ``rulesets/`` folder shipped with the package.
 RULESETS_DIR = schema._data_dir("rulesets")
@@ -478,8 +473,8 @@ class Ctx:
                 f"default {rs.default_players}, max {rs.max_players}", ("players",)))
         rs.params = dict(d.get("params") or {})
         limits = d.get("limits") or {}
-        rs.step_budget = int(limits.get("steps", 200_000))
-        rs.action_limit = int(limits.get("actions", 100_000))
+        rs.step_budget = int(limits.get("steps", DEFAULT_STEPS))
+        rs.action_limit = int(limits.get("actions", DEFAULT_ACTIONS))
         rs.work_budget = int(limits.get("work", DEFAULT_WORK))
 
         self._compile_components(rs)
@@ -957,10 +952,7 @@ def _user_function(name: str, params: tuple, bodies: dict):
     return call
 
 
-#: Most calls of (recursive) ruleset functions while one value is computed.
-MAX_FUNCTION_CALLS = 200_000
 _CALLS = [0, 0]  # [calls in progress, calls since the outermost began]
-
 
 
 def _constant(value):

@@ -22,8 +22,9 @@ from typing import Any
 
 from .builtins import BUILTINS, MAX_INT_BITS, MAX_ITEMS, Builtin, _extent, _mul, same, unescape  # noqa: F401 - re-exported
 from .codegen import _NOCONST as _NOCONST_GEN
-from .codegen import DEFAULT_WORK, WorkExceeded, _grow, _it, _mod, call_arguments, generate_expression, generate_template
+from .codegen import WorkExceeded, _grow, _it, _mod, call_arguments, generate_expression, generate_template
 from .errors import ExpressionError, ExpressionSyntaxError, Mark, TapsterError, close_matches
+from .limits import DEFAULT_WORK, MAX_EXPRESSION_CHARS, MAX_NESTING
 from .load import MAX_NUMBER_CHARS
 from .model import Component, render
 
@@ -253,13 +254,6 @@ def _excerpt(text: str, line: int, column: int) -> str:
     lines = text.splitlines() or [""]
     src = lines[min(line, len(lines)) - 1]
     return f"    {src}\n    {' ' * (column - 1)}^"
-
-
-#: Longest expression text read, in characters (parsing is linear, but a megabyte takes long).
-MAX_EXPRESSION_CHARS = 10_000
-#: Deepest nesting of an expression's parts (brackets, operators, calls, conditionals): the
-#: compiler and the compiled closures recurse once per level.
-MAX_NESTING = 100
 
 
 #: Grammar nodes that only group their parent's parts (not a level of nesting of their own).

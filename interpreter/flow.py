@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from .codegen import WorkExceeded, generate_legal
 from .errors import ExpressionError, FlowError, Mark
 from .expression import Compiled, Env, _operand
+from .limits import MAX_DICE, MAX_VALUE_DEPTH, MAX_VALUE_ITEMS, MAX_VALUE_TEXT
 from .model import Action, Component, render
 from .rng import below as rng_below
 
@@ -149,7 +150,6 @@ class ZoneRef:
         return z
 
 
-
 def _zone_reader(name: str, indexes: tuple):
     """``ZoneRef.read``: the zone ``name`` indexed by ``indexes``, common shapes fused."""
     if not indexes:
@@ -217,12 +217,6 @@ class KeyedZoneRef(ZoneRef):
             z[key] = stack
 
 
-#: Most items (counted through nested lists, records and tuples) in one value stored in a
-#: variable or property, and its deepest nesting: every `set` copies what it stores, so a rule
-#: that grows a list without end (`set: {x: "x + [1]"}` in an endless `while`) would slow down
-#: quadratically long before the step budget stopped it.
-MAX_VALUE_ITEMS = 10_000
-MAX_VALUE_DEPTH = 32
 _CONTAINERS = (list, dict, tuple)
 
 
@@ -230,27 +224,61 @@ def _copy_stored(value: Any, place: LValue) -> Any:
     """A copy of ``value`` (lists and records copied, tuples shared) for ``place`` to store.
 
     Raises:
-        ExpressionError: more than MAX_VALUE_ITEMS items or MAX_VALUE_DEPTH levels.
+        ExpressionError: more than MAX_VALUE_ITEMS items, MAX_VALUE_TEXT characters of text or
+            MAX_VALUE_DEPTH levels.
     """
-    left = [MAX_VALUE_ITEMS]
+    if type(value) is str:
+        if len(value) > MAX_VALUE_TEXT:
+            raise _too_big(place, f"is a text of more than {MAX_VALUE_TEXT} characters")
+        return value
+    left = [MAX_VALUE_ITEMS, MAX_VALUE_TEXT]
+
+    def text(x):
+        left[1] -= len(x)
+        if left[1] < 0:
+            raise _too_big(place, f"holds more than {MAX_VALUE_TEXT} characters of text")
 
     def copy(v, depth):
         t = type(v)
         left[0] -= len(v)
         if left[0] < 0 or depth > MAX_VALUE_DEPTH:
-            what = (f"has more than {MAX_VALUE_ITEMS} items" if left[0] < 0
-                    else f"is nested more than {MAX_VALUE_DEPTH} levels deep")
-            raise ExpressionError(f"cannot set `{place.text}`: the value {what} (the limit)", place.mark)
+            raise _too_big(place, f"has more than {MAX_VALUE_ITEMS} items" if left[0] < 0
+                           else f"is nested more than {MAX_VALUE_DEPTH} levels deep")
         if t is list:
-            return [copy(x, depth + 1) if type(x) in _CONTAINERS else x for x in v]
+            out = []
+            for x in v:
+                tx = type(x)
+                if tx in _CONTAINERS:
+                    x = copy(x, depth + 1)
+                elif tx is str:
+                    text(x)
+                out.append(x)
+            return out
         if t is dict:
-            return {k: copy(x, depth + 1) if type(x) in _CONTAINERS else x for k, x in v.items()}
+            out_d = {}
+            for k, x in v.items():
+                if type(k) is str:
+                    text(k)
+                tx = type(x)
+                if tx in _CONTAINERS:
+                    x = copy(x, depth + 1)
+                elif tx is str:
+                    text(x)
+                out_d[k] = x
+            return out_d
         for x in v:  # a tuple: shared, but counted
-            if type(x) in _CONTAINERS:
+            tx = type(x)
+            if tx in _CONTAINERS:
                 copy(x, depth + 1)
+            elif tx is str:
+                text(x)
         return v
 
-    return copy(value, 0)
+    return copy(value, 0) if type(value) in _CONTAINERS else value
+
+
+def _too_big(place: LValue, what: str) -> ExpressionError:
+    return ExpressionError(f"cannot set `{place.text}`: the value {what} (the limit)", place.mark)
 
 
 class LValue:
@@ -1252,10 +1280,6 @@ class Random(Effect):
         return None
 
 
-#: Most dice one ``roll`` throws.
-MAX_DICE = 10_000
-
-
 class Roll(Effect):
     """``roll: {dice: N, sides: S, as: NAME}`` (or ``set: PLACE``): a list of N dice of S sides
     (1..S), drawn from the state's generator."""
@@ -1306,7 +1330,6 @@ EFFECTS: dict[str, type[Effect]] = {
 
 #: Keys that may stand beside a verb in the same mapping (``if`` takes ``then``/``else``).
 SIBLING_KEYS = {"if": ("then", "else")}
-
 
 
 #: Python errors an effect can meet when a ruleset hands it a value of the wrong kind (or one too

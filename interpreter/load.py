@@ -19,15 +19,13 @@ from typing import Any
 import yaml
 
 from .errors import LoadError, Mark
+from .limits import MAX_INT_BITS, MAX_NUMBER_CHARS
+from .limits import MAX_YAML_BYTES as MAX_BYTES
+from .limits import MAX_YAML_DEPTH as MAX_DEPTH
+from .limits import MAX_YAML_NODES as MAX_NODES
 
 __all__ = ["Document", "load_yaml", "load_yaml_text", "load_table", "MAX_BYTES", "MAX_NODES", "MAX_DEPTH"]
 
-#: Largest file read, in bytes.
-MAX_BYTES = 2 * 1024 * 1024
-#: Most nodes a document may expand to (aliases counted every time they are used).
-MAX_NODES = 200_000
-#: Deepest nesting of mappings and sequences.
-MAX_DEPTH = 64
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _SCALAR_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null")}
@@ -219,12 +217,6 @@ class _Builder:
             raise LoadError(f"a whole number of {value.bit_length()} bits; the limit is {MAX_INT_BITS} bits",
                             self.mark(node))
         return value
-
-
-#: Longest number a ruleset, table or log may write, in characters, and the largest whole
-#: number, in bits (as the expression language's limit).
-MAX_NUMBER_CHARS = 1300
-MAX_INT_BITS = 4096
 
 
 def _number(text: str) -> Any:

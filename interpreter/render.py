@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from .builtins import _extent
 from .errors import TapsterError
 from .expression import Env
+from .limits import MAX_BOARD_CELLS, MAX_CELL_WIDTH
 
 if TYPE_CHECKING:  # pragma: no cover
     from .compiler import Ctx
@@ -145,11 +146,6 @@ def render_board(state: State) -> str | None:
         env.loc = {}
         out.extend(lines(env))
     return "\n".join(out)
-
-
-#: The most places a board drawing holds, and the widest a place may be drawn (characters).
-MAX_BOARD_CELLS = 10_000
-MAX_CELL_WIDTH = 200
 
 
 def _board(state: State, b: BoardDisplay) -> list[str]:

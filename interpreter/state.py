@@ -16,6 +16,7 @@ from . import flow
 from .chance import CHANCE, ChancePoint
 from .errors import FlowError, IllegalActionError, TapsterError
 from .expression import Env
+from .limits import MAX_SAVED_DEPTH, MAX_SAVED_SIZE
 from .model import Action, Component, Decision, Outcome, render
 from .rng import below as rng_below
 from .rng import seed_state
@@ -493,6 +494,7 @@ class State:
                 [encode_value(list(k)), [sorted(c.id for c in g) for g in v]]
                 for k, v in sorted(self.lazy.items(), key=lambda kv: repr(kv[0]))
             ]
+        _check_size(out)
         return out
 
     @classmethod
@@ -748,8 +750,26 @@ def new_game(
     return st
 
 
-#: Deepest nesting of a value in a saved state.
-MAX_SAVED_DEPTH = 64
+def _check_size(data: Any) -> None:
+    """Raise when the JSON data ``data`` would be larger than :data:`MAX_SAVED_SIZE`."""
+    left = MAX_SAVED_SIZE
+    todo = [data]
+    while todo:
+        x = todo.pop()
+        t = type(x)
+        if t is str:
+            left -= len(x)
+        elif t is list:
+            left -= len(x)
+            todo.extend(x)
+        elif t is dict:
+            left -= len(x)
+            todo.extend(x.keys())
+            todo.extend(x.values())
+        if left < 0:
+            raise TapsterError(
+                f"this state is too large to save (more than {MAX_SAVED_SIZE} characters and items): "
+                "a rule keeps a value that grows without end")
 
 
 def check_saved(rs: Ruleset, data: dict) -> None:

@@ -11,6 +11,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "interpreter"
 
 #: Bottom to top: each module may import only modules earlier in this list.
 LAYERS = [
+    "limits",                                   # the one table of limits
     "errors", "model", "rng", "load", "maps",  # plain data, chance, safe YAML, map graphs
     "builtins", "codegen", "schema",            # the language's functions; the code generator; the schema
     "expression",                               # the expression language (parser, reference evaluator)
