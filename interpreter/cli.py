@@ -1,4 +1,4 @@
-"""The driver: ``tapster play|simulate|analyse|compare|replay|info|validate|test|perft``.
+"""The driver: ``tapster play|simulate|analyse|compare|replay|info|validate|test|perft|serve``.
 
 ``main(argv) -> int`` runs one command in-process and returns its exit code: 0 success, 1 a
 failure (an invalid ruleset, a failed scenario, a replay mismatch, an illegal action, a game
@@ -33,7 +33,7 @@ from .agents import AGENTS, QuitGame, make_agent, parse_agent, seat_name
 from .analysis import SHARED_WIN_NOTE, SimSpec, agent_seed, game_seed, perft, play_batch, remember_ruleset, summarise
 from .compiler import RulesetErrors, available_rulesets, find_ruleset, load_ruleset
 from .errors import IllegalActionError, Mark, TapsterError, close_matches
-from .limits import MAX_GAMES, MAX_JOBS, MAX_LOG_BYTES, MAX_PARAM_TEXT, MAX_PLAYERS, MAX_SEED
+from .limits import MAX_GAMES, MAX_JOBS, MAX_LOG_BYTES, MAX_NUMBER_CHARS, MAX_PARAM_TEXT, MAX_PLAYERS, MAX_SEED
 from .limits import MAX_PERFT_DEPTH as MAX_DEPTH
 from .load import load_yaml, load_yaml_text
 from .render import render_board
@@ -479,8 +479,13 @@ def _read_log(path: str) -> dict:
     except json.JSONDecodeError as exc:
         raise TapsterError(f"not a JSON replay log: {exc.msg}", Mark(path, exc.lineno, exc.colno)) from None
     except (RecursionError, ValueError) as exc:
-        raise TapsterError(f"not a replay log: {'nested too deeply' if isinstance(exc, RecursionError) else exc}",
-                           Mark(path, 1, 1)) from None
+        if isinstance(exc, RecursionError):
+            why = "nested too deeply"
+        elif "integer string conversion" in str(exc):
+            why = f"a number in it is longer than {MAX_NUMBER_CHARS} digits"
+        else:
+            why = str(exc)
+        raise TapsterError(f"not a replay log: {why}", Mark(path, 1, 1)) from None
     if isinstance(data, dict):
         _check_log_schema(path, data)
     if not isinstance(data, dict):
@@ -1132,6 +1137,27 @@ def perft_cmd(ruleset, depth, players, variant, seed, chance, params) -> int:
     what = f"depth {depth}" if depth is not None else "complete games"
     click.echo(f"{leaves} leaves ({what})")
     click.echo(f"{nodes} nodes visited in {elapsed:.2f} s ({nodes / elapsed if elapsed > 0 else 0:.0f} nodes/s)")
+    return EXIT_OK
+
+
+# -- serve (issue 19: the browser table) --------------------------------------------------------
+
+
+@cli.command(short_help="Serve tables to play in the browser.")
+@click.argument("ruleset", metavar="[RULESET]", required=False)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every network).")
+@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help="Port to listen on.")
+@click.option("--db", "db", default="tapster-tables.sqlite", show_default=True, type=click.Path(dir_okay=False),
+              help="The SQLite file keeping the tables (restored on start).")
+def serve(ruleset, host, port, db) -> int:
+    """Serve a web page where players create a table and play it from their browsers, each
+    seat through its own secret link (only RULESET's tables, or any shipped ruleset's).
+
+    Needs the web extra: pip install 'tapster[web]'.
+    """
+    from .serve import serve as run_server
+
+    run_server(ruleset, host, port, db)
     return EXIT_OK
 
 

@@ -24,6 +24,7 @@ LAYERS = [
     "stats", "balance", "runner", "report",     # intervals and tests; balance metrics; backends; HTML and plots
     "encoding",                                 # a ruleset as index spaces and tensors
     "openspiel", "pettingzoo",                  # the adapters (optional extras)
+    "store", "webview", "serve",                # the browser table: its database, a seat's HTML, the server
     "cli", "__init__",                          # the command line; the public names
 ]
 

@@ -1,0 +1,95 @@
+"""Take the README's screenshot of a browser table: ``python tools/table_screenshot.py [OUT.png]``.
+
+Starts ``tapster serve`` on a free port with a throw-away database, creates a table (default
+Drink & Beat with the complex rules, two people), plays some random moves through the API,
+and photographs P1's page with Debian's Chromium through Playwright (``TAPSTER_CHROMIUM``
+overrides ``/usr/bin/chromium``).  Options: ``--ruleset``, ``--variant``, ``--moves``, ``--seed``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parent.parent
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+
+
+def _post(url: str, body: dict) -> tuple[int, dict]:
+    req = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out", nargs="?", default=str(ROOT / "docs" / "browser_table.png"))
+    ap.add_argument("--ruleset", default="drink_and_beat")
+    ap.add_argument("--variant", default="complex")
+    ap.add_argument("--moves", type=int, default=14)
+    ap.add_argument("--seed", type=int, default=4)
+    a = ap.parse_args()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    base = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory() as tmp:
+        proc = subprocess.Popen([sys.executable, "-m", "interpreter.cli", "serve", "--port", str(port), "--db", f"{tmp}/t.sqlite"],
+                                cwd=ROOT)
+        try:
+            for _ in range(100):
+                try:
+                    urllib.request.urlopen(base + "/", timeout=2)
+                    break
+                except OSError:
+                    time.sleep(0.2)
+            _, t = _post(base + "/api/tables", {"ruleset": a.ruleset, "variant": a.variant, "agents": ["human", "human"],
+                                                "seed": a.seed})
+            seats = t["seats"]
+            rng = random.Random(a.seed)
+            moves = 0
+            while True:  # the moves, then on to P1's turn (so that the picture shows P1's buttons)
+                with urllib.request.urlopen(base + seats["0"] + "/view") as r:
+                    if moves >= a.moves and json.loads(r.read())["yours"]:
+                        break
+                moves += 1
+                for link in seats.values():
+                    with urllib.request.urlopen(base + link + "/view") as r:
+                        view = json.loads(r.read())
+                    if view["yours"]:
+                        actions = [x.split('"')[0] for x in view["html"].split('data-action="')[1:]]
+                        from html import unescape
+
+                        _post(base + link + "/act", {"action": unescape(rng.choice(actions)), "version": view["version"]})
+                        break
+            with sync_playwright() as pw:
+                b = pw.chromium.launch(executable_path=os.environ.get("TAPSTER_CHROMIUM", "/usr/bin/chromium"), args=ARGS)
+                page = b.new_page(viewport={"width": 1200, "height": 900})
+                page.goto(base + seats["0"])
+                page.wait_for_selector("#view .status")
+                page.screenshot(path=a.out, full_page=False)
+                b.close()
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+    print(f"wrote {a.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
