@@ -1,4 +1,4 @@
-"""The driver: ``tapster play|simulate|replay|info|validate|test|check|perft|serve``.
+"""The driver: ``tapster play|simulate|analyse|compare|replay|info|validate|test|check|perft|serve``.
 
 ``main(argv) -> int`` runs one command in-process and returns its exit code: 0 success, 1 a
 failure (an invalid ruleset, a failed scenario, a replay mismatch, an illegal action, a game
@@ -645,6 +645,274 @@ def _print_summary(out: Console, rs: Ruleset, s: dict) -> None:
     ]
     for line in lines:
         out.print(Text(line))
+
+
+# -- analyse, compare ---------------------------------------------------------------------------
+# The balance report (issue 18): the games are played by interpreter.runner, measured by
+# interpreter.balance, drawn by interpreter.report; this block parses and prints.
+
+EXIT_INTERRUPTED = 130
+
+
+def _parse_games(ctx: click.Context, param: click.Parameter, value: str) -> int | None:
+    if value == "auto":
+        return None
+    try:
+        n = int(value)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is neither a number of games nor auto") from None
+    if not 1 <= n <= MAX_GAMES:
+        raise click.BadParameter(f"{n} is not from 1 to {MAX_GAMES}")
+    return n
+
+
+def _parse_sweep(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict:
+    """``NAME=V1,V2,...`` -> {name: [values]} (a single value is a list of one)."""
+    out: dict[str, list] = {}
+    for item in values:
+        name, sep, text = item.partition("=")
+        if not sep or not name.strip():
+            raise click.BadParameter(f"{item!r} is not NAME=VALUE or NAME=V1,V2,... (e.g. turns=6,8,10)")
+        parts = [text] if text.lstrip()[:1] in ("[", "{") else text.split(",")
+        out[name.strip()] = [_parse_params(ctx, param, (f"{name}={p}",))[name.strip()] for p in parts]
+    return out
+
+
+_balance_opts = [
+    click.option("--games", "-n", default="1000", show_default=True, callback=_parse_games, metavar="N|auto",
+                 help="Games per run; auto: until every win rate is known within --precision (at most --max-games)."),
+    click.option("--precision", type=click.FloatRange(0.001, 0.5), default=0.02, show_default=True,
+                 help="With --games auto: the 95% half-width wanted for the win rates."),
+    click.option("--max-games", type=click.IntRange(100, MAX_GAMES), default=20000, show_default=True,
+                 help="With --games auto: the most games per run."),
+    _players_opt, _seed_opt, _agents_opt,
+    click.option("--jobs", "-j", type=click.IntRange(1, MAX_JOBS), help="Worker processes or Ray tasks (default: CPUs)."),
+    click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+                 help="local: a process pool; ray: Ray tasks (pip install 'tapster[ray]')."),
+    click.option("--ray-address", metavar="ADDRESS", help="The Ray cluster (default: RAY_ADDRESS, else a local Ray)."),
+    click.option("--report", "report_dir", type=click.Path(file_okay=False), help="Write an HTML report with PNG plots to DIR."),
+    click.option("--export", "export_file", type=click.Path(dir_okay=False), help="Write one line per game (FILE.jsonl or FILE.csv)."),
+    _json_opt,
+]
+
+
+def _balance_options(f):
+    for opt in reversed(_balance_opts):
+        f = opt(f)
+    return f
+
+
+class _Run:
+    """What the analyse and compare commands share: the sides' rulesets, the progress bar, the
+    exporter; ``play(name, rs, variant, params)`` -> (tally, finished)."""
+
+    def __init__(self, ruleset, players, seed, agents, jobs, backend, ray_address, games, precision, max_games,
+                 export_file, as_json):
+        self.ruleset, self.players, self.agents = ruleset, players, agents
+        self.seed = _fresh_seed() if seed is None else seed
+        self.jobs = jobs or os.cpu_count() or 1
+        self.backend, self.ray_address = backend, ray_address
+        self.games, self.precision, self.max_games = games, precision, max_games
+        self.export_file, self.as_json = export_file, as_json
+        self.interrupted = False
+        self.played = 0
+        self.progress = None if as_json else Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("ETA"),
+            TimeRemainingColumn(), console=_stderr())  # fmt: skip
+        self.exporter = None
+
+    def side(self, variant: str | None, params: dict):
+        rs = _load(self.ruleset, variant, params)
+        n = _check_players(rs, self.players)
+        return rs, n, _seat_agents(self.agents, n)
+
+    def play(self, name: str, rs: Ruleset, n: int, names: list[str], variant, params: dict):
+        from .balance import Tally
+        from .runner import auto_rounds, narrow_enough, play_run
+
+        spec = SimSpec(str(Path(rs.path).resolve()), variant, tuple(sorted(params.items())), n, self.seed, tuple(names))
+        tally = Tally(n)
+        total = self.games if self.games is not None else min(200, self.max_games)
+        task = self.progress.add_task(name, total=total) if self.progress else None
+        rounds = [range(self.games)] if self.games is not None else auto_rounds(min(200, self.max_games), self.max_games)
+        export = (lambda r: self.exporter.write(name, r)) if self.exporter else None
+        advance = (lambda k: self.progress.advance(task, k)) if self.progress else None
+        for indices in rounds:
+            if self.progress and self.games is None:
+                self.progress.update(task, total=indices.stop)
+            done = play_run(spec, indices, tally, jobs=self.jobs, backend=self.backend, ray_address=self.ray_address,
+                            ruleset=rs, on_batch=advance, export=export)
+            if not done:
+                self.interrupted = True
+                break
+            if self.games is None and narrow_enough(tally, self.precision):
+                break
+        self.played += tally.games + tally.errors
+        if tally.errors and not self.interrupted:
+            raise TapsterError(f"{tally.errors} game(s) failed; the first: {tally.first_error}")
+        return tally
+
+    def __enter__(self):
+        if self.export_file:
+            from .runner import Exporter
+
+            self.exporter = Exporter(self.export_file).__enter__()
+        if self.progress:
+            self.progress.__enter__()
+        self.start = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc):
+        self.seconds = time.perf_counter() - self.start
+        if self.progress:
+            self.progress.__exit__(*exc)
+        if self.exporter:
+            self.exporter.__exit__(*exc)
+        return False
+
+    def head(self) -> dict:
+        return {"ruleset": self.ruleset, "players": self.players, "seed": self.seed, "agents": self.agents, "jobs": self.jobs,
+                "backend": self.backend, "seconds": self.seconds, "games_played": self.played,
+                "games_per_second": self.played / self.seconds if self.seconds > 0 else None, "interrupted": self.interrupted}
+
+    def footer(self, out: Console) -> None:
+        out.print(Text(f"seed {self.seed}; {self.played} games in {self.seconds:.1f} s "
+                       f"({self.played / max(self.seconds, 1e-9):.0f} games/s, {self.jobs} {self.backend} job(s)); "
+                       f"win rates: {SHARED_WIN_NOTE}"))
+        if self.interrupted:
+            out.print(Text("interrupted: the summary covers the games finished before Ctrl-C", style="bold red"))
+
+
+def _side_name(variant: str | None, params: dict) -> str:
+    parts = [variant] if variant else []
+    parts += [f"{k}={v}" for k, v in params.items()]
+    return ",".join(parts) or "base"
+
+
+@cli.command(short_help="Balance report: win rates with intervals, first-player advantage, lengths, drama...")
+@_ruleset_arg
+@_variant_opt
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE[,VALUE...]", callback=_parse_sweep,
+              help="Override a parameter; several values (turns=6,8,10) sweep it: one analysis per value.")
+@_balance_options
+def analyse(ruleset, variant, params, games, precision, max_games, players, seed, agents, jobs, backend, ray_address,
+            report_dir, export_file, as_json) -> int:
+    """Play many games and report the ruleset's balance (see README, "Balance analysis").
+
+    Game i of a run is seeded (SEED, i): the numbers do not depend on --jobs or --backend.
+    Ctrl-C stops at once and summarises the games finished (exit status 130)."""
+    from .balance import metrics
+    from .report import analysis_tables, sweep_table, write_report
+
+    if "human" in agents:
+        raise click.BadParameter("analyse plays without people", param_hint="--agents")
+    swept = [k for k, v in params.items() if len(v) > 1]
+    if len(swept) > 1:
+        raise click.BadParameter(f"sweep one parameter at a time, not {', '.join(swept)}", param_hint="--param")
+    fixed = {k: v[0] for k, v in params.items() if len(v) == 1}
+    values = params[swept[0]] if swept else [None]
+    run = _Run(ruleset, players, seed, agents, jobs, backend, ray_address, games, precision, max_games, export_file, as_json)
+    sides = []
+    for v in values:
+        p = dict(fixed, **({swept[0]: v} if swept else {}))
+        sides.append((_side_name(variant, p), variant, p, *run.side(variant, p)))
+    analyses, names_of = [], []
+    with run:
+        for name, var, p, rs, n, names in sides:
+            tally = run.play(name, rs, n, names, var, p)
+            analyses.append((name, metrics(tally)))
+            names_of.append(names)
+            if run.interrupted:
+                break
+    title = f"{sides[0][3].title}: balance report"
+    if report_dir and analyses:
+        write_report(report_dir, title, analyses, sweep=(swept[0], values[:len(analyses)]) if swept else None)
+    if as_json:
+        _echo_json({**run.head(), "variant": variant, "sweep": swept[0] if swept else None,
+                    "analyses": [{"side": name, "agents": names, "metrics": m} for (name, m), names in zip(analyses, names_of)]})
+    else:
+        out = _stdout()
+        for (name, m), names in zip(analyses, names_of):
+            for t in analysis_tables(f"{title} ({name}, {m['games']} games)", m, names):
+                out.print(t)
+        if swept:
+            out.print(sweep_table(swept[0], values[:len(analyses)], analyses))
+        run.footer(out)
+        if report_dir and analyses:
+            out.print(Text(f"report: {Path(report_dir) / 'index.html'}"))
+    return EXIT_INTERRUPTED if run.interrupted else EXIT_OK
+
+
+def _parse_side(ctx: click.Context, text: str) -> tuple[str | None, dict]:
+    """A side: ``base``, a variant name and/or NAME=VALUE pairs, joined by commas."""
+    variant, pairs = None, []
+    for part in [p.strip() for p in text.split(",") if p.strip()]:
+        if "=" in part:
+            pairs.append(part)
+        elif part == "base":
+            continue
+        elif variant is None:
+            variant = part
+        else:
+            raise click.BadParameter(f"side {text!r} names two variants ({variant}, {part})", param_hint="SIDE")
+    return variant, _parse_params(ctx, None, tuple(pairs))
+
+
+@cli.command(short_help="Compare variants or parameters: differences with intervals and tests.")
+@_ruleset_arg
+@click.argument("sides", nargs=-1, required=True, metavar="SIDE SIDE [SIDE...]")
+@_balance_options
+@click.pass_context
+def compare(ctx, ruleset, sides, games, precision, max_games, players, seed, agents, jobs, backend, ray_address,
+            report_dir, export_file, as_json) -> int:
+    """Analyse each SIDE and compare every later side with the first: each metric's difference
+    with its 95% interval and a test (two-proportion z for rates, Welch's t for means), and a
+    sentence.  A SIDE is `base`, a variant and/or NAME=VALUE pairs joined by commas
+    (`tapster compare beer_flights base turns=5`, `tapster compare drink_and_beat base complex`)."""
+    from .balance import compare as compare_tallies
+    from .balance import metrics
+    from .report import analysis_tables, comparison_table, write_report
+
+    if len(sides) < 2:
+        raise click.UsageError("compare needs at least two sides (e.g. base turns=5)")
+    if "human" in agents:
+        raise click.BadParameter("compare plays without people", param_hint="--agents")
+    run = _Run(ruleset, players, seed, agents, jobs, backend, ray_address, games, precision, max_games, export_file, as_json)
+    parsed = []
+    for text in sides:
+        variant, p = _parse_side(ctx, text)
+        parsed.append((text, variant, p, *run.side(variant, p)))
+    tallies = []
+    with run:
+        for name, variant, p, rs, n, names in parsed:
+            tallies.append((name, names, run.play(name, rs, n, names, variant, p)))
+            if run.interrupted:
+                break
+    comparisons = []
+    for name, _, t in tallies[1:]:
+        if t.players != tallies[0][2].players:
+            raise TapsterError(f"side {name} has {t.players} players, {tallies[0][0]} {tallies[0][2].players}: use --players")
+        comparisons.append((tallies[0][0], name, compare_tallies(tallies[0][2], t)))
+    analyses = [(name, metrics(t)) for name, _, t in tallies]
+    if report_dir and analyses:
+        write_report(report_dir, f"{parsed[0][3].title}: {' vs '.join(sides)}", analyses,
+                     comparison=[r for _, _, rows in comparisons for r in rows])
+    if as_json:
+        _echo_json({**run.head(), "sides": [{"side": name, "agents": names, "metrics": m}
+                                            for (name, m), (_, names, _) in zip(analyses, tallies)],
+                    "comparisons": [{"a": a, "b": b, "rows": rows} for a, b, rows in comparisons]})
+    else:
+        out = _stdout()
+        for (name, m), (_, names, _) in zip(analyses, tallies):
+            out.print(analysis_tables(f"{name} ({m['games']} games)", m, names, actions=0)[0])
+        for a, b, rows in comparisons:
+            out.print(comparison_table((a, b), rows))
+            for r in rows:
+                out.print(Text(f"- {r['sentence']}", style="bold" if r["significant"] else None))
+        run.footer(out)
+        if report_dir and analyses:
+            out.print(Text(f"report: {Path(report_dir) / 'index.html'}"))
+    return EXIT_INTERRUPTED if run.interrupted else EXIT_OK
 
 
 # -- map ----------------------------------------------------------------------------------------

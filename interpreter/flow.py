@@ -1057,7 +1057,8 @@ class Choose(Effect):
 
 class Turn(Effect):
     """``turn: {player: EXPR, do: [...]}``: ``player`` becomes ``current`` and plays ``do``;
-    ``turns_taken[player]`` counts the turns begun."""
+    ``turns_taken[player]`` counts the turns begun; a seat's first turn appends it to the
+    state's ``order`` (who moved first, second...)."""
 
     verb = "turn"
     __slots__ = ("player", "body")
@@ -1081,6 +1082,8 @@ class Turn(Effect):
         if type(p) is not int or not 0 <= p < st.num_players:
             raise ExpressionError(f"`turn` needs a seat from 0 to {st.num_players - 1}, got {render(p)!r}", self.mark)
         st.current = p
+        if not st.turns[p]:
+            st.order += (p,)
         st.turns[p] += 1
         if self.body.effects:
             st.stack.append((self.body, 0, loc, None))

@@ -337,6 +337,7 @@ def _turn(w: _Writer, eff) -> None:
     w.expr(eff.player, p)
     w.line(f"H_seat(st, {p}, MARKS[m])")
     w.line(f"st.current = {p}")
+    w.line(f"if not st.turns[{p}]: st.order += ({p},)")
     w.line(f"st.turns[{p}] += 1")
     saved = w.fresh("saved")
     w.line(f"{saved} = loc")

@@ -60,7 +60,8 @@ class State:
     counted zones, or a :class:`Keyed` dict of stacks for keyed zones); ``vars`` (name -> value;
     per-player variables are lists indexed by seat);
     ``props`` (component index -> dict of mutable properties); ``current`` (the seat whose turn
-    it is); ``turns`` (turns begun per seat); ``phase``; ``rng`` (generator state);
+    it is); ``turns`` (turns begun per seat); ``order`` (the seats in the order they began their
+    first turn: ``order[0]`` moved first, whoever the ruleset picked); ``phase``; ``rng`` (generator state);
     ``log`` (list of (visible_to, text), or None when not recorded); ``chance`` the chance mode
     (``sample`` or ``explicit``, see :mod:`interpreter.chance`) and ``lazy`` (explicit mode: zone
     path -> groups of its components whose order is not yet revealed).
@@ -75,7 +76,7 @@ class State:
 
     __slots__ = (
         "ruleset", "num_players", "zones", "vars", "props", "rng", "stack", "pending",
-        "current", "turns", "phase", "finished", "reason", "log", "env", "_outcome", "chance", "lazy",
+        "current", "turns", "order", "phase", "finished", "reason", "log", "env", "_outcome", "chance", "lazy",
         "base", "history",
     )  # fmt: skip
 
@@ -368,6 +369,7 @@ class State:
         st.pending = self.pending
         st.current = self.current
         st.turns = self.turns[:]
+        st.order = self.order
         st.phase = self.phase
         st.finished = self.finished
         st.reason = self.reason
@@ -480,6 +482,7 @@ class State:
             "pending": pending,
             "current": self.current,
             "turns": list(self.turns),
+            "order": list(self.order),
             "phase": self.phase,
             "finished": self.finished,
             "reason": self.reason,
@@ -541,6 +544,7 @@ class State:
                 st.stack.append((ruleset.blocks[block_id], pc, decode_value(loc, ruleset), loop))
             st.current = data["current"]
             st.turns = list(data["turns"])
+            st.order = tuple(data.get("order", ()))
             st.phase = data["phase"]
             st.finished = data["finished"]
             st.reason = data["reason"]
@@ -710,6 +714,7 @@ def new_game(
     st.pending = None
     st.current = 0
     st.turns = [0] * num_players
+    st.order = ()
     st.phase = ""
     st.finished = False
     st.reason = ""
@@ -858,6 +863,9 @@ def check_saved(rs: Ruleset, data: dict) -> None:
         raise bad("no decision is pending and the game has not ended")
     if data["current"] >= n or len(data["turns"]) != n:
         raise bad(f"seat {data['current']} or {len(data['turns'])} turn counts in a game of {n}")
+    order = data.get("order", [])
+    if any(p >= n or not data["turns"][p] for p in order):
+        raise bad(f"the turn order {order} names a seat that has not begun a turn in a game of {n}")
 
 
 def _bad_leaf(v) -> str | None:

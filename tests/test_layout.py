@@ -24,6 +24,7 @@ LAYERS = [
     "scenarios", "search", "termview", "agents",            # scenarios run on games; search agents; agents play them
     "analysis",                                 # simulations, their statistics, perft
     "check",                                    # generic invariants of any ruleset (tapster check)
+    "stats", "balance", "runner", "report",     # intervals and tests; balance metrics; backends; HTML and plots
     "encoding",                                 # a ruleset as index spaces and tensors
     "openspiel", "pettingzoo",                  # the adapters (optional extras)
     "store", "webview", "serve",                # the browser table: its database, a seat's HTML, the server

@@ -1,0 +1,235 @@
+"""The balance report: metrics from known games, turn order, reproducibility whatever the
+number of processes and the backend, the analyse/compare commands, export, the HTML report,
+and Ctrl-C (a real SIGINT to a subprocess)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from interpreter.analysis import SimSpec
+from interpreter.balance import GameRecord, Tally, compare, metrics
+from interpreter.cli import main
+from interpreter.compiler import available_rulesets, load_ruleset
+from interpreter.runner import auto_rounds, play_run
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.out + captured.err
+    return code, captured.out, captured.err
+
+
+def _record(index, trace, winners, order=(0, 1), used=None) -> GameRecord:
+    return GameRecord(index, f"0:{index}", ("random", "random"), scores=trace[-1], winners=winners, decisions=len(trace),
+                      turns=len(trace) - 1, order=order, trace=list(trace), used=used or [{}, {}])
+
+
+# -- metrics from games whose trace is known ------------------------------------------------------
+
+
+def test_lead_change_drama_decisiveness_from_a_known_trace():
+    # Leaders: {P1,P2}, {P1}, {P2}, {P1}, {P2}: four changes in four steps; P2 wins, trailing at
+    # steps 1 and 3 of the four before the end, and takes the lead for good at the last step.
+    t = Tally(2)
+    t.add(_record(0, [(0, 0), (1, 0), (0, 2), (3, 2), (3, 5)], (1,)))
+    m = metrics(t)
+    assert m["lead_changes_per_game"]["value"] == 4
+    assert m["LeadChange"]["value"] == 1.0
+    assert m["Drama"]["value"] == 0.5
+    assert m["Decisiveness"]["value"] == 1.0
+    assert m["margin"]["mean"]["value"] == 2
+    # A winner in the lead from the first step: no drama, decided at once.
+    t = Tally(2)
+    t.add(_record(0, [(1, 0), (2, 0), (3, 1)], (0,)))
+    m = metrics(t)
+    assert m["Drama"]["value"] == 0 and m["Decisiveness"]["value"] == 0 and m["LeadChange"]["value"] == 0
+
+
+def test_first_player_advantage_is_by_turn_position_not_seat():
+    # Seat 1 moves first in every game and wins 3 of 4: seats look balanced by seat only when
+    # seat 0 also moves first; here the turn position shows the advantage.
+    t = Tally(2)
+    for i, (order, w) in enumerate([((1, 0), (1,)), ((0, 1), (0,)), ((1, 0), (1,)), ((0, 1), (1,))]):
+        t.add(_record(i, [(0, 0), (1, 1)], w, order=order))
+    m = metrics(t)
+    assert m["win_rate"][0]["value"] == 0.25 and m["win_rate"][1]["value"] == 0.75
+    assert m["win_rate_by_position"][0]["value"] == 0.75
+    assert m["advantage_p1"]["value"] == pytest.approx(0.25)
+    assert m["Balance"] == pytest.approx(0.5)
+
+
+def test_actions_in_winners_and_losers_games():
+    t = Tally(2)
+    for i in range(20):
+        # the winner always played "ace", the loser never did; both played "draw"
+        t.add(_record(i, [(0, 0), (1, 0)], (0,), used=[{"ace": 1, "draw": 2}, {"draw": 3}]))
+    rows = {a["key"]: a for a in metrics(t)["actions"]}
+    assert rows["ace"]["in_winners"]["value"] == 1 and rows["ace"]["in_losers"]["value"] == 0
+    assert rows["ace"]["difference"]["value"] == 1 and rows["ace"]["difference"]["p"] < 1e-6
+    assert rows["draw"]["difference"]["value"] == 0 and rows["draw"]["uses_per_game"] == 5
+
+
+def test_compare_detects_a_real_difference_and_not_noise():
+    a, b, c = Tally(2), Tally(2), Tally(2)
+    for i in range(200):
+        a.add(_record(i, [(0, 0), (1, 0)], (0,) if i % 2 else (1,)))
+        b.add(_record(i, [(0, 0), (1, 0)], (0,) if i % 10 else (1,)))   # P1 wins 90%
+        c.add(_record(i, [(0, 0), (1, 0)], (1,) if i % 2 else (0,)))    # P1 wins 50%, other games
+    rows = {r["key"]: r for r in compare(a, b)}
+    assert rows["win_rate_P1"]["significant"] and "rises from 50.0%" in rows["win_rate_P1"]["sentence"]
+    assert not {r["key"]: r for r in compare(a, c)}["win_rate_P1"]["significant"]
+
+
+def test_auto_rounds_double_up_to_the_cap():
+    assert [(r.start, r.stop) for r in auto_rounds(100, 700)] == [(0, 100), (100, 200), (200, 400), (400, 700)]
+
+
+# -- the engine records who moved first ------------------------------------------------------------
+
+
+def test_state_order_is_who_began_a_turn_first():
+    rs = load_ruleset("beer_flights")   # the first player is drawn at random (rulebook: "Setup")
+    firsts = set()
+    for seed in range(12):
+        st = rs.new_game(2, seed=seed)
+        assert st.order == (st.current,)
+        firsts.add(st.order[0])
+        while not st.finished:
+            st.apply(st.legal_actions()[0])
+        assert sorted(st.order) == [0, 1] and st.order[0] in firsts
+    assert firsts == {0, 1}
+    assert load_ruleset("tic_tac_toe").new_game(2, seed=0).order == (0,)
+
+
+# -- reproducibility ---------------------------------------------------------------------------------
+
+
+def _metrics(name, games, jobs, backend="local", variant=None):
+    rs = load_ruleset(name, variant)
+    n = rs.default_players
+    spec = SimSpec(str(Path(rs.path).resolve()), variant, (), n, 11, ("random",) * n)
+    t = Tally(n)
+    assert play_run(spec, range(games), t, jobs=jobs, backend=backend, ruleset=rs)
+    return metrics(t)
+
+
+@pytest.mark.parametrize("name", ["beer_flights", "drink_and_beat"])
+def test_same_seed_same_numbers_whatever_the_jobs(name):
+    assert json.dumps(_metrics(name, 60, 1)) == json.dumps(_metrics(name, 60, 2))
+
+
+def test_ray_backend_gives_the_local_numbers():
+    pytest.importorskip("ray")
+    assert json.dumps(_metrics("tic_tac_toe", 40, 2, "ray")) == json.dumps(_metrics("tic_tac_toe", 40, 1))
+
+
+def test_every_ruleset_and_variant_is_analysed():
+    for name in available_rulesets():
+        for variant in [None, *load_ruleset(name).variants]:
+            m = _metrics(name, 3, 1, variant=variant)
+            assert m["errors"] == 0 and m["games"] == 3, (name, variant, m["first_error"])
+            assert m["position_games"] == 3, (name, variant)
+
+
+# -- the commands ------------------------------------------------------------------------------------
+
+
+def test_analyse_json_report_and_export(capsys, tmp_path):
+    code, out, _ = run(capsys, "analyse", "tic_tac_toe", "--games", "40", "--seed", "3", "--jobs", "1", "--json",
+                       "--report", str(tmp_path / "r"), "--export", str(tmp_path / "g.csv"))
+    assert code == 0
+    data = json.loads(out)
+    m = data["analyses"][0]["metrics"]
+    assert m["games"] == 40 and len(m["win_rate"]) == 2
+    assert sum(w["value"] for w in m["win_rate"]) + m["Drawishness"]["value"] == pytest.approx(1)
+    for file in ("index.html", "win_rates.png", "lengths.png", "scores.png", "lead.png"):
+        assert (tmp_path / "r" / file).stat().st_size > 0
+    rows = list(csv.DictReader((tmp_path / "g.csv").open()))
+    assert len(rows) == 40 and rows[0]["seed"] == "3:0" and json.loads(rows[0]["turn_order"]) == [0, 1]
+    # the same seed as JSON Lines: the same games
+    code, out2, _ = run(capsys, "analyse", "tic_tac_toe", "--games", "40", "--seed", "3", "--jobs", "2", "--json",
+                        "--export", str(tmp_path / "g.jsonl"))
+    assert json.loads(out2)["analyses"] == data["analyses"]
+    lines = [json.loads(x) for x in (tmp_path / "g.jsonl").read_text().splitlines()]
+    assert [x["winners"] for x in lines] == [json.loads(r["winners"]) for r in rows]
+
+
+def test_analyse_sweep_plots_each_metric(capsys, tmp_path):
+    code, out, _ = run(capsys, "analyse", "beer_flights", "--param", "turns=2,4", "--games", "20", "--seed", "1",
+                       "--jobs", "1", "--json", "--report", str(tmp_path))
+    assert code == 0
+    data = json.loads(out)
+    assert [a["side"] for a in data["analyses"]] == ["turns=2", "turns=4"]
+    assert [a["metrics"]["Duration"]["mean"]["value"] for a in data["analyses"]] == [4, 8]   # 2 seats x turns
+    assert (tmp_path / "sweep_Duration.png").exists() and (tmp_path / "sweep_Drama.png").exists()
+
+
+def test_compare_sides_and_sentences(capsys):
+    code, out, _ = run(capsys, "compare", "beer_flights", "base", "turns=3", "--games", "60", "--seed", "1",
+                       "--jobs", "1")
+    assert code == 0
+    assert "Duration (turns) drops from 20 ± 0 to 6 ± 0: significant" in " ".join(out.split())
+    code, out, _ = run(capsys, "compare", "drink_and_beat", "base", "complex", "--games", "20", "--seed", "1",
+                       "--jobs", "1", "--json")
+    assert code == 0
+    rows = json.loads(out)["comparisons"][0]["rows"]
+    assert all("sentence" in r and r["difference"]["p"] is None or 0 <= r["difference"]["p"] <= 1 for r in rows)
+
+
+def test_bad_input_is_a_clear_error(capsys):
+    code, _, err = run(capsys, "compare", "beer_flights", "base", "nope", "--games", "5")
+    assert code == 1 and "nope" in err
+    code, _, err = run(capsys, "analyse", "beer_flights", "--games", "zero")
+    assert code == 2 and "neither a number of games nor auto" in err
+    code, _, err = run(capsys, "analyse", "beer_flights", "--param", "turns=2,3", "--param", "flights=1,2", "--games", "5")
+    assert code == 2 and "one parameter at a time" in err
+    code, _, err = run(capsys, "analyse", "beer_flights", "--games", "5", "--export", "x.txt")
+    assert code == 1 and ".jsonl or a .csv" in err
+
+
+def test_games_auto_stops_when_narrow_enough(capsys):
+    code, out, _ = run(capsys, "analyse", "tic_tac_toe", "--games", "auto", "--precision", "0.2", "--max-games", "400",
+                       "--seed", "1", "--jobs", "1", "--json")
+    assert code == 0
+    m = json.loads(out)["analyses"][0]["metrics"]
+    assert m["games"] < 400   # a ±20-point interval needs far fewer games than the cap
+    assert all((w["high"] - w["low"]) / 2 <= 0.2 for w in m["win_rate"])
+
+
+def test_ctrl_c_stops_at_once_and_summarises():
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "interpreter.cli", "analyse", "beer_flights", "--games", "1000000", "--jobs", "2",
+         "--seed", "1"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:   # wait until games are being played
+            time.sleep(0.5)
+            if proc.poll() is not None:
+                break
+            children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+            if children.exists() and children.read_text().split():
+                time.sleep(2)
+                break
+        os.killpg(proc.pid, signal.SIGINT)   # as a terminal does: the whole process group
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130
+    assert "Traceback" not in out + err
+    assert "interrupted" in out and "Metrics" in out
+    time.sleep(0.5)
+    with pytest.raises(ProcessLookupError):   # no worker left behind
+        os.killpg(proc.pid, 0)
