@@ -500,7 +500,7 @@ def test_runtime_mistakes_are_clear_errors(tmp_path, rules, error, words):
         ("params: {n: -5}\ncomponents:\n  c: {items: [{v: 1}], copies: n}\n", "found '-5'"),
         ("params: {n: 100000000}\nzones: {z: {per_player: true, count: n}}\n",
          "`count` must be a whole number from 1 to 10000 or a parameter, found 'n' = 100000000"),
-        ("players: {min: 2, max: 100000000}\n", "100000000 is greater than the maximum of 1000"),
+        ("players: {min: 2, max: 100000000}\n", "100000000 is greater than the maximum of 64"),
     ],
 )  # fmt: skip
 def test_absurd_sizes_are_refused_at_load(tmp_path, rules, words):
