@@ -394,9 +394,15 @@ class State:
         shows face down (``back:``, e.g. the deck a card belongs to): a Weapon card is never
         redealt into the Mount deck.  The result depends only on what ``player`` sees and on
         ``rng``: two states that differ only in what ``player`` cannot see give the same world
-        for the same ``rng``.  Not modelled: what the seat saw earlier and no longer sees (a card
-        it passed face down), hidden variables (kept as they are), and a decision's names bound
-        to hidden components in the frames of the flow (kept, pointing at the components).
+        for the same ``rng``.  What the world says about a redealt component follows its slot:
+        a reference to the component that lay there, in what ``player`` cannot see (hidden
+        variables, other seats' ``owner`` values, the names and loops of the flow's frames, a
+        decision pending for other seats), and its mutable properties become the new
+        component's, so the world stays consistent (Beer Cards' owner-only ``face_down`` list
+        names the cards now in that hand) and leaks nothing.  Not modelled (an approximation
+        that never cheats, it forgets): what the seat saw earlier and no longer sees (a card it
+        passed face down, a card it saw drawn) is redealt like any other.  The world keeps no
+        log (lines for other seats) and is rebuilt, if a move in it fails, from its parent.
 
         Raises:
             TapsterError: ``player`` is not a seat of this game.
@@ -431,19 +437,26 @@ class State:
                 slots.append((place, i))
                 comps.append(c)
         r = rng
+        moved: dict = {}  # component that lay in a slot -> the one dealt into it
         for key in sorted(pools, key=repr):
             slots, comps = pools[key]
+            old = list(comps)
             comps.sort(key=_by_index)
             for i in range(len(comps) - 1, 0, -1):  # Fisher-Yates with the agent's generator
                 j = r.below(i + 1)
                 comps[i], comps[j] = comps[j], comps[i]
-            for (place, i), c in zip(slots, comps):
+            for (place, i), c, was in zip(slots, comps, old, strict=True):
                 place[i] = c
+                if c is not was:
+                    moved[was] = c
+        if moved:
+            _relabel_unseen(self, st, player, moved)
         if st.lazy:  # a redealt place is in random order already
             redealt = {id(place) for _, place in places}
             st.lazy = {k: g for k, g in st.lazy.items() if id(chance_mod.zone_at(st, k)) not in redealt}
         st.rng = seed_state(r.below(1 << 63))
         st._outcome = None
+        st.log = None
         return st
 
     def __deepcopy__(self, memo) -> State:
@@ -610,6 +623,51 @@ def _key_text(key: Any) -> str:
 
 def _by_index(c: Component) -> int:
     return c.index
+
+
+def _relabel(v: Any, moved: dict) -> Any:
+    """``v`` with every component in ``moved`` replaced by the one it maps to, inside lists,
+    tuples, dicts and sets (other values as they are; containers unchanged are returned as is)."""
+    t = type(v)
+    if t is Component:
+        return moved.get(v, v)
+    if t is list:
+        return [_relabel(x, moved) for x in v]
+    if t is tuple:
+        return tuple(_relabel(x, moved) for x in v)
+    if t is dict:
+        return {_relabel(k, moved): _relabel(x, moved) for k, x in v.items()}
+    if t is set or t is frozenset:
+        return t(_relabel(x, moved) for x in v)
+    return v
+
+
+def _relabel_unseen(real: State, st: State, player: int, moved: dict) -> None:
+    """In the world ``st`` (see :meth:`State.determinize`): the references ``player`` cannot
+    see follow the redeal ``moved`` (the component that lay in a slot -> the one dealt there),
+    and so do the mutable properties of the redealt components."""
+    rs = st.ruleset
+    for decl in rs.vars.values():
+        if decl.visibility == "hidden":
+            st.vars[decl.name] = _relabel(st.vars[decl.name], moved)
+        elif decl.visibility == "owner" and decl.per_player:
+            value = st.vars[decl.name]
+            st.vars[decl.name] = [x if i == player else _relabel(x, moved) for i, x in enumerate(value)]
+    frames = []
+    for block, pc, loc, loop in st.stack:
+        if loop is not None and loop[0] == flow.EACH:
+            loop = (loop[0], _relabel(loop[1], moved)) + tuple(loop[2:])
+        frames.append((block, pc, _relabel(loc, moved), loop))
+    st.stack = frames
+    p = st.pending
+    if p is not None and player not in p[3] and p[3] != (CHANCE,):
+        choose, loc, actions, players = p
+        actions = tuple(Action(a.name, _relabel(a.args, moved)) for a in actions)
+        st.pending = (choose, _relabel(loc, moved), actions, players)
+    if st.props:
+        for was, now in moved.items():
+            if was.index in real.props:
+                st.props[now.index] = real.props[was.index].copy()
 
 
 def _leaves(z: list, depth: int):

@@ -53,20 +53,98 @@ def _positions(rs, seeds=3, every=7, limit=60):
     return out
 
 
-@pytest.mark.parametrize("name", [n for n in available_rulesets() if _hidden(load_ruleset(n))])
-def test_no_agent_reads_what_its_seat_cannot_see(name):
-    rs = load_ruleset(name)
+HIDDEN = [(n, v) for n in available_rulesets() if _hidden(load_ruleset(n)) for v in [None, *load_ruleset(n).variants]]
+
+
+def _swapped(st, p, rng):
+    """``st`` with two hidden components that look alike to seat ``p`` (same kind and back, both
+    in places ``p`` cannot see) exchanged everywhere: zones, variables, the flow's frames, the
+    pending decision, properties.  A state ``p`` cannot tell from
+    ``st``, built without :meth:`State.determinize`; None when there is no such pair or when a
+    public value names one of them."""
+    from interpreter.state import _relabel, _relabel_unseen
+
+    seen = {c for decl in st.ruleset.zone_list for c in _zone_components(st, decl, p, visible=True)}
+    hidden = [c for c in _all_components(st) if c not in seen]
+    pairs = [(x, y) for i, x in enumerate(hidden) for y in hidden[i + 1:]
+             if x.kind == y.kind and all(x.fields.get(f) == y.fields.get(f) for f in st.ruleset.kinds[x.kind].back)]
+    for _ in range(min(5, len(pairs))):
+        x, y = pairs[rng.below(len(pairs))]
+        m = {x: y, y: x}
+        other = st.clone()
+        for decl in st.ruleset.zone_list:
+            z = other.zones[decl.name]
+            if decl.keyed:
+                for key in list(z):
+                    z[key] = _relabel(z[key], m)
+            else:
+                other.zones[decl.name] = _relabel(z, m)
+        _relabel_unseen(st, other, -1, m)  # every seat's hidden values, frames, pending, props
+        if other.observation(p) == st.observation(p) and other.to_json() != st.to_json():
+            return other
+    return None
+
+
+def _zone_components(st, decl, p, visible):
+    from interpreter.state import _leaves
+
+    z = st.zones[decl.name]
+    if decl.keyed:
+        if (decl.visibility == "public") == visible:
+            for sub in z.values():
+                yield from sub
+    elif decl.per_player:
+        for i, sub in enumerate(z):
+            if (decl.visibility == "public" or (decl.visibility == "owner" and i == p)) == visible:
+                for leaf in _leaves(sub, decl.depth - 1):
+                    yield from leaf
+    elif (decl.visibility == "public") == visible:
+        for leaf in _leaves(z, decl.depth):
+            yield from leaf
+
+
+@pytest.mark.parametrize("name,variant", HIDDEN)
+def test_no_agent_reads_what_its_seat_cannot_see(name, variant):
+    rs = load_ruleset(name, variant)
     positions = _positions(rs, limit=12)
     assert positions
+    swaps = 0
     for st, p in positions:
-        other = st.determinize(p, Rng(12345))  # another world p cannot tell apart, another future
-        assert other.observation(p) == st.observation(p)
+        others = [st.determinize(p, Rng(12345))]  # another world p cannot tell apart, another future
+        swapped = _swapped(st, p, Rng(p))
+        if swapped is not None:  # the real hidden components exchanged everywhere, real future kept
+            others.append(swapped)
+            swaps += 1
+            assert st.determinize(p, Rng(99)).to_json() == swapped.determinize(p, Rng(99)).to_json()
         before = st.to_json()
-        for i, spec in enumerate(CHEAP):
-            a = make_agent(spec, seed=i).act(st, p)
-            b = make_agent(spec, seed=i).act(other, p)
-            assert a == b, f"{spec} in {name}: {a} with the real hidden cards, {b} with others"
+        for other in others:
+            assert other.observation(p) == st.observation(p)
+            for i, spec in enumerate(CHEAP):
+                a = make_agent(spec, seed=i).act(st, p)
+                b = make_agent(spec, seed=i).act(other, p)
+                assert a == b, f"{spec} in {name}: {a} with the real hidden cards, {b} with others"
         assert st.to_json() == before  # agents never change the state
+    assert swaps, "no position with two hidden components to exchange"
+
+
+def test_a_face_down_card_named_in_an_owner_only_variable_follows_the_redeal():
+    """Beer Cards keeps the cards a player put face down in an owner-only list: in another
+    seat's world that list names cards now in that hand, never the real ones."""
+    rs = load_ruleset("beer_cards")
+    found = 0
+    for st, p in _positions(rs, seeds=6, every=1, limit=400):
+        q = 1 - p if st.num_players == 2 else (p + 1) % st.num_players
+        down = st.vars["face_down"][q]
+        if not down:
+            continue
+        hand = st.zones["white_hand"][q] + st.zones["black_hand"][q]
+        for k in range(5):
+            w = st.determinize(p, Rng(k))
+            assert all(c in w.zones["white_hand"][q] + w.zones["black_hand"][q] for c in w.vars["face_down"][q])
+            if [c.id for c in w.vars["face_down"][q]] != [c.id for c in down]:
+                found += 1
+        assert all(c in hand for c in down)
+    assert found
 
 
 @pytest.mark.parametrize("name", available_rulesets())
