@@ -250,9 +250,11 @@ class State:
 
     def _restore(self, history) -> None:
         """Put this state back as it was after ``history`` (a failed move leaves no trace)."""
-        back = _rebuild(self.base, history)
+        base = self.base
+        back = _rebuild(base, history)
         for name in State.__slots__:
             setattr(self, name, getattr(back, name))
+        self.base = base
         self.env = Env(self, {})
 
     def checkpoint(self) -> None:
@@ -402,7 +404,8 @@ class State:
         names the cards now in that hand) and leaks nothing.  Not modelled (an approximation
         that never cheats, it forgets): what the seat saw earlier and no longer sees (a card it
         passed face down, a card it saw drawn) is redealt like any other.  The world keeps no
-        log (lines for other seats) and is rebuilt, if a move in it fails, from its parent.
+        log (lines for other seats), and is rebuilt, if a move in it fails, from a copy of itself made
+        when it was drawn (never from the real game's seed and moves).
 
         Raises:
             TapsterError: ``player`` is not a seat of this game.
@@ -410,7 +413,7 @@ class State:
         if type(player) is not int or not 0 <= player < self.num_players:
             raise TapsterError(f"no seat {player!r} in a game of {self.num_players}")
         st = self.clone()
-        st.base = ("determinize", self.base, self.history, player, rng.state)
+        st.base = None  # set below: a world never points back at the real game
         st.history = None
         rs = st.ruleset
         places = []  # (sort key, list): every place the seat cannot see, in a canonical order
@@ -457,6 +460,9 @@ class State:
         st.rng = seed_state(r.below(1 << 63))
         st._outcome = None
         st.log = None
+        # Rebuilt from a copy of itself if a move in it fails: not from the real game's seed and
+        # moves, which an agent holding the world could otherwise reach.
+        st.checkpoint()
         return st
 
     def __deepcopy__(self, memo) -> State:
@@ -989,13 +995,6 @@ def _rebuild(base: tuple, history) -> State:
         st = new_game(ruleset, n, seed, log, position, chance=ruleset.chance)
     elif kind == "data":
         st = State.from_json(base[1], base[2])
-    elif kind == "determinize":
-        from .rng import Rng
-
-        _, parent_base, parent_history, player, rng_state = base
-        rng = Rng()
-        rng.state = rng_state
-        st = _rebuild(parent_base, parent_history).determinize(player, rng)
     else:  # "state": a checkpoint, kept as a clone nobody plays on
         st = base[1].clone()
     actions = []
