@@ -7,7 +7,6 @@ test_saved_state.py."""
 
 from __future__ import annotations
 
-import copy
 import functools
 import json
 import math
@@ -125,10 +124,23 @@ def _twist(action: Action, data) -> object:
 def test_any_action_is_refused_unless_legal_and_a_failing_apply_changes_nothing(data):
     name = data.draw(st.sampled_from(sorted(available_rulesets())))
     rs = _ruleset(name)
-    if data.draw(st.booleans()):  # budgets so tight that moves fail in the middle (apply must undo them)
-        rs = copy.copy(rs)
-        rs.step_budget = data.draw(st.integers(1, 3000))
-        rs.work_budget = data.draw(st.integers(1, 100_000))
+    # Budgets so tight that moves fail in the middle (apply must undo them), set on the shared
+    # compiled rulesets of both chance modes for this example only (a ruleset is not copied:
+    # copy.copy of one is itself, and a change left behind would make later examples differ).
+    targets = [rs, rs.with_chance("explicit")]
+    saved = [(t, t.step_budget, t.work_budget) for t in targets]
+    if data.draw(st.booleans()):
+        steps, work = data.draw(st.integers(1, 3000)), data.draw(st.integers(1, 100_000))
+        for t in targets:
+            t.step_budget, t.work_budget = steps, work
+    try:
+        _play_twisted(rs, data)
+    finally:
+        for t, steps, work in saved:
+            t.step_budget, t.work_budget = steps, work
+
+
+def _play_twisted(rs, data) -> None:
     mode = data.draw(st.sampled_from(["sample", "explicit"]))
     seed = data.draw(st.integers(0, 2**32))
     try:
