@@ -53,7 +53,9 @@ def _positions(rs, seeds=3, every=7, limit=60):
     return out
 
 
-HIDDEN = [(n, v) for n in available_rulesets() if _hidden(load_ruleset(n)) for v in [None, *load_ruleset(n).variants]]
+#: Every ruleset with hidden information, its base game and its first two variants (the search
+#: agents are slow: every variant of every ruleset took minutes of CI).
+HIDDEN = [(n, v) for n in available_rulesets() if _hidden(load_ruleset(n)) for v in [None, *sorted(load_ruleset(n).variants)[:2]]]
 
 
 def _swapped(st, p, rng):
@@ -106,7 +108,7 @@ def _zone_components(st, decl, p, visible):
 @pytest.mark.parametrize("name,variant", HIDDEN)
 def test_no_agent_reads_what_its_seat_cannot_see(name, variant):
     rs = load_ruleset(name, variant)
-    positions = _positions(rs, limit=12)
+    positions = _positions(rs, limit=8)
     assert positions
     swaps = 0
     for st, p in positions:
