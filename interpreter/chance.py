@@ -565,7 +565,7 @@ class ExplicitMove(Wrapper):
         try:
             while len(moved) < n:
                 if not src:
-                    self._refill(st, env, src, key)
+                    st.refill(inner.src.decl, src, env, key)
                     if not src:
                         break
                 if key in st.lazy and _group(st, key, src[-1]) is not None:
@@ -588,21 +588,6 @@ class ExplicitMove(Wrapper):
             prune(st)
         if inner.name:
             _rebind(st, kept, _bind(loc, inner.name, list(moved)))
-
-    def _refill(self, st, env, src, key) -> None:
-        decl = self.inner.src.decl
-        source_ref = decl.refill_from
-        if source_ref is None:
-            return
-        source = source_ref.get(env)
-        if not source:
-            return
-        src.extend(source)
-        source.clear()
-        if decl.refill_shuffle and len(src) > 1:
-            st.lazy[key] = [set(src)]
-        if st.log is not None:
-            st.log.append((None, f"{decl.name} was empty: {source_ref.text} shuffled into it"))
 
     def resume_chance(self, st, loc, point, value):
         if point.kind == "reveal":

@@ -106,6 +106,14 @@ PARAMS: dict[str, dict[str, tuple]] = {
 }
 
 
+def _legal(state: State) -> tuple:
+    """The legal actions; raises TapsterError when the game is over."""
+    actions = state.legal_actions()
+    if not actions:
+        raise TapsterError("no legal action: the game is over")
+    return actions
+
+
 class GreedyAgent:
     """One step ahead: takes the action after which its heuristic (``outcome: {heuristic:}``,
     default the score) is highest, a win beating any heuristic and a loss losing to any; ties
@@ -124,9 +132,7 @@ class GreedyAgent:
         Raises:
             TapsterError: the game is over, or the heuristic is not a number.
         """
-        actions = state.legal_actions()
-        if not actions:
-            raise TapsterError("no legal action: the game is over")
+        actions = _legal(state)
         world = state.determinize(player, self.rng)
         best: list[Action] = []
         best_value = None
@@ -264,9 +270,7 @@ class MCTSAgent(_Search):
         Raises:
             TapsterError: the game is over.
         """
-        actions = state.legal_actions()
-        if not actions:
-            raise TapsterError("no legal action: the game is over")
+        actions = _legal(state)
         if len(actions) == 1:
             return actions[0]
         totals: dict[Action, int] = {}
@@ -306,9 +310,7 @@ class ISMCTSAgent(_Search):
         Raises:
             TapsterError: the game is over.
         """
-        actions = state.legal_actions()
-        if not actions:
-            raise TapsterError("no legal action: the game is over")
+        actions = _legal(state)
         if len(actions) == 1:
             return actions[0]
         root = _Node(player)

@@ -285,8 +285,9 @@ class State:
             items[i], items[j] = items[j], items[i]
         self.rng = r
 
-    def refill(self, decl, zone: list, env: Env) -> None:
-        """Refill an empty ``zone`` from its declaration's ``refill_from`` zone, shuffled."""
+    def refill(self, decl, zone: list, env: Env, key: tuple | None = None) -> None:
+        """Refill an empty ``zone`` from its declaration's ``refill_from`` zone, shuffled (with
+        explicit chance and the zone's ``key``, a lazy deal: its order left unknown)."""
         source_ref = decl.refill_from
         if source_ref is None:
             return
@@ -295,7 +296,10 @@ class State:
             return
         zone.extend(source)
         source.clear()
-        if decl.refill_shuffle:
+        if decl.refill_shuffle and key is not None and self.chance == "explicit":
+            if len(zone) > 1:
+                self.lazy[key] = [set(zone)]
+        elif decl.refill_shuffle:
             self.shuffle(zone)
         if self.log is not None:
             self.log.append((None, f"{decl.name} was empty: {source_ref.text} shuffled into it"))
