@@ -12,7 +12,11 @@ check carries the seed and the action sequence that reproduce the failure.  The 
 - ``same seed, same game``: two games with the same seed and agent seed are equal byte for byte;
 - ``observations hide``: an observation never shows a component of a zone the seat may not see;
 - ``secret decisions``: at a ``secret: true`` decision the actions of one option leave every
-  other seat's observation and log identical (their information set is one).
+  other seat's observation and log identical (their information set is one);
+- ``templates render``: every template of the flow (a decision's prompt, an option's label, a
+  ``log`` line, an ``end_game`` reason) renders without error wherever random games reach it,
+  the prompt and every label at every decision; the templates never reached are named in a
+  note (a PASS: random games need not reach every line).
 
 The test suite (``tests/test_invariants.py``) runs these same functions on every shipped ruleset.
 """
@@ -34,6 +38,10 @@ __all__ = ["CheckResult", "CheckFailure", "CHECKS", "SEEDS", "run_checks", "run_
 #: The seeds each check plays by default (``tapster check --games N`` plays seeds 1..N).
 SEEDS = (1, 2, 3)
 
+#: ``templates render`` plays up to this many times as many games again (on the next seeds)
+#: while a template written in the ruleset has not rendered.
+EXTRA_GAMES = 4
+
 #: Moves after which a game counts as not ending.
 MOVE_LIMIT = 20_000
 
@@ -53,7 +61,8 @@ class CheckFailure(Exception):
 @dataclass
 class CheckResult:
     """One check on one ruleset (and variant): ``ok``; ``detail`` (a line saying what was
-    checked, or what failed); on failure ``seed``, ``players`` and ``actions`` reproducing it."""
+    checked, or what failed); on failure ``seed``, ``players`` and ``actions`` reproducing it;
+    ``notes``: lines worth reading on a pass (the templates no game reached)."""
 
     name: str
     ok: bool
@@ -61,11 +70,12 @@ class CheckResult:
     seed: int | None = None
     players: int | None = None
     actions: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
-        """The result as JSON data (``name``, ``ok``, ``detail``, ``seed``, ``players``, ``actions``)."""
+        """The result as JSON data (``name``, ``ok``, ``detail``, ``seed``, ``players``, ``actions``, ``notes``)."""
         return {"name": self.name, "ok": self.ok, "detail": self.detail, "seed": self.seed,
-                "players": self.players, "actions": self.actions}
+                "players": self.players, "actions": self.actions, "notes": self.notes}
 
 
 class _Game:
@@ -74,7 +84,10 @@ class _Game:
     def __init__(self, rs: Ruleset, players: int, seed: int):
         self.seed, self.players = seed, players
         self.actions: list[str] = []
-        self.st = rs.new_game(players, seed=seed, log=True)
+        try:
+            self.st = rs.new_game(players, seed=seed, log=True)
+        except Exception as exc:  # noqa: BLE001 - an error in `setup` (a log line too) is the failure
+            raise self.fail(f"setting up the game raised {type(exc).__name__}: {exc}") from None
 
     def fail(self, message: str) -> CheckFailure:
         return CheckFailure(message, self.seed, self.players, self.actions)
@@ -326,14 +339,131 @@ def check_secret_decisions(rs: Ruleset, seeds) -> str:
     return f"{checked} secret decisions revealed nothing to the others"
 
 
-#: (name, function(rs, seeds) -> detail) in the order they run.
-CHECKS: list[tuple[str, Callable[[Ruleset, tuple], str]]] = [
+_TEMPLATE_KINDS = {"prompt": "prompt", "label": "label", "text": "log line", "reason": "end_game reason"}
+
+
+def _template_sites(rs: Ruleset) -> list[tuple[object, str]]:
+    """(holder, attribute) of every template the flow renders: each decision's ``prompt``, each
+    option's ``label``, each ``log`` effect's ``text``, each ``end_game`` effect's ``reason``."""
+    sites: list[tuple[object, str]] = []
+    for choose in rs.chooses:
+        sites.append((choose, "prompt"))
+        sites += [(o, "label") for o in choose.options]
+    for block in rs.blocks:
+        for eff in block.effects:
+            eff = getattr(eff, "inner", eff)  # an explicit-chance wrapper holds the effect
+            verb = getattr(eff, "verb", None)
+            if verb == "log":
+                sites.append((eff, "text"))
+            elif verb == "end_game":
+                sites.append((eff, "reason"))
+    return sites
+
+
+class _TemplateRecorder:
+    """While entered, every flow template of ``rs`` is replaced by a wrapper that records that it
+    rendered (``rendered``: site indexes) or the first one that failed (``failed``: index and
+    exception); leaving restores the ruleset's own functions."""
+
+    def __init__(self, rs: Ruleset):
+        info = {id(t[0]): t[1:] for t in getattr(rs, "templates", ())}
+        self.sites = []
+        for holder, attr in _template_sites(rs):
+            fn = getattr(holder, attr)
+            mark, text, written = info.get(id(fn), (getattr(holder, "mark", None), "?", True))
+            self.sites.append((holder, attr, fn, mark, text, written))
+        self.rendered: set[int] = set()
+        self.failed: tuple[int, Exception] | None = None
+
+    def _wrap(self, i: int, fn):
+        rendered = self.rendered
+
+        def template(env):
+            try:
+                out = fn(env)
+            except Exception as exc:
+                if self.failed is None:
+                    self.failed = (i, exc)
+                raise
+            rendered.add(i)
+            return out
+
+        return template
+
+    def __enter__(self) -> _TemplateRecorder:
+        for i, (holder, attr, fn, *_rest) in enumerate(self.sites):
+            setattr(holder, attr, self._wrap(i, fn))
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for holder, attr, fn, *_rest in self.sites:
+            setattr(holder, attr, fn)
+
+    def describe(self, i: int) -> str:
+        _, attr, _, mark, text, _ = self.sites[i]
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        where = f" at {mark.file}:{mark.line}:{mark.column}" if mark is not None else ""
+        return f"{_TEMPLATE_KINDS[attr]} {shown!r}{where}"
+
+    def failure(self, exc: Exception, seed: int, players: int, actions: list[str]) -> CheckFailure:
+        """The failure to report for ``exc``, naming the template that raised when one did."""
+        if self.failed is not None:
+            i, err = self.failed
+            return CheckFailure(f"the {self.describe(i)} does not render: {type(err).__name__}: {err}", seed, players, actions)
+        if isinstance(exc, CheckFailure):
+            return exc
+        return CheckFailure(f"{type(exc).__name__}: {exc}", seed, players, actions)
+
+
+def check_templates(rs: Ruleset, seeds) -> tuple[str, list[str]]:
+    """Random games (logs on; each player count, each seed, then up to :data:`EXTRA_GAMES` times
+    as many on the next seeds while a written template has not rendered) render every
+    decision's prompt and the label of every legal action at every decision, every ``log``
+    line and ``end_game`` reason they reach.  Returns the detail and a note per template written in the ruleset that
+    no game reached.  Raises :class:`CheckFailure` naming the template (file:line:col and its
+    text) that raised, with the seed and actions that reach it."""
+    recorder = _TemplateRecorder(rs)
+    if not recorder.sites:
+        return "no template (nothing to check)", []
+    written = [i for i, site in enumerate(recorder.sites) if site[5]]
+    # While a written template is unrendered, up to EXTRA_GAMES times as many games on the next seeds.
+    more = range(max(seeds) + 1, max(seeds) + 1 + EXTRA_GAMES * len(seeds))
+    games = 0
+    with recorder:
+        for seed in (*seeds, *more):
+            if seed in more and all(i in recorder.rendered for i in written):
+                break
+            for players in _player_counts(rs):
+                games += 1
+                actions: list[str] = []
+                try:
+                    g = _Game(rs, players, seed)
+                    actions = g.actions
+                    rng = Rng(seed * 7 + 3)
+                    while not g.st.is_terminal():
+                        if len(g.actions) >= MOVE_LIMIT:
+                            raise g.fail(f"the game did not end in {MOVE_LIMIT} moves")
+                        g.st.decision()  # the prompt and every label
+                        g.apply(rng.choice(g.legal()))
+                except Exception as exc:  # noqa: BLE001 - a template's error is the failure reported
+                    raise recorder.failure(exc, seed, players, actions) from None
+    missed = [recorder.describe(i) for i in written if i not in recorder.rendered]
+    detail = (f"{len(written) - len(missed)} of {len(written)} templates rendered (prompts, labels, log lines, "
+              f"end_game reasons) in {games} games")
+    if missed:
+        detail += f"; {len(missed)} never reached (see the notes)"
+    return detail, [f"not reached: {m}" for m in missed]
+
+
+#: (name, function(rs, seeds) -> detail, or (detail, notes)) in the order they run.
+CHECKS: list[tuple[str, Callable[[Ruleset, tuple], str | tuple[str, list[str]]]]] = [
     ("games end", check_games_end),
     ("legal actions apply", check_legal_actions),
     ("clone and JSON round trip", check_round_trip),
     ("same seed, same game", check_same_seed),
     ("observations hide", check_observations),
     ("secret decisions", check_secret_decisions),
+    ("templates render", check_templates),
 ]
 
 
@@ -348,7 +478,10 @@ def run_check(rs: Ruleset, name: str, seeds=SEEDS) -> CheckResult:
     """
     fn = dict(CHECKS)[name]
     try:
-        return CheckResult(name, True, fn(rs, tuple(seeds)))
+        detail = fn(rs, tuple(seeds))
+        if isinstance(detail, tuple):
+            return CheckResult(name, True, detail[0], notes=list(detail[1]))
+        return CheckResult(name, True, detail)
     except CheckFailure as f:
         return CheckResult(name, False, f.message, f.seed, f.players, f.actions)
     except Exception as exc:  # noqa: BLE001 - the error is the failure reported

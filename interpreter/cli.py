@@ -29,8 +29,8 @@ from rich.text import Text
 
 from .agents import AGENTS, QuitGame, make_agent, parse_agent, seat_name
 from .analysis import SHARED_WIN_NOTE, SimSpec, Summary, agent_seed, game_seed, perft, remember_ruleset, run_games
+from .check import CHECKS, run_check
 from .check import SEEDS as CHECK_SEEDS
-from .check import run_checks
 from .compiler import RulesetErrors, available_rulesets, find_ruleset, load_ruleset
 from .errors import IllegalActionError, Mark, SchemaError, TapsterError, close_matches
 from .limits import MAX_GAMES, MAX_JOBS, MAX_LOG_BYTES, MAX_NUMBER_CHARS, MAX_PARAM_TEXT, MAX_PLAYERS, MAX_SEED, MAX_VARIANTS
@@ -213,6 +213,13 @@ def _stderr() -> Console:
 
 def _echo_json(data: Any) -> None:
     click.echo(json.dumps(data, default=str))
+
+
+def _progress(as_json: bool) -> Progress:
+    """A progress bar on stderr, off with --json and when stderr is not a terminal (a pipe, CI)."""
+    err = _stderr()
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=err, transient=True, disable=as_json or not err.is_terminal)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1193,18 +1200,25 @@ def check_cmd(ruleset, games, variant, all_variants, as_json, params) -> int:
     seeds = tuple(range(1, games + 1))
     report, failed = [], 0
     out = _stdout()
-    for rs in configs:
-        title = f"{rs.title} (variant {rs.variant})" if rs.variant else rs.title
-        for r in run_checks(rs, seeds):
-            failed += not r.ok
-            report.append({"ruleset": str(rs.path), "variant": rs.variant, **r.to_json()})
-            if as_json:
-                continue
-            mark = ("PASS ", "green") if r.ok else ("FAIL ", "red")
-            out.print(Text.assemble(mark, f"{title}: {r.name}: {r.detail}"), soft_wrap=True)
-            if not r.ok and r.seed is not None:
-                moves = " ".join(r.actions) or "(none)"
-                out.print(Text(f"    reproduce: seed {r.seed}, {r.players} players, actions: {moves}"), soft_wrap=True)
+    with _progress(as_json) as progress:
+        task = progress.add_task(f"check {base.name}", total=len(configs) * len(CHECKS))
+        for rs in configs:
+            title = f"{rs.title} (variant {rs.variant})" if rs.variant else rs.title
+            for name, _ in CHECKS:
+                progress.update(task, description=f"check {title}: {name}")
+                r = run_check(rs, name, seeds)
+                progress.advance(task)
+                failed += not r.ok
+                report.append({"ruleset": str(rs.path), "variant": rs.variant, **r.to_json()})
+                if as_json:
+                    continue
+                mark = ("PASS ", "green") if r.ok else ("FAIL ", "red")
+                out.print(Text.assemble(mark, f"{title}: {r.name}: {r.detail}"), soft_wrap=True)
+                for note in r.notes:
+                    out.print(Text(f"    {note}"), soft_wrap=True)
+                if not r.ok and r.seed is not None:
+                    moves = " ".join(r.actions) or "(none)"
+                    out.print(Text(f"    reproduce: seed {r.seed}, {r.players} players, actions: {moves}"), soft_wrap=True)
     if as_json:
         _echo_json({"ok": not failed, "checks": report})
     else:
@@ -1247,8 +1261,7 @@ def perft_cmd(ruleset, depth, players, variant, seed, chance, params, as_json) -
     else:  # one subtree per first move, so that the progress bar moves
         first = st.legal_actions()
         leaves, nodes = 0, 1
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      console=_stderr(), transient=True, disable=as_json) as progress:
+        with _progress(as_json) as progress:
             task = progress.add_task(f"perft {rs.name}: first moves", total=len(first))
             for i, a in enumerate(first):
                 child = st if i == len(first) - 1 else st.clone()

@@ -215,6 +215,7 @@ class Ctx:
         self.triggers: dict[str, list[Trigger]] = {}
         self.events_emitted: set[str] = set()
         self.emits: list[tuple[str, frozenset, tuple]] = []
+        self.templates: list[tuple] = []
 
     # -- helpers for effects ---------------------------------------------------------------------
     def mark(self, path: tuple) -> Mark:
@@ -252,10 +253,16 @@ class Ctx:
         return compile_expression(value, scope, self._value_mark(value, path))
 
     def template(self, value: Any, path: tuple, scope: Scope):
-        """Compile a text template found at ``path``."""
+        """Compile a text template found at ``path``; remember it in ``templates`` as
+        ``(function, mark, text, written)`` (``written``: the ruleset's own text, not a default
+        such as an option's label made from its name), for ``tapster check``."""
         if self.reading:
             self.reading[-1].append(chance.template_parts(value))
-        return compile_template(value if isinstance(value, str) else render(value), scope, self._value_mark(value, path))
+        text = value if isinstance(value, str) else render(value)
+        mark = self._value_mark(value, path)
+        fn = compile_template(text, scope, mark)
+        self.templates.append((fn, mark, text, tuple(path) in self.doc.marks))
+        return fn
 
     def _value_mark(self, value: Any, path: tuple) -> Mark:
         # A quoted scalar's text starts one column after its mark.
@@ -510,6 +517,7 @@ class Ctx:
             flowgen.finalize(self.blocks, self.scope.codegen)
         rs.blocks = tuple(self.blocks)
         rs.chooses = tuple(self.chooses)
+        rs.templates = tuple(self.templates)
         rs.chance_effects = tuple(self.chance_effects)
         rs.while_conds = tuple(self.while_conds)
         rs.procedures = {k: p.block for k, p in self.procedures.items()}

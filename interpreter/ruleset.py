@@ -111,7 +111,9 @@ class Ruleset:
     ``min_players``/``max_players``, ``params`` (dict), ``kinds``, ``components`` (all, by
     index), ``by_id``, ``zones``/``vars`` (declarations by name), ``procedures``,
     ``variants`` (name -> description), ``scenarios`` (raw scenario data), ``doc`` (the
-    Document with marks), ``path``.
+    Document with marks), ``path``; ``templates``: every text template compiled (labels,
+    prompts, log lines, ``end_game`` reasons, display lines) as ``(function, mark, text,
+    written)``, for ``tapster check``.
     """
 
     #: The function that loads a ruleset (``interpreter.compiler.load_ruleset``, set there), for
