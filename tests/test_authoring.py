@@ -43,7 +43,7 @@ def test_a_label_that_fails_only_when_shown_fails_check_with_its_place_and_a_rep
     result = next(c for c in json.loads(capsys.readouterr().out)["checks"] if c["name"] == "templates render")
     line = _line_of(path, "label: ")
     assert result["ok"] is False
-    assert f"the label '{{marks[current] + 1}} in row" in result["detail"] and f"ruleset.yaml:{line}:" in result["detail"]
+    assert "the label '{marks[current] + 1} in row" in result["detail"] and f"ruleset.yaml:{line}:" in result["detail"]
     assert "does not render" in result["detail"] and result["seed"] == 1 and result["actions"] == []
 
 
@@ -69,3 +69,41 @@ def test_templates_no_game_reaches_are_a_pass_with_a_note_naming_each(tmp_path, 
     line = _line_of(path, "never shown")
     assert "PASS Tic-tac-toe: templates render: 5 of 6 templates rendered" in out
     assert f"not reached: log line 'never shown {{1 // 0}}' at {path}:{line}:" in out
+
+
+# -- the newcomer's rulesets ---------------------------------------------------------------------
+
+FIXTURES = sorted(p.parent for p in (HERE / "authoring").glob("*/ruleset.yaml"))
+
+
+def test_the_three_newcomer_rulesets_are_kept():
+    assert {p.name for p in FIXTURES} >= {"four_in_a_row", "high_card", "goofspiel"}
+
+
+def test_each_newcomer_ruleset_validates_strictly_passes_its_scenarios_and_every_check(capsys):
+    for folder in FIXTURES:
+        assert main(["validate", "--strict", str(folder)]) == 0, capsys.readouterr().err
+        assert capsys.readouterr().out.startswith("ok: ")
+        assert main(["test", str(folder), "--json"]) == 0, capsys.readouterr().out
+        assert json.loads(capsys.readouterr().out)["passed"] >= 2
+        assert main(["check", str(folder), "--json"]) == 0, capsys.readouterr().out
+        checks = json.loads(capsys.readouterr().out)["checks"]
+        assert all(c["ok"] for c in checks) and not any(c["notes"] for c in checks), (folder.name, checks)
+
+
+def test_the_sealed_bid_recipe_is_checked_and_the_card_leaving_a_public_hand_is_caught(tmp_path):
+    # The README's recipe: the bid is recorded in an owner variable, nothing moves until all have
+    # chosen.  The secret decisions were reached (two actions of one option compared).
+    folder = HERE / "authoring" / "goofspiel"
+    r = run_check(load_ruleset(str(folder)), "secret decisions")
+    assert r.ok and "secret decisions revealed nothing" in r.detail
+    # The recipe the README used to give: the card moves from the (public) hand into an owner
+    # zone at once.  Everyone sees which card left the hand.
+    path = tmp_path / "goofspiel" / "ruleset.yaml"
+    shutil.copytree(folder, path.parent)
+    _replace(path, "  prize: {visibility: public", "  bids: {per_player: true, visibility: owner}\n  prize: {visibility: public")
+    move = '\n                        - move: {what: c, from: "hand[p]", to: "bids[p]"}'
+    _replace(path, '- set: {"bid[p]": c}', '- set: {"bid[p]": c}' + move)
+    _replace(path, 'from: "hand[p]", to: discard', 'from: "bids[p]", to: discard')
+    leaky = run_check(load_ruleset(str(path)), "secret decisions")
+    assert not leaky.ok and "secret decision bid: seat P" in leaky.detail and "can tell bid(card-" in leaky.detail
