@@ -107,3 +107,20 @@ def test_the_sealed_bid_recipe_is_checked_and_the_card_leaving_a_public_hand_is_
     _replace(path, 'from: "hand[p]", to: discard', 'from: "bids[p]", to: discard')
     leaky = run_check(load_ruleset(str(path)), "secret decisions")
     assert not leaky.ok and "secret decision bid: seat P" in leaky.detail and "can tell bid(card-" in leaky.detail
+
+
+def test_the_readme_sealed_bid_recipe_is_the_fixture_and_its_leak_message_is_real(tmp_path):
+    readme = (HERE.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("**Simultaneous moves**", 1)[1]
+    recipe = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    fixture = {line.split(" #")[0].strip() for line in (HERE / "authoring" / "goofspiel" / "ruleset.yaml").read_text().splitlines()}
+    for line in recipe.splitlines():
+        code = line.split(" #")[0].strip()
+        assert not code or code in fixture, f"README line not in tests/authoring/goofspiel: {line!r}"
+    assert "Prove it with `tapster check RULESET`" in section
+    quoted = section.split("(`FAIL Goofspiel: secret decisions: ", 1)[1].split("`)", 1)[0].replace("\n", " ")
+    path = tmp_path / "goofspiel" / "ruleset.yaml"
+    shutil.copytree(HERE / "authoring" / "goofspiel", path.parent)
+    _replace(path, '- set: {"bid[p]": c}', '- set: {"bid[p]": c}\n                        - log: "P{p + 1} bids {c}"')
+    leaky = run_check(load_ruleset(str(path)), "secret decisions")
+    assert not leaky.ok and leaky.detail == quoted
