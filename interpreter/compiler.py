@@ -687,11 +687,9 @@ class Ctx:
             self.zones[zname] = z
         for kind in rs.kinds.values():
             if kind.start is not None:
-                decl = self.zones.get(kind.start)
-                if decl is None or decl.depth != 0:
-                    self.errors.append(self.error(
-                        f"`start` must name a zone that is not per player, counted or keyed: {kind.start!r}",
-                        ("components", kind.name, "start")))
+                problem = _start_problem(kind.name, kind.start, self.zones)
+                if problem:
+                    self.errors.append(self.error(problem, ("components", kind.name, "start")))
                     kind.start = None
         rs.zones = self.zones
         rs.zone_list = tuple(self.zones.values())
@@ -903,6 +901,28 @@ class Ctx:
             self._guard(self.expr, spec["heuristic"], path + ("heuristic",), pscope) if "heuristic" in spec else None
         )
         rs.default_reason = str(spec.get("reason", "the game's flow is complete"))
+
+
+def _start_problem(kind: str, start: Any, zones: dict) -> str | None:
+    """What is wrong with ``start: START`` of component kind ``kind`` (None when it names a
+    shared zone): every component of a kind starts in one zone, so a per-player, counted or
+    keyed zone (``hand``, ``hand[0]``) is refused with the ``setup`` that deals into it."""
+    text = str(start)
+    name = text.split("[", 1)[0].strip()
+    decl = zones.get(name)
+    if decl is None:
+        close = close_matches(name, list(zones), n=3)
+        hint = f"did you mean {', '.join(close)}?" if close else f"zones: {', '.join(zones) or 'none'}"
+        return f"`start: {text}` names no zone; {hint}"
+    if decl.depth == 0 and text == name:
+        return None
+    what = ("per player" if decl.per_player else "counted") if not decl.keyed else "keyed"
+    if decl.per_player and decl.count is None:
+        deal = f'- for_each: {{in: players, as: p, do: [{{move: {{from: deck, to: "{name}[p]", count: 5}}}}]}}'
+    else:
+        deal = f'- move: {{from: deck, to: "{name}[...]", count: 5}}'
+    return (f"`start: {text}`: `start` puts every `{kind}` in one shared zone, and `{name}` is {what}; start them in a "
+            f"shared zone (`start: deck`) and deal them in `setup`: `{deal}`")
 
 
 def _user_function(name: str, params: tuple, bodies: dict):

@@ -124,3 +124,38 @@ def test_the_readme_sealed_bid_recipe_is_the_fixture_and_its_leak_message_is_rea
     _replace(path, '- set: {"bid[p]": c}', '- set: {"bid[p]": c}\n                        - log: "P{p + 1} bids {c}"')
     leaky = run_check(load_ruleset(str(path)), "secret decisions")
     assert not leaky.ok and leaky.detail == quoted
+
+
+# -- start: a per-player zone ----------------------------------------------------------------------
+
+_DEALT = """name: Dealt
+players: {min: 2, max: 2}
+components:
+  card:
+    items: [{n: 1}, {n: 2}, {n: 3}, {n: 4}, {n: 5}, {n: 6}, {n: 7}, {n: 8}, {n: 9}, {n: 10}]
+    start: START
+zones:
+  deck: {visibility: hidden}
+  hand: {per_player: true, visibility: owner}
+flow:
+  - choose: {options: [{action: go}]}
+"""
+
+
+def test_start_naming_a_per_player_zone_says_how_to_deal_in_setup(tmp_path, capsys):
+    path = tmp_path / "ruleset.yaml"
+    for start in ('"hand[0]"', "hand"):
+        path.write_text(_DEALT.replace("START", start), encoding="utf-8")
+        assert main(["validate", str(path)]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith(f"{path}:6:5: `start: {start.strip(chr(34))}`: `start` puts every `card` in one shared zone, "
+                              "and `hand` is per player; start them in a shared zone (`start: deck`) and deal them in `setup`")
+        assert "does not match" not in err and len(err.strip().splitlines()) == 1
+    # The advice, followed, deals five cards to each hand.
+    advice = err.split("`setup`: `", 1)[1].rsplit("`", 1)[0]
+    path.write_text(_DEALT.replace("START", "deck").replace("flow:", f"setup:\n  {advice}\nflow:"), encoding="utf-8")
+    st = load_ruleset(str(path)).new_game(2)
+    assert [len(h) for h in st.zones["hand"]] == [5, 5]
+    path.write_text(_DEALT.replace("START", "dek"), encoding="utf-8")
+    assert main(["validate", str(path)]) == 1
+    assert "`start: dek` names no zone; did you mean deck?" in capsys.readouterr().err
