@@ -1226,6 +1226,27 @@ def check_cmd(ruleset, games, variant, all_variants, as_json, params) -> int:
     return EXIT_FAIL if failed else EXIT_OK
 
 
+# -- schema -------------------------------------------------------------------------------------
+
+
+@cli.command("schema", short_help="Print the ruleset schema's path, or the editor modeline naming it.")
+@click.option("--modeline", is_flag=True, help="Print the `# yaml-language-server: $schema=...` line to put first in a ruleset.")
+@click.option("--relative-to", "relative_to", metavar="FILE", type=click.Path(dir_okay=False),
+              help="Give the path relative to FILE's folder (a ruleset.yaml), not absolute.")
+def schema_cmd(modeline, relative_to) -> int:
+    """Print the path of the installed ruleset schema (schemas/ruleset.schema.json), or with
+    --modeline the first line that makes editors with the YAML language server (VS Code's YAML
+    extension, for one) complete keys and show help for a ruleset anywhere on this machine."""
+    from .schema import schema_path
+
+    path = schema_path().resolve()
+    text = str(path)
+    if relative_to is not None:
+        text = Path(os.path.relpath(path, Path(relative_to).resolve().parent)).as_posix()
+    click.echo(f"# yaml-language-server: $schema={text}" if modeline else text)
+    return EXIT_OK
+
+
 # -- perft --------------------------------------------------------------------------------------
 
 

@@ -159,3 +159,25 @@ def test_start_naming_a_per_player_zone_says_how_to_deal_in_setup(tmp_path, caps
     path.write_text(_DEALT.replace("START", "dek"), encoding="utf-8")
     assert main(["validate", str(path)]) == 1
     assert "`start: dek` names no zone; did you mean deck?" in capsys.readouterr().err
+
+
+# -- the schema's modeline from anywhere ------------------------------------------------------------
+
+
+def test_the_schema_command_prints_a_modeline_that_resolves_from_anywhere(tmp_path, capsys):
+    from interpreter.schema import schema_path
+
+    assert main(["schema"]) == 0
+    printed = Path(capsys.readouterr().out.strip())
+    assert printed.is_absolute() and printed == schema_path().resolve()
+    assert json.loads(printed.read_text(encoding="utf-8"))["title"]
+    assert main(["schema", "--modeline"]) == 0
+    assert capsys.readouterr().out == f"# yaml-language-server: $schema={printed}\n"
+    # Relative to a ruleset anywhere: the path, read from the ruleset's folder, is the schema.
+    ruleset = tmp_path / "deep" / "my_game" / "ruleset.yaml"
+    assert main(["schema", "--modeline", "--relative-to", str(ruleset)]) == 0
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("# yaml-language-server: $schema=../")
+    assert (ruleset.parent / line.split("$schema=", 1)[1]).resolve() == printed
+    readme = (HERE.parent / "README.md").read_text(encoding="utf-8")
+    assert "tapster schema --modeline" in readme
