@@ -46,8 +46,8 @@ from .builtins import _extent
 from .errors import TapsterError
 from .expression import Env
 from .limits import MAX_BOARD_CELLS, MAX_CELL_WIDTH
-from .state import encode_value
 from .publicity import Knowledge, private_read, template_expressions
+from .state import encode_value
 
 if TYPE_CHECKING:  # pragma: no cover
     from .compiler import Ctx
