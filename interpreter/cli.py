@@ -137,10 +137,16 @@ def _parse_agents(ctx: click.Context, param: click.Parameter, value: str | None)
     names = [n.strip() for n in value.split(",")]
     for n in names:
         try:
-            parse_agent(n)
+            name, _ = parse_agent(n)
         except TapsterError as exc:
             raise click.BadParameter(exc.message) from None
+        if name == "human" and ctx.command.name != "play":
+            raise click.BadParameter(f"{ctx.command.name} plays without people: agents are {', '.join(_AUTO_AGENTS)}")
     return names
+
+
+#: The agents that play without a person (every command but `play` takes only these).
+_AUTO_AGENTS = [a for a in AGENTS if a != "human"]
 
 
 _ruleset_arg = click.argument("ruleset", metavar="RULESET")
@@ -161,6 +167,11 @@ _agents_opt = click.option(
     "--agents", "-a", callback=_parse_agents, metavar="A,B,...",
     help=f"Agents by seat, comma-separated ({', '.join(AGENTS)}), parameters after colons "
          "(mcts:iterations=500:c=1.4); the last one repeats. Default: random.",
+)  # fmt: skip
+_auto_agents_opt = click.option(
+    "--agents", "-a", callback=_parse_agents, metavar="A,B,...",
+    help=f"Agents by seat, comma-separated ({', '.join(_AUTO_AGENTS)}; no person plays here), parameters after "
+         "colons (mcts:iterations=500:c=1.4); the last one repeats. Default: random.",
 )  # fmt: skip
 _json_opt = click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 
@@ -566,14 +577,12 @@ def _log_mark(path: str, where: tuple) -> Mark:
 @_variant_opt
 @_seed_opt
 @click.option("--jobs", "-j", type=click.IntRange(1, MAX_JOBS), help="Worker processes (default: CPUs; 1 runs in-process).")
-@_agents_opt
+@_auto_agents_opt
 @_json_opt
 @_param_opt
 def simulate(ruleset, games, players, variant, seed, jobs, agents, as_json, params) -> int:
     """Play many games between agents and summarise: win rate per seat, scores, game length,
     draws, speed.  Game i is seeded with (SEED, i), so results do not depend on --jobs."""
-    if "human" in agents:
-        raise click.BadParameter("simulate plays without people: use random or first", param_hint="--agents")
     rs = _load(ruleset, variant, params)
     n = _check_players(rs, players)
     names = _seat_agents(agents, n)
@@ -692,7 +701,7 @@ _balance_opts = [
                  help="With --games auto: the 95% half-width wanted for the win rates."),
     click.option("--max-games", type=click.IntRange(100, MAX_GAMES), default=20000, show_default=True,
                  help="With --games auto: the most games per run."),
-    _players_opt, _seed_opt, _agents_opt,
+    _players_opt, _seed_opt, _auto_agents_opt,
     click.option("--jobs", "-j", type=click.IntRange(1, MAX_JOBS), help="Worker processes or Ray tasks (default: CPUs)."),
     click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
                  help="local: a process pool; ray: Ray tasks (pip install 'tapster[ray]')."),
@@ -811,8 +820,6 @@ def analyse(ruleset, variant, params, games, precision, max_games, players, seed
     from .balance import metrics
     from .report import analysis_tables, sweep_table, write_report
 
-    if "human" in agents:
-        raise click.BadParameter("analyse plays without people", param_hint="--agents")
     swept = [k for k, v in params.items() if len(v) > 1]
     if len(swept) > 1:
         raise click.BadParameter(f"sweep one parameter at a time, not {', '.join(swept)}", param_hint="--param")
@@ -882,8 +889,6 @@ def compare(ctx, ruleset, sides, games, precision, max_games, players, seed, age
 
     if len(sides) < 2:
         raise click.UsageError("compare needs at least two sides (e.g. base turns=5)")
-    if "human" in agents:
-        raise click.BadParameter("compare plays without people", param_hint="--agents")
     run = _Run(ruleset, players, seed, agents, jobs, backend, ray_address, games, precision, max_games, export_file, as_json)
     parsed = []
     for text in sides:
@@ -1036,14 +1041,16 @@ def _info_table(out: Console, title: str, columns: list[str], rows: list[tuple])
 
 @cli.command(short_help="Check rulesets; every problem as file:line:col.")
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
-@click.option("--variant", "-v", metavar="V", help="Check only variant V (default: the base ruleset and every variant).")
+@click.option("--variant", "-v", metavar="V", multiple=True, callback=lambda ctx, param, values: ",".join(values) or None,
+              help="Check only variant V, not the base ruleset and every variant (`a,b` or a repeated --variant: "
+                   "a overlaid, then b).")
 @click.option("--strict", is_flag=True, help="Fail on warnings too (a 'none' string, an expression where a value goes).")
 @_json_opt
 def validate(files, variant, strict, as_json) -> int:
-    """Check rulesets (and every variant of each, or only --variant V): print every problem as
-    file:line:col: message, most relevant first; "ok: FILE" for a valid one.  Warnings (YAML
-    that loads but rarely means what it says) are printed as file:line:col: warning: ...; they
-    fail only with --strict."""
+    """Check rulesets (and every variant of each, or only --variant V, composed as `a,b`): print
+    every problem as file:line:col: message, most relevant first; "ok: FILE" for a valid one.
+    Warnings (YAML that loads but rarely means what it says) are printed as file:line:col:
+    warning: ...; they fail only with --strict."""
     bad = 0
     if as_json:
         report = [{"file": file, "problems": _problems(file, variant), "warnings": _warnings(file)} for file in files]
@@ -1107,10 +1114,12 @@ def _problems(file: str, only_variant: str | None) -> list[str]:
     variants = (doc.data.get("variants") or {}) if isinstance(doc.data, dict) else {}
     names = list(variants)[:MAX_VARIANTS] if isinstance(variants, dict) else []
     if only_variant is not None:
-        if only_variant not in names:
-            lines.append(f"{file}: no variant {only_variant!r} (variants: {', '.join(names) or 'none'})")
+        chosen = [v.strip() for v in only_variant.split(",")]
+        unknown = [v for v in chosen if v not in names]
+        if unknown:
+            lines.append(f"{file}: no variant {unknown[0]!r} (variants: {', '.join(names) or 'none'})")
             return lines
-        names = [only_variant]
+        names = [",".join(chosen)]
     for v in names:
         try:
             load_ruleset(path, v)

@@ -181,3 +181,37 @@ def test_the_schema_command_prints_a_modeline_that_resolves_from_anywhere(tmp_pa
     assert (ruleset.parent / line.split("$schema=", 1)[1]).resolve() == printed
     readme = (HERE.parent / "README.md").read_text(encoding="utf-8")
     assert "tapster schema --modeline" in readme
+
+
+# -- the command line: composed variants in validate, help texts, progress ------------------------------
+
+
+def test_validate_composes_variants_like_the_other_commands(tmp_path, capsys):
+    path = _copy(tmp_path, "beer_flights")
+    # `six` alone asks for six players of a game for at most four; on top of five_player it is fine.
+    _replace(path, "  five_player:\n", "  six:\n    description: six at the table\n    players: {default: 6}\n  five_player:\n")
+    assert main(["validate", str(path), "--variant", "six"]) == 1
+    assert "1 <= min <= default <= max" in capsys.readouterr().err
+    assert main(["validate", str(path), "--variant", "five_player,six"]) == 0
+    assert main(["validate", str(path), "-v", "five_player", "-v", "six", "--json"]) == 0
+    capsys.readouterr()
+    assert main(["validate", str(path), "-v", "five_player", "-v", "nope"]) == 1
+    assert "no variant 'nope' (variants: six, five_player)" in capsys.readouterr().err
+
+
+def _help(command: str, capsys) -> str:
+    assert main([command, "--help"]) == 0
+    return " ".join(capsys.readouterr().out.split())
+
+
+def test_help_says_what_each_option_does_and_offers_no_person_where_none_plays(capsys):
+    validate = _help("validate", capsys)
+    assert "-v, --variant V Check only variant V, not the base ruleset and every variant" in validate
+    assert "Play" not in validate and "Use a variant" not in validate
+    for command in ("simulate", "analyse", "compare"):
+        text = _help(command, capsys)
+        agents = text.split("--agents A,B,...", 1)[1].split(" -", 1)[0]
+        assert "ismcts" in agents and "human" not in agents, (command, agents)
+        assert main([command, "tic_tac_toe", *(["base", "base"] if command == "compare" else []), "-n", "2", "-a", "random,human"]) == 2
+        assert f"{command} plays without people" in capsys.readouterr().err
+    assert "human" in _help("play", capsys).split("--agents A,B,...", 1)[1].split(" -", 1)[0]
