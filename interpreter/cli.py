@@ -226,11 +226,24 @@ def _echo_json(data: Any) -> None:
     click.echo(json.dumps(data, default=str))
 
 
+def _above(progress: Progress, line: str | Text, err: bool = True) -> None:
+    """Print ``line`` (plain text, or a styled Text) to stderr, or to stdout with ``err=False``;
+    while ``progress``'s bar is drawn on the terminal, a line for the terminal goes above it."""
+    text = Text(line) if isinstance(line, str) else line
+    if err or (progress.live.is_started and sys.stdout.isatty()):
+        progress.console.print(text, soft_wrap=True)
+    else:
+        _stdout().print(text, soft_wrap=True)
+
+
 def _progress(as_json: bool) -> Progress:
-    """A progress bar on stderr, off with --json and when stderr is not a terminal (a pipe, CI)."""
+    """A progress bar on stderr, off with --json and when stderr is not a terminal (a pipe, CI).
+    Output is not redirected through it: print with :func:`_above`, so that stdout sent to a
+    file stays in the file."""
     err = _stderr()
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=err, transient=True, disable=as_json or not err.is_terminal)
+                    console=err, transient=True, disable=as_json or not err.is_terminal,
+                    redirect_stdout=False, redirect_stderr=False)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1058,21 +1071,25 @@ def validate(files, variant, strict, as_json) -> int:
             r["ok"] = not r["problems"] and not (strict and r["warnings"])
         _echo_json({"ok": all(r["ok"] for r in report), "files": report})
         return EXIT_OK if all(r["ok"] for r in report) else EXIT_FAIL
-    for file in files:
-        problems = _problems(file, variant)
-        warned = _warnings(file)
-        for line in warned:
-            click.echo(line, err=True)
-        if strict and warned and not problems:
-            bad += 1
-            click.echo(f"{file}: {len(warned)} warning(s) (fatal with --strict)", err=True)
-            continue
-        if problems:
-            bad += 1
-            for line in problems:
-                click.echo(line, err=True)
-        else:
-            click.echo(f"ok: {file}")
+    with _progress(False) as progress:
+        task = progress.add_task("validate", total=len(files))
+        for file in files:
+            progress.update(task, description=f"validate {file}")
+            problems = _problems(file, variant)
+            warned = _warnings(file)
+            progress.advance(task)
+            for line in warned:
+                _above(progress, line)
+            if strict and warned and not problems:
+                bad += 1
+                _above(progress, f"{file}: {len(warned)} warning(s) (fatal with --strict)")
+                continue
+            if problems:
+                bad += 1
+                for line in problems:
+                    _above(progress, line)
+            else:
+                _above(progress, f"ok: {file}", err=False)
     return EXIT_FAIL if bad else EXIT_OK
 
 
@@ -1145,28 +1162,43 @@ def test_(rulesets, all_, as_json) -> int:
         return _test_json(names)
     passed = failed = 0
     out = _stdout()
-    for name in names:
-        try:
-            results = run_scenarios(name)
-        except TapsterError as exc:
-            print_error(exc)
-            label = Path(name).resolve().name if Path(name).exists() else name  # `tapster test .` names the folder
-            out.print(Text(f"FAIL {label}: the ruleset does not load", style="red"))
-            failed += 1
-            continue
-        if not results:
-            out.print(Text(f"{name}: no scenarios", style="yellow"))
-        for r in results:
-            if r.ok:
-                passed += 1
-                out.print(Text.assemble(("PASS ", "green"), f"{r.ruleset}: {r.name}"))
-            else:
-                failed += 1
-                out.print(Text.assemble(("FAIL ", "red"), f"{r.ruleset}: {r.name}"))
-                for line in r.message.splitlines():
-                    out.print(Text("    " + line))
+    with _progress(False) as progress:
+        task = progress.add_task("test", total=len(names))
+        for name in names:
+            progress.update(task, description=f"test {name}")
+            try:
+                results = run_scenarios(name)
+            except TapsterError as exc:
+                results = exc
+            progress.advance(task)
+            passed_here, failed_here = _print_tested(progress, name, results)
+            passed, failed = passed + passed_here, failed + failed_here
     out.print(Text(f"{passed} passed, {failed} failed", style="bold"))
     return EXIT_FAIL if failed else EXIT_OK
+
+
+def _print_tested(progress: Progress, name: str, results) -> tuple[int, int]:
+    """Print one ruleset's scenario results (or, for a TapsterError, why it does not load);
+    return (passed, failed)."""
+    passed = failed = 0
+    if isinstance(results, TapsterError):
+        for e in results.errors if isinstance(results, RulesetErrors) else [results]:
+            _above(progress, str(e) if e.mark is not None else f"error: {e}")
+        label = Path(name).resolve().name if Path(name).exists() else name  # `tapster test .` names the folder
+        _above(progress, Text(f"FAIL {label}: the ruleset does not load", style="red"), err=False)
+        return 0, 1
+    if not results:
+        _above(progress, Text(f"{name}: no scenarios", style="yellow"), err=False)
+    for r in results:
+        if r.ok:
+            passed += 1
+            _above(progress, Text.assemble(("PASS ", "green"), f"{r.ruleset}: {r.name}"), err=False)
+        else:
+            failed += 1
+            _above(progress, Text.assemble(("FAIL ", "red"), f"{r.ruleset}: {r.name}"), err=False)
+            for line in r.message.splitlines():
+                _above(progress, Text("    " + line), err=False)
+    return passed, failed
 
 
 def _test_json(names: list[str]) -> int:
@@ -1222,12 +1254,12 @@ def check_cmd(ruleset, games, variant, all_variants, as_json, params) -> int:
                 if as_json:
                     continue
                 mark = ("PASS ", "green") if r.ok else ("FAIL ", "red")
-                out.print(Text.assemble(mark, f"{title}: {r.name}: {r.detail}"), soft_wrap=True)
+                _above(progress, Text.assemble(mark, f"{title}: {r.name}: {r.detail}"), err=False)
                 for note in r.notes:
-                    out.print(Text(f"    {note}"), soft_wrap=True)
+                    _above(progress, f"    {note}", err=False)
                 if not r.ok and r.seed is not None:
                     moves = " ".join(r.actions) or "(none)"
-                    out.print(Text(f"    reproduce: seed {r.seed}, {r.players} players, actions: {moves}"), soft_wrap=True)
+                    _above(progress, f"    reproduce: seed {r.seed}, {r.players} players, actions: {moves}", err=False)
     if as_json:
         _echo_json({"ok": not failed, "checks": report})
     else:

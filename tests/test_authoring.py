@@ -215,3 +215,38 @@ def test_help_says_what_each_option_does_and_offers_no_person_where_none_plays(c
         assert main([command, "tic_tac_toe", *(["base", "base"] if command == "compare" else []), "-n", "2", "-a", "random,human"]) == 2
         assert f"{command} plays without people" in capsys.readouterr().err
     assert "human" in _help("play", capsys).split("--agents A,B,...", 1)[1].split(" -", 1)[0]
+
+
+def test_long_commands_show_progress_on_a_terminal_only_and_never_with_json(monkeypatch, capsys):
+    import io
+
+    from rich.console import Console
+
+    import interpreter.cli as cli
+
+    terminal = io.StringIO()
+    monkeypatch.setattr(cli, "_stderr", lambda: Console(file=terminal, force_terminal=True, width=120))
+    runs = {
+        ("perft", "tic_tac_toe", "-d", "2"): "perft tic_tac_toe: first moves",
+        ("check", "tic_tac_toe", "-n", "1"): "check Tic-tac-toe: templates render",
+        ("test", "tic_tac_toe", "kuhn_poker"): "test kuhn_poker",
+        ("validate", "tic_tac_toe", "kuhn_poker"): "validate kuhn_poker",
+    }
+    for argv, bar in runs.items():
+        terminal.seek(0)
+        terminal.truncate()
+        assert main(list(argv)) == 0
+        drawn = terminal.getvalue()
+        assert bar in drawn and "━" in drawn, argv
+        assert "━" not in capsys.readouterr().out  # the results on stdout stay plain
+        terminal.seek(0)
+        terminal.truncate()
+        assert main([*argv, "--json"]) == 0
+        assert "━" not in terminal.getvalue(), argv
+        json.loads(capsys.readouterr().out)
+    # Not a terminal (a pipe, CI): no bar, the same results.
+    piped = io.StringIO()
+    monkeypatch.setattr(cli, "_stderr", lambda: Console(file=piped, width=120))
+    for argv in runs:
+        assert main(list(argv)) == 0
+    assert "━" not in piped.getvalue() and "ok: kuhn_poker" in capsys.readouterr().out
