@@ -250,3 +250,63 @@ def test_long_commands_show_progress_on_a_terminal_only_and_never_with_json(monk
     for argv in runs:
         assert main(list(argv)) == 0
     assert "━" not in piped.getvalue() and "ok: kuhn_poker" in capsys.readouterr().out
+
+
+# -- which keys take expressions -----------------------------------------------------------------------
+
+_REF_SENTENCES = {
+    "expression": "Takes an expression", "template": "Takes a template", "zone_ref": "Takes a zone",
+    "local_name": "Takes a name", "block": "Takes a list of effects", "action_text": "Takes an action's text",
+}
+_SCALARS = {"string", "integer", "number", "boolean", "null"}
+
+
+def _schema_keys(node, path=()):
+    """(path, schema) of every key a ruleset may write, outside `$defs/display` and
+    `$defs/var_fields` (described elsewhere) and the conditions of `if`/`then` constraints."""
+    if not isinstance(node, dict) or path[:2] in (("$defs", "display"), ("$defs", "var_fields")):
+        return
+    for name, sub in (node.get("properties") or {}).items():
+        yield (*path, name), sub
+        yield from _schema_keys(sub, (*path, name))
+    if isinstance(node.get("additionalProperties"), dict):
+        yield (*path, "*"), node["additionalProperties"]
+        yield from _schema_keys(node["additionalProperties"], (*path, "*"))
+    for k in ("then", "else", "items"):
+        if isinstance(node.get(k), dict) and not (k == "then" and path[:2] in (("$defs", "zone"), ("$defs", "var"))):
+            yield from _schema_keys(node[k], path)
+    for name, sub in (node.get("$defs") or {}).items():
+        yield from _schema_keys(sub, ("$defs", name))
+
+
+def test_every_schema_key_says_whether_it_takes_an_expression_a_template_or_a_value():
+    schema = json.loads((HERE.parent / "schemas" / "ruleset.schema.json").read_text(encoding="utf-8"))
+    checked = 0
+    for path, sub in _schema_keys(schema):
+        text = sub.get("description")
+        if text is None or path[-1] == "display":
+            continue
+        checked += 1
+        assert "Takes " in text, (path, text)
+        ref = sub.get("$ref", "").rsplit("/", 1)[-1]
+        types = sub.get("type") if isinstance(sub.get("type"), list) else [sub.get("type")]
+        if ref in _REF_SENTENCES:
+            assert _REF_SENTENCES[ref] in text, (path, text)
+        elif not ref and None not in types and set(types) <= _SCALARS:
+            assert any(f"Takes a {what}" in text for what in ("value", "whole number", "name", "place")), (path, text)
+    assert checked > 150
+
+
+def test_the_readme_table_lists_every_key_that_takes_an_expression_a_template_or_a_zone():
+    schema = json.loads((HERE.parent / "schemas" / "ruleset.schema.json").read_text(encoding="utf-8"))
+    readme = (HERE.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Values and expressions", 1)[1].split("\n### ", 1)[0]
+    rows = {line.split("**", 2)[1]: line for line in section.splitlines() if line.startswith("| a") and "**" in line}
+    for path, sub in _schema_keys(schema):
+        text, name = sub.get("description") or "", path[-1]
+        if name == "*":
+            continue
+        for kind, sentence in (("expression", "Takes an expression"), ("template", "Takes a template"), ("zone", "Takes a zone")):
+            if sentence in text:
+                assert f"`{name}:`" in rows[kind], f"README's table lacks `{name}:` ({kind}; schema {'/'.join(path)})"
+    assert "`initial:`" in rows["value"] and "`params:`" in rows["value"]
