@@ -310,3 +310,39 @@ def test_the_readme_table_lists_every_key_that_takes_an_expression_a_template_or
             if sentence in text:
                 assert f"`{name}:`" in rows[kind], f"README's table lacks `{name}:` ({kind}; schema {'/'.join(path)})"
     assert "`initial:`" in rows["value"] and "`params:`" in rows["value"]
+
+
+def test_the_readme_yaml_loads_and_no_expression_in_it_is_split_by_yaml():
+    # An unquoted `, ` inside a flow list or mapping splits an expression in two (issue 17): every
+    # text in the README's YAML examples has balanced brackets.
+    import re
+
+    import yaml
+
+    readme = (HERE.parent / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```yaml\n(.*?)```", readme, re.S)
+    assert len(blocks) > 10
+
+    def texts(x):
+        if isinstance(x, str):
+            yield x
+        elif isinstance(x, list):
+            for v in x:
+                yield from texts(v)
+        elif isinstance(x, dict):
+            for k, v in x.items():
+                yield from texts(k)
+                yield from texts(v)
+
+    def balanced(s):
+        stack = []
+        for ch in s:
+            if ch in "([{":
+                stack.append(ch)
+            elif ch in ")]}" and (not stack or "([{"[")]}".index(ch)] != stack.pop()):
+                return False
+        return not stack
+
+    for block in blocks:
+        for text in texts(yaml.safe_load(block)):
+            assert balanced(text), f"README YAML splits an expression: {text!r}"
