@@ -1230,10 +1230,12 @@ def check_cmd(ruleset, games, variant, all_variants, as_json, params) -> int:
     """Run every generic invariant on RULESET over random games: games end with an outcome, every
     listed legal action applies, clone and JSON copies continue identically, the same seed gives
     the same game, observations hide what a seat may not see, secret decisions reveal nothing
-    to the others (logs on, so every log line reached is rendered).
+    to the others, every prompt, label, log line and end_game reason the games reach renders
+    (logs on).
 
-    Prints PASS/FAIL per check; a failure gives the seed, the number of players and the actions
-    that reproduce it (replay them with `tapster play RULESET -s SEED -p N`)."""
+    Prints PASS/FAIL per check, notes under a PASS (the templates no game reached); a failure
+    gives the seed, the number of players and the actions that reproduce it (type them in
+    `tapster play RULESET -s SEED -p N --agents human`)."""
     if variant and all_variants:
         raise click.UsageError("give --variant V or --all-variants, not both")
     base = _load(ruleset, variant, params)
