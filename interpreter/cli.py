@@ -1320,19 +1320,14 @@ def perft_cmd(ruleset, depth, players, variant, seed, chance, params, as_json) -
     n = _check_players(rs, players)
     start = time.perf_counter()
     st = rs.new_game(n, seed=seed, log=False, chance="explicit" if chance == "enumerate" else "sample")
-    if st.finished or depth == 0:
-        leaves, nodes = perft(st, depth)
-    else:  # one subtree per first move, so that the progress bar moves
-        first = st.legal_actions()
-        leaves, nodes = 0, 1
-        with _progress(as_json) as progress:
-            task = progress.add_task(f"perft {rs.name}: first moves", total=len(first))
-            for i, a in enumerate(first):
-                child = st if i == len(first) - 1 else st.clone()
-                child.apply(a)
-                sub_leaves, sub_nodes = perft(child, None if depth is None else depth - 1)
-                leaves, nodes = leaves + sub_leaves, nodes + sub_nodes
-                progress.advance(task)
+    subtrees, nodes = _perft_subtrees(st, depth)  # so that the progress bar moves
+    leaves = 0
+    with _progress(as_json) as progress:
+        task = progress.add_task(f"perft {rs.name}: subtrees", total=len(subtrees))
+        for sub, sub_depth in subtrees:
+            sub_leaves, sub_nodes = perft(sub, sub_depth)
+            leaves, nodes = leaves + sub_leaves, nodes + sub_nodes
+            progress.advance(task)
     elapsed = time.perf_counter() - start
     if as_json:
         _echo_json({"ruleset": rs.name, "variant": rs.variant, "players": n, "depth": depth, "chance": chance,
@@ -1342,6 +1337,29 @@ def perft_cmd(ruleset, depth, players, variant, seed, chance, params, as_json) -
     click.echo(f"{leaves} leaves ({what})")
     click.echo(f"{nodes} nodes visited in {elapsed:.2f} s ({nodes / elapsed if elapsed > 0 else 0:.0f} nodes/s)")
     return EXIT_OK
+
+
+def _perft_subtrees(st: State, depth: int | None, want: int = 16) -> tuple[list, int]:
+    """The tree below ``st`` cut, level by level, into at least ``want`` subtrees (fewer when the
+    tree is smaller): ``([(state, depth left)], nodes above them)``; the subtrees' perft counts
+    plus those nodes are ``perft(st, depth)``'s.  ``st`` is used up, as by :func:`perft`."""
+    level, nodes = [(st, depth)], 0
+    while len(level) < want:
+        deeper, grew = [], False
+        for s, d in level:
+            if s.finished or d == 0:
+                deeper.append((s, d))  # a leaf: a subtree of one node
+                continue
+            grew, nodes = True, nodes + 1
+            actions = s.legal_actions()
+            for i, a in enumerate(actions):
+                child = s if i == len(actions) - 1 else s.clone()
+                child.apply(a)
+                deeper.append((child, None if d is None else d - 1))
+        if not grew:
+            break
+        level = deeper
+    return level, nodes
 
 
 # -- serve (issue 19: the browser table) --------------------------------------------------------

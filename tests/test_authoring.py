@@ -227,7 +227,7 @@ def test_long_commands_show_progress_on_a_terminal_only_and_never_with_json(monk
     terminal = io.StringIO()
     monkeypatch.setattr(cli, "_stderr", lambda: Console(file=terminal, force_terminal=True, width=120))
     runs = {
-        ("perft", "tic_tac_toe", "-d", "2"): "perft tic_tac_toe: first moves",
+        ("perft", "tic_tac_toe", "-d", "2"): "perft tic_tac_toe: subtrees",
         ("check", "tic_tac_toe", "-n", "1"): "check Tic-tac-toe: templates render",
         ("test", "tic_tac_toe", "kuhn_poker"): "test kuhn_poker",
         ("validate", "tic_tac_toe", "kuhn_poker"): "validate kuhn_poker",
@@ -346,3 +346,19 @@ def test_the_readme_yaml_loads_and_no_expression_in_it_is_split_by_yaml():
     for block in blocks:
         for text in texts(yaml.safe_load(block)):
             assert balanced(text), f"README YAML splits an expression: {text!r}"
+
+
+def test_perft_progress_counts_subtrees_even_below_a_single_first_move():
+    # Beer Flights' first decision has one action: the bar counts subtrees further down, and the
+    # counts are perft's own.
+    from interpreter.analysis import perft
+    from interpreter.cli import _perft_subtrees
+
+    flights, ttt = load_ruleset("beer_flights"), load_ruleset("tic_tac_toe")
+    assert len(flights.new_game(2, seed=0).legal_actions()) == 1
+    for rs, depth, at_least in ((flights, 2, 2), (flights, 4, 8), (ttt, 4, 16), (ttt, 0, 1)):
+        subtrees, nodes = _perft_subtrees(rs.new_game(2, seed=0), depth)
+        assert len(subtrees) >= at_least  # a tree smaller than 16 leaves is cut down to its leaves
+        counted = [perft(s, d) for s, d in subtrees]
+        whole = perft(rs.new_game(2, seed=0), depth)
+        assert (sum(c[0] for c in counted), nodes + sum(c[1] for c in counted)) == whole
