@@ -1314,7 +1314,8 @@ def perft_cmd(ruleset, depth, players, variant, seed, chance, params, as_json) -
     every outcome of every chance point is a branch and a step (a draw from a shuffled deck is
     one point per card drawn: the whole tree, chance included).
 
-    A progress bar on stderr counts the first moves whose subtrees are done (not with --json).
+    A progress bar on stderr (on a terminal, not with --json) counts the subtrees done (the tree
+    cut a few levels down into at least 16 where it has them).
     """
     rs = _load(ruleset, variant, params)
     n = _check_players(rs, players)
