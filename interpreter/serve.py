@@ -42,10 +42,10 @@ from .analysis import agent_seed
 from .compiler import available_rulesets, load_ruleset
 from .errors import IllegalActionError, TapsterError
 from .load import load_yaml_text
+from .render import view_observation
 from .ruleset import Ruleset
 from .state import State
 from .store import SQLiteStore, StaleTableError, TableRecord, TableStore
-from .render import view_observation
 from .webview import seat_html
 
 try:
