@@ -21,7 +21,7 @@ LAYERS = [
     "chance",                                   # explicit chance points and lazy deals
     "state", "render", "ruleset",               # a game; its display; the compiled ruleset
     "compiler",                                 # document -> Ruleset
-    "scenarios", "search", "termview", "agents",            # scenarios run on games; search agents; agents play them
+    "scenarios", "search", "termview", "terminal", "agents",  # scenarios; search agents; a seat's view; the terminal table; agents
     "analysis",                                 # simulations, their statistics, perft
     "check",                                    # generic invariants of any ruleset (tapster check)
     "stats", "balance", "runner", "report",     # intervals and tests; balance metrics; backends; HTML and plots
