@@ -701,8 +701,9 @@ class Ctx:
                 v.value = spec.get("initial", 0)
                 v.visibility = spec.get("visibility", "public")
                 v.description = spec.get("description", "")
+                v.shown = bool(spec.get("shown", False))
             else:
-                v.per_player, v.value, v.visibility, v.description = False, spec, "public", ""
+                v.per_player, v.value, v.visibility, v.description, v.shown = False, spec, "public", "", False
             if vname in self.zones or vname in rs.params or vname in _SPECIAL_NAMES:
                 self.errors.append(self.error(f"`{vname}` is already the name of a zone, parameter or built-in", ("vars", vname)))
             if v.per_player or isinstance(v.value, (list, dict)):

@@ -66,9 +66,10 @@ class ZoneDecl:
 
 
 class VarDecl:
-    """A declared variable: ``name``, ``per_player``, ``initial`` value, ``visibility``."""
+    """A declared variable: ``name``, ``per_player``, ``initial`` value, ``visibility``;
+    ``shown``: people see it in the generic view of a ruleset without a display."""
 
-    __slots__ = ("name", "per_player", "value", "visibility", "description")
+    __slots__ = ("name", "per_player", "value", "visibility", "description", "shown")
 
     def initial(self, n: int) -> Any:
         """The initial value for ``n`` players (a fresh copy)."""

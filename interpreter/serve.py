@@ -45,6 +45,7 @@ from .load import load_yaml_text
 from .ruleset import Ruleset
 from .state import State
 from .store import SQLiteStore, StaleTableError, TableRecord, TableStore
+from .render import view_observation
 from .webview import seat_html
 
 try:
@@ -107,7 +108,7 @@ class Table:
     def view(self, seat: int) -> dict:
         """The seat's view: ``{"version", "html", "finished", "yours"}``."""
         st = self.state
-        obs = st.observation(seat)
+        obs = view_observation(st, seat)
         return {"version": self.version, "html": seat_html(self.rs, obs, st.visible_log(seat), self.names(seat)),
                 "finished": st.finished, "yours": "decision" in obs}
 

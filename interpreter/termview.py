@@ -1,41 +1,69 @@
 """A seat's view of a game as terminal text, built only from what that seat may see.
 
-:func:`seat_text` takes a ruleset and ``State.observation(p)`` and never the state itself, so
-the text cannot show what the seat may not see: two positions with the same observation draw
-the same text, character for character.  It is the terminal's counterpart of
-:mod:`interpreter.webview` and follows the same shapes of the data:
+:func:`seat_text` takes a ruleset and an observation — ``State.observation(p)``, or better
+:func:`interpreter.render.view_observation` ``(state, p)``, which adds the display's public
+text — and never the state itself, so the text cannot show what the seat may not see: two
+positions with the same observation draw the same text, character for character.  The sections
+come from :func:`interpreter.view.seat_sections` (shared with the browser's
+:mod:`interpreter.webview`):
 
-- zones are listed by owner (the seat's own first, marked "you"), components by their labels,
-  identical ones counted ("Beer Barrel ×48"); a zone the seat may not look into is
-  "N face down"; nested zones are shown by their index;
-- a keyed zone whose keys are ``(x, y)`` places is drawn as a grid of cells;
-- a per-player variable of whole numbers is a track with each seat's value; other variables
-  are listed by name, per seat where they are per-player, withheld values as ``?``.
+- the ruleset's ``display``: its header and footer lines, its board drawn as a grid of boxes,
+  its table (hands and piles by owner, the seat's own first and marked "you"; a zone the seat
+  may not look into is "N face down"; tracks and counters), its map as pieces by node;
+- without a display, every zone by owner, a keyed zone of ``(x, y)`` places as a grid, and the
+  variables marked ``shown: true``; withheld values are ``?``.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .render import draw_board
+from .view import places, seat_sections
+
 if TYPE_CHECKING:  # pragma: no cover
     from .ruleset import Ruleset
 
-__all__ = ["seat_text"]
+__all__ = ["seat_text", "value_text"]
 
 #: The widest a grid cell's text is drawn (longer labels are cut with "…").
 CELL_WIDTH = 14
+#: The most spaces a track draws one by one (longer tracks show the value as a number).
+MAX_TRACK_SPACES = 30
 
 
 def _seat(p: int) -> str:
     return f"P{p + 1}"
 
 
-def seat_text(rs: Ruleset, obs: dict, names: list[str] | None = None) -> str:
-    """The table as seat ``obs["player"]`` sees it, as plain text lines.
+def value_text(rs: Ruleset, v: Any) -> str:
+    """An observation's JSON value as people read it: components by label, ``?`` for a value
+    withheld, ``yes``/``no`` for truth values."""
+    if v is None:
+        return "?"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, dict):
+        if "c" in v:
+            c = rs.by_id.get(v["c"])
+            return c.label if c is not None else str(v["c"])
+        if "t" in v:
+            return "(" + ", ".join(value_text(rs, x) for x in v["t"]) + ")"
+        if "d" in v:
+            return ", ".join(f"{value_text(rs, k)} {value_text(rs, x)}" for k, x in v["d"] if x is not None) or "-"
+        if "count" in v:
+            return f"{v['count']} hidden"
+    if isinstance(v, list):
+        return "[" + ", ".join(value_text(rs, x) for x in v) + "]"
+    return str(v)
 
-    ``rs``: the compiled ruleset (for component labels and zone/variable declarations).
-    ``obs``: ``State.observation(p)`` (the only game data read).  ``names``: one name per seat
-    (default ``P1``, ``P2``, ...).  Returns a string of lines joined by ``\\n``.
+
+def seat_text(rs: Ruleset, obs: dict, names: list[str] | None = None) -> str:
+    """The table as seat ``obs["player"]`` sees it (an observer for None), as text lines.
+
+    ``rs``: the compiled ruleset (labels and declarations).  ``obs``: the seat's observation
+    (the only game data read).  ``names``: one name per seat (default ``P1``, ``P2``, ...).
+    Returns a string of lines joined by ``\\n``.
     """
     v = _View(rs, obs, names or [_seat(p) for p in range(obs["num_players"])])
     return "\n".join(v.lines())
@@ -47,52 +75,42 @@ class _View:
         self.obs = obs
         self.names = names
         self.n = obs["num_players"]
-        self.me = obs["player"]
+        self.me = obs.get("player")
+
+    def who(self, p: int | None) -> str:
+        if p is None:
+            return ""
+        return self.names[p] + (" (you)" if p == self.me else "")
 
     def label(self, cid: Any) -> str:
         c = self.rs.by_id.get(cid) if isinstance(cid, str) else None
         return c.label if c is not None else str(cid)
 
-    def value(self, v: Any) -> str:
-        if v is None:
-            return "?"
-        if isinstance(v, bool):
-            return "yes" if v else "no"
-        if isinstance(v, dict):
-            if "c" in v:
-                return self.label(v["c"])
-            if "t" in v:
-                return "(" + ", ".join(self.value(x) for x in v["t"]) + ")"
-            if "d" in v:
-                return ", ".join(f"{self.value(k)} {self.value(x)}" for k, x in v["d"] if x is not None) or "-"
-            if "count" in v:
-                return f"{v['count']} hidden"
-        if isinstance(v, list):
-            return "[" + ", ".join(self.value(x) for x in v) + "]"
-        return str(v)
+    def card(self, cid: Any) -> str:
+        props = (self.obs.get("props") or {}).get(cid)
+        shown = value_text(self.rs, props) if props else ""
+        return self.label(cid) + (f" ({shown})" if shown and shown != "-" else "")
 
-    def pile(self, z: Any) -> str:
-        if isinstance(z, dict) and "count" in z:
-            return f"{z['count']} face down" if z["count"] else "empty"
-        if not isinstance(z, list):
-            return self.value(z)
-        if z and isinstance(z[0], (list, dict)):
-            return "  |  ".join(f"{i + 1}: {self.pile(sub)}" for i, sub in enumerate(z))
-        if not z:
+    def pile(self, pile: dict) -> str:
+        if "count" in pile:
+            return f"{pile['count']} face down" if pile["count"] else "empty"
+        if "subs" in pile:
+            return "  |  ".join(f"{i + 1}: {self.pile(sub)}" for i, sub in enumerate(pile["subs"]))
+        ids = pile["ids"]
+        if not ids:
             return "empty"
+        if pile.get("show") == "count":
+            return f"{len(ids)}"
+        if pile.get("show") == "top":
+            return f"{self.card(ids[-1])} on top, {len(ids)} in all"
         runs: list[list] = []
-        for cid in z:
+        for cid in ids:
             text = self.card(cid)
             if runs and runs[-1][0] == text:
                 runs[-1][1] += 1
             else:
                 runs.append([text, 1])
         return ", ".join(t if k == 1 else f"{t} ×{k}" for t, k in runs)
-
-    def card(self, cid: Any) -> str:
-        props = (self.obs.get("props") or {}).get(cid)
-        shown = self.value(props) if props else ""
-        return self.label(cid) + (f" ({shown})" if shown and shown != "-" else "")
 
     def header(self) -> list[str]:
         o = self.obs
@@ -101,70 +119,96 @@ class _View:
             state = "the game is over"
         else:
             deciding = o.get("deciding") or []
-            state = "your turn" if self.me in deciding else "waiting for " + ", ".join(self.names[p] for p in deciding)
-        return [f"== {title}: what {self.names[self.me]} sees ({state}) =="]
-
-    def owners(self) -> list[int]:
-        return [self.me] + [p for p in range(self.n) if p != self.me]
+            state = ("your turn" if self.me in deciding
+                     else "waiting for " + ", ".join(self.names[p] for p in deciding if 0 <= p < self.n))
+        viewer = "an observer" if self.me is None else self.names[self.me]
+        return [f"== {title}: what {viewer} sees ({state}) =="]
 
     def lines(self) -> list[str]:
         out = self.header()
-        for name, z in self.obs["zones"].items():
-            decl = self.rs.zones[name]
-            title = name.replace("_", " ")
-            if decl.keyed and isinstance(z, list):
-                keys = [k for k, _ in z]
-                if keys and all(_is_place(k) for k in keys):
-                    out.append(f"{title}:")
-                    out.extend("  " + row for row in self.grid(z))
-                else:
-                    out.append(f"{title}:")
-                    out.extend(f"  {self.value(k)}: {self.pile(ids)}" for k, ids in z if ids != [])
-                    if all(ids == [] for _, ids in z):
-                        out[-1] += " empty"
-                continue
-            if decl.per_player and isinstance(z, list) and len(z) == self.n:
-                out.append(f"{title}:")
-                for p in self.owners():
-                    out.append(f"  {self.names[p]}{' (you)' if p == self.me else ''}: {self.pile(z[p])}")
-                continue
-            out.append(f"{title}: {self.pile(z)}")
-        for name, val in self.obs["vars"].items():
-            decl = self.rs.vars[name]
-            title = name.replace("_", " ")
-            if decl.per_player and isinstance(val, list) and len(val) == self.n:
-                out.append(f"{title}: " + "; ".join(
-                    f"{self.names[p]}{' (you)' if p == self.me else ''} {self.value(val[p])}" for p in self.owners()))
-            else:
-                out.append(f"{title}: {self.value(val)}")
+        for sec in seat_sections(self.rs, self.obs):
+            out.extend(getattr(self, "s_" + sec["kind"])(sec))
         oc = self.obs.get("outcome")
         if oc:
             winners = set(oc.get("winners") or [])
             out.append("final scores: " + "; ".join(
-                f"{self.names[p]} {self.value(s)}{' (winner)' if p in winners else ''}" for p, s in enumerate(oc.get("scores", []))))
+                f"{place}. " + " and ".join(self.names[p] for p in seats) + f" {value_text(self.rs, score)}"
+                + (" (winner)" if seats[0] in winners else "") + (" (a shared place)" if len(seats) > 1 else "")
+                for place, seats, score in places(oc)))
+            if oc.get("reason"):
+                out.append(f"game over: {oc['reason']}")
         return out
 
-    def grid(self, z: list) -> list[str]:
-        cells = {(k["t"][0], k["t"][1]): ids for k, ids in z}
+    # -- sections ---------------------------------------------------------------------------
+    def s_text(self, sec: dict) -> list[str]:
+        return [ln for ln in sec["lines"] if ln != ""]
+
+    def s_board(self, sec: dict) -> list[str]:
+        return draw_board(sec["board"])
+
+    def s_piles(self, sec: dict) -> list[str]:
+        rows = sec["rows"]
+        if len(rows) == 1 and rows[0][0] is None:
+            return [f"{sec['title']}: {self.pile(rows[0][1])}"]
+        return [f"{sec['title']}:"] + [f"  {self.who(p)}: {self.pile(pile)}" for p, pile in rows]
+
+    def s_keyed(self, sec: dict) -> list[str]:
+        rows = [(k, pile) for k, pile in sec["rows"] if pile.get("ids") != []]
+        if not rows:
+            return [f"{sec['title']}: empty"]
+        return [f"{sec['title']}:"] + [f"  {value_text(self.rs, k)}: {self.pile(pile)}" for k, pile in rows]
+
+    def s_grid(self, sec: dict) -> list[str]:
+        cells = sec["cells"]
+        out = [f"{sec['title']}:"]
         xs = [x for x, _ in cells]
         ys = [y for _, y in cells]
         x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
         if x1 - x0 + 1 > 12 or y1 - y0 + 1 > 40:
-            return [f"({x}, {y}) {self.pile(ids)}" for (x, y), ids in sorted(cells.items()) if ids != []]
+            return out + [f"  ({x}, {y}) {self.pile(p)}" for (x, y), p in sorted(cells.items()) if p.get("ids") != []]
         width = 3
         texts = {}
-        for key, ids in cells.items():
-            t = "" if ids == [] else self.pile(ids)
+        for key, pile in cells.items():
+            t = "" if pile.get("ids") == [] else self.pile(pile)
             if len(t) > CELL_WIDTH:
                 t = t[: CELL_WIDTH - 1] + "…"
             texts[key] = t
             width = max(width, len(t))
-        rows = ["   " + " ".join(str(x).center(width) for x in range(x0, x1 + 1))]
+        out.append("     " + " ".join(str(x).center(width) for x in range(x0, x1 + 1)))
         for y in range(y0, y1 + 1):
-            rows.append(f"{y:>2} " + " ".join(
+            out.append(f"  {y:>2} " + " ".join(
                 (texts.get((x, y)) or ("." if (x, y) in cells else " ")).center(width) for x in range(x0, x1 + 1)))
-        return rows
+        return out
 
+    def s_map(self, sec: dict) -> list[str]:
+        gm = (getattr(self.rs, "maps", {}) or {}).get(sec["map"])
+        out = [f"{sec['title']}:"]
+        if not sec["pieces"]:
+            return out + ["  no pieces on the map"]
+        for node, ids in sorted(sec["pieces"].items(), key=lambda kv: str(kv[0])):
+            name = str(node)
+            if gm is not None and sec.get("label") and node in gm.graph:
+                name = f"{gm.graph.nodes[node].get(sec['label'], node)} ({node})"
+            out.append(f"  {name}: {self.pile({'ids': ids, 'show': 'all'})}")
+        return out
 
-def _is_place(k: Any) -> bool:
-    return isinstance(k, dict) and "t" in k and len(k["t"]) == 2 and all(type(x) is int for x in k["t"])
+    def s_track(self, sec: dict) -> list[str]:
+        low, high = sec["low"], sec["high"]
+        out = [f"{sec['title']}:"]
+        small = isinstance(low, int) and isinstance(high, int) and 0 < high - low + 1 <= MAX_TRACK_SPACES
+        for p, v in sec["rows"]:
+            who = self.who(p) or sec["title"]
+            if v is None:
+                out.append(f"  {who}: ?")
+            elif small and isinstance(v, int) and not isinstance(v, bool) and low <= v <= high:
+                spaces = "".join("●" if i == v else "·" for i in range(low, high + 1))
+                out.append(f"  {who}: {low} {spaces} {high}  ({v})")
+            else:
+                out.append(f"  {who}: {value_text(self.rs, v)}")
+        return out
+
+    def s_counter(self, sec: dict) -> list[str]:
+        rows = sec["rows"]
+        if len(rows) == 1 and rows[0][0] is None:
+            return [f"{sec['title']}: {value_text(self.rs, rows[0][1])}"]
+        return [f"{sec['title']}: " + "; ".join(f"{self.who(p)} {value_text(self.rs, v)}" for p, v in rows)]

@@ -1,22 +1,22 @@
 """A seat's view of a game as HTML, built only from what that seat may see.
 
-:func:`seat_html` takes a ruleset, ``State.observation(p)`` and ``State.visible_log(p)`` and
-never the state itself, so a page cannot show what its seat may not see: two positions with the
-same observation and account draw the same page, byte for byte.  Nothing here knows a game;
-the drawing follows the shapes of the data:
+:func:`seat_html` takes a ruleset, an observation (``State.observation(p)``, or better
+:func:`interpreter.render.view_observation` ``(state, p)``, which adds the display's public
+text) and ``State.visible_log(p)``, and never the state itself, so a page cannot show what its
+seat may not see: two positions with the same observation and account draw the same page,
+byte for byte.  What is drawn comes from :func:`interpreter.view.seat_sections`, the step the
+terminal's :mod:`interpreter.termview` shares, so both show the same things:
 
-- a zone's components are labelled cards (``data-id`` the component id, the label as text, the
-  fields in the tooltip); a zone the seat may not look into is a face-down pile with its count;
-  per-player zones are grouped by seat, nested zones by their index;
-- a keyed zone whose keys are ``(x, y)`` places is a grid (x to the right, y downward); a keyed
-  zone whose keys are nodes of one of the ruleset's maps is drawn on an SVG of that map, the
-  nodes at their ``x``/``y`` attributes (y growing upward, as longitude/latitude);
-- a per-player variable of whole numbers is a track with each seat's marker; a flat list of
-  numbers with ``-1`` for an empty cell is a board: ``rows`` x ``columns`` parameters (stored
-  column by column, row 0 at the bottom: ``board[col * rows + row]``) or a square (row by row),
-  the seats' marks named by a parameter listing one name per seat;
+- the ruleset's ``display``: header and footer lines; its board as a grid of places (x to the
+  right, y downward), each place its evaluated lines; its table: hands and piles as labelled
+  cards (``data-id`` the component id, the label as text, the fields in the tooltip), a zone the
+  seat may not look into as a face-down pile with its count; tracks with each seat's marker;
+  counters; its map as an SVG of the map's nodes at their ``x``/``y`` attributes (y growing
+  upward, as longitude/latitude) with the pieces on them;
+- without a display, every zone by owner (a keyed zone of ``(x, y)`` places as a grid, of map
+  nodes on the map) and the variables marked ``shown: true``;
 - the legal actions are buttons (the decision's labels, the action text as value), the game's
-  account is the seat's visible log, the final scores a table.
+  account is the seat's visible log, the final scores a table of places (ties share a place).
 
 Every text is escaped (:func:`html.escape`): ruleset labels are data, never markup.
 """
@@ -26,6 +26,8 @@ from __future__ import annotations
 import math
 from html import escape
 from typing import TYPE_CHECKING, Any
+
+from .view import places, seat_sections
 
 if TYPE_CHECKING:  # pragma: no cover
     from .ruleset import Ruleset
@@ -42,8 +44,8 @@ def seat_name_html(p: int) -> str:
 
 
 def seat_html(rs: Ruleset, obs: dict, log: list[str], seat_names: list[str] | None = None) -> str:
-    """The HTML fragment of one seat's page for observation ``obs`` (``State.observation(p)``)
-    and account ``log`` (``State.visible_log(p)``).
+    """The HTML fragment of one seat's page for observation ``obs`` and account ``log``
+    (``State.visible_log(p)``).
 
     ``seat_names``: a label per seat (``"P1 (you)"``, ``"P2 (random)"``); default ``P1``...
     Returns a ``<div class="table-view">`` string.  Raises nothing for well-formed observations.
@@ -53,10 +55,8 @@ def seat_html(rs: Ruleset, obs: dict, log: list[str], seat_names: list[str] | No
     v = _View(rs, obs, names)
     parts = ['<div class="table-view">', v.status(), v.actions(), v.outcome()]
     parts.append('<div class="board">')
-    parts.append(v.var_boards())
-    parts.append(v.zones())
-    parts.append(v.tracks())
-    parts.append(v.other_vars())
+    for sec in seat_sections(rs, obs):
+        parts.append(getattr(v, "s_" + sec["kind"])(sec))
     parts.append("</div>")
     parts.append('<details class="account" open><summary>Account</summary><ol class="log">')
     for line in log[-200:]:
@@ -131,28 +131,36 @@ class _View:
             return ""
         winners = set(oc.get("winners") or [])
         rows = []
-        for p in range(self.n):
-            score = oc["scores"][p] if p < len(oc.get("scores", [])) else ""
-            rows.append(f'<tr class="{"winner" if p in winners else ""}"><td>{escape(self.names[p])}</td>'
-                        f'<td>{escape(self.value_text(score))}</td><td>{"winner" if p in winners else ""}</td></tr>')
+        for place, seats, score in places(oc):
+            shared = len(seats) > 1
+            for p in seats:
+                won = p in winners
+                rows.append(f'<tr class="{"winner" if won else ""}"><td class="place">{place}{" (shared)" if shared else ""}</td>'
+                            f'<td>{escape(self.names[p])}</td><td>{escape(self.value_text(score))}</td>'
+                            f'<td>{"winner" if won else ""}</td></tr>')
         reason = escape(str(oc.get("reason", "")))
-        return ('<div class="outcome"><h3>Final scores</h3><table class="scores"><tr><th>Seat</th><th>Score</th><th></th></tr>'
-                + "".join(rows) + f'</table><p class="reason">Game over: {reason}.</p></div>')
+        return ('<div class="outcome"><h3>Final scores</h3><table class="scores"><tr><th>Place</th><th>Seat</th><th>Score</th>'
+                '<th></th></tr>' + "".join(rows) + f'</table><p class="reason">Game over: {reason}.</p></div>')
 
-    def cards(self, ids: Any) -> str:
-        if isinstance(ids, dict) and "count" in ids:
-            k = ids["count"]
+    def cards(self, pile: dict) -> str:
+        """A pile (see :mod:`interpreter.view`) as labelled cards, or a face-down count."""
+        if "count" in pile:
+            k = pile["count"]
             if not k:
                 return '<div class="pile empty">empty</div>'
             return f'<div class="pile hidden-pile" title="face down"><span class="back">{k}</span> face down</div>'
-        if not isinstance(ids, list):
-            return f'<span class="value">{escape(self.value_text(ids))}</span>'
-        if ids and isinstance(ids[0], (list, dict)):
+        if "subs" in pile:
             return '<div class="groups">' + "".join(
-                f'<div class="group"><span class="group-name">{i + 1}</span>{self.cards(sub)}</div>' for i, sub in enumerate(ids)
-            ) + "</div>"
+                f'<div class="group"><span class="group-name">{i + 1}</span>{self.cards(sub)}</div>'
+                for i, sub in enumerate(pile["subs"])) + "</div>"
+        ids = pile["ids"]
         if not ids:
             return '<div class="pile empty">empty</div>'
+        show = pile.get("show")
+        if show == "count":
+            return f'<div class="pile counted"><span class="count">{len(ids)}</span></div>'
+        if show == "top":
+            return (f'<div class="pile top-only">{self.card(ids[-1])}<span class="count">{len(ids)} in all</span></div>')
         return '<div class="pile">' + "".join(self.card(cid) for cid in ids) + "</div>"
 
     def card(self, cid: str) -> str:
@@ -171,64 +179,116 @@ class _View:
         return (f'<div class="card kind-{escape(kind, quote=True)}" data-id="{escape(cid, quote=True)}" '
                 f'title="{escape(tip, quote=True)}">{escape(self.label(cid))}{extra}</div>')
 
-    def zones(self) -> str:
-        out: list = []
-        on_maps: dict = {}
-        maps = getattr(self.rs, "maps", {}) or {}
-        for name, z in self.obs["zones"].items():
-            decl = self.rs.zones[name]
-            title = f'<h3>{escape(name.replace("_", " "))}</h3>'
-            if decl.keyed and isinstance(z, list):
-                keys = [k for k, _ in z]
-                if keys and all(_is_place(k) for k in keys):
-                    out.append(f'<section class="zone grid-zone" data-zone="{escape(name, quote=True)}">{title}'
-                               f'{self.place_grid(z)}</section>')
-                    continue
-                gm = next((m for m in maps.values() if keys and all(_hashable(k) and k in m.graph for k in keys)), None)
-                if gm is not None:  # every zone on one map is drawn on one picture of it
-                    if gm.name not in on_maps:
-                        on_maps[gm.name] = (gm, [])
-                        out.append(("map", gm.name))
-                    on_maps[gm.name][1].append((name, z))
-                    continue
-                body = "".join(f'<div class="keyed"><span class="key">{escape(self.value_text(k))}</span>{self.cards(ids)}</div>'
-                               for k, ids in z)
-                body = body or '<div class="pile empty">empty</div>'
-                out.append(f'<section class="zone keyed-zone" data-zone="{escape(name, quote=True)}">{title}{body}</section>')
-                continue
-            if decl.per_player and isinstance(z, list):
-                body = "".join(
-                    f'<div class="seat-zone{" mine" if p == self.me else ""}"><span class="owner">{escape(self.names[p])}</span>'
-                    f'{self.cards(sub)}</div>' for p, sub in enumerate(z)
-                )
-                out.append(f'<section class="zone per-player" data-zone="{escape(name, quote=True)}">{title}{body}</section>')
-                continue
-            out.append(f'<section class="zone" data-zone="{escape(name, quote=True)}">{title}{self.cards(z)}</section>')
-        for i, part in enumerate(out):
-            if isinstance(part, tuple):
-                gm, zs = on_maps[part[1]]
-                names = ", ".join(escape(n.replace("_", " ")) for n, _ in zs)
-                out[i] = (f'<section class="zone map-zone" data-zones="{escape(" ".join(n for n, _ in zs), quote=True)}">'
-                          f'<h3>Map {escape(gm.name)}: {names}</h3>{self.map_svg(gm, zs)}</section>')
-        return '<div class="zones">' + "".join(out) + "</div>" if out else ""
+    # -- sections (interpreter.view) ----------------------------------------------------------
+    def who(self, p: int | None) -> str:
+        return "" if p is None else self.names[p]
 
-    def place_grid(self, z: list) -> str:
-        cells = {(k["t"][0], k["t"][1]): ids for k, ids in z}
+    def s_text(self, sec: dict) -> str:
+        lines = [ln for ln in sec["lines"] if ln != ""]
+        if not lines:
+            return ""
+        return '<div class="display-text">' + "".join(f'<p class="line">{escape(ln)}</p>' for ln in lines) + "</div>"
+
+    def s_board(self, sec: dict) -> str:
+        b = sec["board"]
+        title = escape((b.get("zone") or "board").replace("_", " "))
+        edges = "".join(f'<p class="edge side-{int(side)}">{escape(text)}</p>' for side, text in b["edges"])
+        cells = {(x, y): rows for x, y, rows in b["cells"]}
+        if not cells:
+            return f'<section class="display-board"><h3>{title}</h3>{edges}<p class="empty">empty</p></section>'
         xs = [x for x, _ in cells]
         ys = [y for _, y in cells]
         x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
-        if (x1 - x0 + 1) * (y1 - y0 + 1) > 2500:
-            return "".join(f'<div class="keyed">({x}, {y}) {self.cards(ids)}</div>' for (x, y), ids in sorted(cells.items()))
-        out = [f'<div class="grid" style="grid-template-columns: repeat({x1 - x0 + 1}, minmax(6em, 1fr))">']
+        out = [f'<section class="display-board"><h3>{title}</h3>{edges}'
+               f'<div class="grid board-grid" style="grid-template-columns: repeat({x1 - x0 + 1}, minmax(3em, 1fr))">']
         for y in range(y0, y1 + 1):
             for x in range(x0, x1 + 1):
-                ids = cells.get((x, y))
-                inner = self.cards(ids) if ids is not None else ""
-                out.append(f'<div class="cell" data-place="{x},{y}"><span class="place">({x}, {y})</span>{inner}</div>')
-        out.append("</div>")
+                rows = cells.get((x, y))
+                if rows is None:
+                    out.append(f'<div class="cell empty" data-place="{x},{y}">{escape(b["empty"])}</div>')
+                    continue
+                inner = "".join(
+                    '<div class="cell-line">' + "".join(f'<span class="part">{escape(t)}</span>' for t in parts) + "</div>"
+                    for parts in rows)
+                out.append(f'<div class="cell" data-place="{x},{y}">{inner}</div>')
+        out.append("</div></section>")
         return "".join(out)
 
-    def map_svg(self, gm: Any, zones: list) -> str:
+    def s_piles(self, sec: dict) -> str:
+        name = escape(sec["zone"], quote=True)
+        title = f'<h3>{escape(sec["title"])}</h3>'
+        rows = sec["rows"]
+        if len(rows) == 1 and rows[0][0] is None:
+            return f'<section class="zone" data-zone="{name}">{title}{self.cards(rows[0][1])}</section>'
+        body = "".join(
+            f'<div class="seat-zone{" mine" if p == self.me else ""}"><span class="owner">{escape(self.who(p))}</span>'
+            f'{self.cards(pile)}</div>' for p, pile in rows)
+        return f'<section class="zone per-player" data-zone="{name}">{title}{body}</section>'
+
+    def s_keyed(self, sec: dict) -> str:
+        body = "".join(f'<div class="keyed"><span class="key">{escape(self.value_text(k))}</span>{self.cards(pile)}</div>'
+                       for k, pile in sec["rows"])
+        body = body or '<div class="pile empty">empty</div>'
+        return (f'<section class="zone keyed-zone" data-zone="{escape(sec["zone"], quote=True)}">'
+                f'<h3>{escape(sec["title"])}</h3>{body}</section>')
+
+    def s_grid(self, sec: dict) -> str:
+        cells = sec["cells"]
+        xs = [x for x, _ in cells]
+        ys = [y for _, y in cells]
+        x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
+        head = (f'<section class="zone grid-zone" data-zone="{escape(sec["zone"], quote=True)}">'
+                f'<h3>{escape(sec["title"])}</h3>')
+        if (x1 - x0 + 1) * (y1 - y0 + 1) > 2500:
+            return head + "".join(f'<div class="keyed">({x}, {y}) {self.cards(p)}</div>'
+                                  for (x, y), p in sorted(cells.items())) + "</section>"
+        out = [head, f'<div class="grid" style="grid-template-columns: repeat({x1 - x0 + 1}, minmax(6em, 1fr))">']
+        for y in range(y0, y1 + 1):
+            for x in range(x0, x1 + 1):
+                pile = cells.get((x, y))
+                inner = self.cards(pile) if pile is not None else ""
+                out.append(f'<div class="cell" data-place="{x},{y}"><span class="place">({x}, {y})</span>{inner}</div>')
+        out.append("</div></section>")
+        return "".join(out)
+
+    def s_map(self, sec: dict) -> str:
+        gm = (getattr(self.rs, "maps", {}) or {}).get(sec["map"])
+        if gm is None:
+            return ""
+        zones = " ".join(sec["zones"])
+        return (f'<section class="zone map-zone" data-zones="{escape(zones, quote=True)}">'
+                f'<h3>{escape(sec["title"])}</h3>{self.map_svg(gm, sec["pieces"], sec.get("colour"), sec.get("label"))}</section>')
+
+    def s_track(self, sec: dict) -> str:
+        lo, hi = sec["low"], sec["high"]
+        rows = []
+        for p, x in sec["rows"]:
+            who = escape(self.who(p) or sec["title"])
+            if x is None:
+                rows.append(f'<div class="track-row"><span class="owner">{who}</span> hidden</div>')
+                continue
+            if not isinstance(x, (int, float)) or isinstance(x, bool):
+                rows.append(f'<div class="track-row"><span class="owner">{who}</span> {escape(self.value_text(x))}</div>')
+                continue
+            if isinstance(lo, int) and isinstance(hi, int) and 0 < hi - lo + 1 <= MAX_TRACK_CELLS:
+                cells = "".join(f'<span class="space{" on" if i == x else ""}">{i}</span>' for i in range(lo, hi + 1))
+            else:
+                pct = 100 * min(max((x - lo) / ((hi - lo) or 1), 0), 1)
+                cells = f'<span class="bar"><span class="fill" style="width:{pct:.0f}%"></span></span><b>{x}</b>'
+            rows.append(f'<div class="track-row"><span class="owner">{who}</span><span class="spaces">{cells}</span></div>')
+        return (f'<section class="track" data-var="{escape(sec["var"], quote=True)}"><h3>{escape(sec["title"])}</h3>'
+                + "".join(rows) + "</section>")
+
+    def s_counter(self, sec: dict) -> str:
+        rows = sec["rows"]
+        if len(rows) == 1 and rows[0][0] is None:
+            text = self.value_text(rows[0][1])
+        else:
+            text = "; ".join(f"{self.who(p)}: {self.value_text(v)}" for p, v in rows)
+        return (f'<section class="counter" data-var="{escape(sec["var"], quote=True)}"><span class="name">'
+                f'{escape(sec["title"])}</span> <span class="value">{escape(text)}</span></section>')
+
+    def map_svg(self, gm: Any, pieces: dict, colour_attr: str | None = None, label_attr: str | None = None) -> str:
         g = gm.graph
         pos = {}
         for node, d in g.nodes(data=True):
@@ -254,16 +314,11 @@ class _View:
         for a, b in g.edges():
             (x1, y1), (x2, y2) = at(a), at(b)
             out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" class="road"/>')
-        pieces: dict = {}
-        for _, z in zones:
-            for k, ids in z:
-                if isinstance(ids, list):
-                    pieces.setdefault(k, []).extend(ids)
         for node, d in g.nodes(data=True):
             x, y = at(node)
-            colour = d.get("colour")
+            colour = d.get(colour_attr or "colour")
             fill = colour if isinstance(colour, str) and colour.isalpha() else "lightgrey"
-            name = d.get("name", node)
+            name = d.get(label_attr or "name", node)
             out.append(f'<g class="node" data-node="{escape(str(node), quote=True)}"><circle cx="{x:.1f}" cy="{y:.1f}" r="6" '
                        f'fill="{escape(fill, quote=True)}"/><title>{escape(str(node))} {escape(str(name))}</title>'
                        f'<text x="{x + 8:.1f}" y="{y - 4:.1f}" class="node-label">{escape(str(name))}</text></g>')
@@ -278,85 +333,3 @@ class _View:
                 out.append(f'<text x="{x + 8:.1f}" y="{y + 72:.1f}" class="piece">+{len(ids) - 6}</text>')
         out.append("</svg>")
         return "".join(out)
-
-    def tracks(self) -> str:
-        out = []
-        for name, value in self.obs["vars"].items():
-            decl = self.rs.vars[name]
-            if not decl.per_player or not isinstance(value, list) or len(value) != self.n:
-                continue
-            nums = [x for x in value if x is not None]
-            if not nums or not all(type(x) is int for x in nums):
-                continue
-            self.drawn_vars.add(name)
-            lo, hi = min(0, *nums), max(max(nums), 1)
-            rows = []
-            for p, x in enumerate(value):
-                if x is None:
-                    rows.append(f'<div class="track-row"><span class="owner">{escape(self.names[p])}</span> hidden</div>')
-                    continue
-                if hi - lo + 1 <= MAX_TRACK_CELLS:
-                    cells = "".join(f'<span class="space{" on" if i == x else ""}">{i}</span>' for i in range(lo, hi + 1))
-                else:
-                    pct = 100 * (x - lo) / (hi - lo)
-                    cells = f'<span class="bar"><span class="fill" style="width:{pct:.0f}%"></span></span><b>{x}</b>'
-                rows.append(f'<div class="track-row"><span class="owner">{escape(self.names[p])}</span>'
-                            f'<span class="spaces">{cells}</span></div>')
-            out.append(f'<section class="track" data-var="{escape(name, quote=True)}"><h3>{escape(name.replace("_", " "))}</h3>'
-                       + "".join(rows) + "</section>")
-        return '<div class="tracks">' + "".join(out) + "</div>" if out else ""
-
-    def var_boards(self) -> str:
-        out = []
-        params = getattr(self.rs, "params", {}) or {}
-        marks = next((v for v in params.values() if isinstance(v, list) and len(v) == self.n
-                      and all(isinstance(x, str) for x in v)), None)
-        for name, value in self.obs["vars"].items():
-            if self.rs.vars[name].per_player or not isinstance(value, list) or len(value) < 4:
-                continue
-            if not all(type(x) is int for x in value) or -1 not in value and not any(x >= 0 for x in value):
-                continue
-            if not all(-1 <= x < self.n for x in value):
-                continue
-            rows, cols = params.get("rows"), params.get("columns")
-            if isinstance(rows, int) and isinstance(cols, int) and rows * cols == len(value):
-                index = lambda r, c, rows=rows: c * rows + (rows - 1 - r)  # column by column, row 0 at the bottom
-            else:
-                side = math.isqrt(len(value))
-                if side * side != len(value):
-                    continue
-                rows = cols = side
-                index = lambda r, c, cols=cols: r * cols + c
-            self.drawn_vars.add(name)
-            cells = []
-            for r in range(rows):
-                for c in range(cols):
-                    x = value[index(r, c)]
-                    mark = "" if x < 0 else (marks[x] if marks else seat_name_html(x))
-                    cells.append(f'<div class="cell{"" if x < 0 else " seat-" + str(x)}" data-cell="{index(r, c)}">{escape(mark)}</div>')
-            out.append(f'<section class="var-board" data-var="{escape(name, quote=True)}"><h3>{escape(name.replace("_", " "))}</h3>'
-                       f'<div class="grid board-grid" style="grid-template-columns: repeat({cols}, 3em)">{"".join(cells)}</div></section>')
-        return "".join(out)
-
-    def other_vars(self) -> str:
-        rows = []
-        for name, value in self.obs["vars"].items():
-            if name in self.drawn_vars:
-                continue
-            decl = self.rs.vars[name]
-            if decl.per_player and isinstance(value, list) and len(value) == self.n:
-                text = "; ".join(f"{self.names[p]}: {self.value_text(x)}" for p, x in enumerate(value))
-            else:
-                text = self.value_text(value)
-            rows.append(f'<tr><th>{escape(name.replace("_", " "))}</th><td>{escape(text)}</td></tr>')
-        if not rows:
-            return ""
-        return '<details class="vars"><summary>Counters and notes</summary><table>' + "".join(rows) + "</table></details>"
-
-
-def _is_place(k: Any) -> bool:
-    return (isinstance(k, dict) and "t" in k and len(k["t"]) == 2 and all(type(x) is int for x in k["t"]))
-
-
-def _hashable(k: Any) -> bool:
-    return isinstance(k, (str, int, float))

@@ -212,7 +212,23 @@ def test_render_board_draws_the_grid_with_labels_and_markers(rs):
 
 
 def test_render_board_is_none_without_a_display():
-    assert render_board(load_ruleset("tic_tac_toe").new_game(2)) is None
+    assert render_board(load_ruleset("kuhn_poker").new_game(2)) is not None  # a table only: no board
+    assert "+" not in render_board(load_ruleset("kuhn_poker").new_game(2))
+
+
+def test_render_board_is_none_without_a_display_section(tmp_path):
+    path = _write(tmp_path, "name: no display\nplayers: {min: 1, max: 1}\nflow: [{end_game: done}]\n")
+    assert render_board(load_ruleset(str(path)).new_game(1)) is None
+
+
+def test_a_board_of_places_draws_a_list_variable():
+    # tic-tac-toe's display draws its `board` list through `places`: cell i at (i % 3, i // 3).
+    st = load_ruleset("tic_tac_toe").new_game(2)
+    st.apply("mark(0)")
+    st.apply("mark(5)")
+    lines = render_board(st).splitlines()
+    assert lines[2] == "0 | X | . | . |"
+    assert lines[4] == "1 | . | . | O |"
 
 
 def _write(tmp_path, text):

@@ -19,9 +19,10 @@ LAYERS = [
     "lint",                                     # load-time warnings (values that look like null or expressions)
     "flow", "flowgen",                          # effect verbs and the runner; the flow's code generator
     "chance",                                   # explicit chance points and lazy deals
+    "publicity",                                # what a display text may reveal
     "state", "render", "ruleset",               # a game; its display; the compiled ruleset
     "compiler",                                 # document -> Ruleset
-    "scenarios", "search", "termview", "terminal", "agents",  # scenarios; search agents; a seat's view; the terminal table; agents
+    "scenarios", "search", "view", "termview", "terminal", "agents",  # scenarios; search agents; a seat's view; the terminal table; agents
     "analysis",                                 # simulations, their statistics, perft
     "check",                                    # generic invariants of any ruleset (tapster check)
     "stats", "balance", "runner", "report",     # intervals and tests; balance metrics; backends; HTML and plots

@@ -11,6 +11,7 @@ from html import unescape
 
 import pytest
 
+from interpreter.render import view_observation
 from interpreter.state import State
 from interpreter.store import SQLiteStore, StaleTableError, TableRecord
 from interpreter.webview import seat_html
@@ -108,7 +109,7 @@ def test_seat_views_show_only_the_observation(name, variant):
     steps = 0
     while True:
         for p in range(st.num_players):
-            html = seat_html(rs, st.observation(p), st.visible_log(p))
+            html = seat_html(rs, view_observation(st, p), st.visible_log(p))
             assert_no_leak(html, _text_of(html), st, p)
             hidden_somewhere += len(hidden_from(st, p))
         if st.is_terminal() or steps > 400:
@@ -116,7 +117,7 @@ def test_seat_views_show_only_the_observation(name, variant):
         st.apply(rng.choice(st.legal_actions()))
         steps += 1
     assert st.is_terminal()
-    final = seat_html(rs, st.observation(0), st.visible_log(0))
+    final = seat_html(rs, view_observation(st, 0), st.visible_log(0))
     assert "Final scores" in final and "Game over" in final
     if name not in ("tic_tac_toe", "connect_four"):
         assert hidden_somewhere > 0, "the game hides nothing: the test would prove nothing"
@@ -133,31 +134,48 @@ def test_the_page_is_a_function_of_the_observation():
     other = st.clone()
     mine, spare = other.zones["coin_hand"][1][0], other.zones["coin_cellar"][0]
     other.zones["coin_hand"][1][0], other.zones["coin_cellar"][0] = spare, mine
-    assert st.observation(0) == other.observation(0)
-    assert seat_html(rs, st.observation(0), st.visible_log(0)) == seat_html(rs, other.observation(0), other.visible_log(0))
-    assert seat_html(rs, st.observation(1), st.visible_log(1)) != seat_html(rs, other.observation(1), other.visible_log(1))
-    assert mine.label in _text_of(seat_html(rs, st.observation(1), st.visible_log(1)))
-    assert mine.label not in _text_of(seat_html(rs, st.observation(0), st.visible_log(0)))
+
+    def page(state, p):
+        return seat_html(rs, view_observation(state, p), state.visible_log(p))
+
+    assert view_observation(st, 0) == view_observation(other, 0)
+    assert page(st, 0) == page(other, 0)
+    assert page(st, 1) != page(other, 1)
+    assert mine.label in _text_of(page(st, 1))
+    assert mine.label not in _text_of(page(st, 0))
 
 
 def test_views_draw_grids_maps_tracks_and_hidden_piles():
     rs = compiled("belgian_beers_race", "short")
     st = rs.new_game(2, seed=3, log=True)
-    html = seat_html(rs, st.observation(0), st.visible_log(0))
+    html = seat_html(rs, view_observation(st, 0), st.visible_log(0))
     assert "<svg" in html and html.count('class="node"') == rs.maps["belgium"].graph.number_of_nodes()
-    assert 'class="track"' in html and "hidden-pile" in html
+    # the display's table: the Breathalyzer track from 0 to sleep_level, the decks face down
+    assert 'class="track" data-var="breath"' in html and "hidden-pile" in html
+    assert len(re.findall(r'class="space(?: on)?"', re.findall(r'data-var="breath".*?</section>', html)[0])) == 2 * 9
     ttt = compiled("tic_tac_toe")
     st = ttt.new_game(2, seed=0)
     st.apply("mark(4)")
-    html = seat_html(ttt, st.observation(1), st.visible_log(1))
-    assert html.count('class="cell') == 9 and re.search(r'data-cell="4">X<', html)
+    html = seat_html(ttt, view_observation(st, 1), st.visible_log(1))
+    # the display's board of places: cell i at (i % 3, i // 3)
+    assert html.count('class="cell"') == 9
+    assert re.search(r'data-place="1,1"><div class="cell-line"><span class="part">X<', html)
     c4 = compiled("connect_four")
     st = c4.new_game(2, seed=0)
     st.apply("drop(2)")
-    html = seat_html(c4, st.observation(1), [])
-    # column 3, bottom row: the last row of the drawing (row 0 at the bottom)
-    cells = re.findall(r'<div class="cell[^"]*" data-cell="(\d+)">([^<]*)<', html)
-    assert len(cells) == 42 and cells[5 * 7 + 2] == ("12", "Red")
+    html = seat_html(c4, view_observation(st, 1), [])
+    # column 3 (x = 2), bottom row (y = rows - 1 = 5): the discs lie at the bottom
+    cells = re.findall(r'data-place="(\d),(\d)"><div class="cell-line"><span class="part">([^<]*)<', html)
+    assert len(cells) == 42 and ("2", "5", "Red") in cells and sum(t == "Red" for _, _, t in cells) == 1
+
+
+def test_ties_share_a_place():
+    rs = compiled("tic_tac_toe")
+    st = rs.new_game(2, seed=0)
+    for a in ["mark(0)", "mark(1)", "mark(2)", "mark(4)", "mark(3)", "mark(5)", "mark(7)", "mark(6)", "mark(8)"]:
+        st.apply(a)
+    html = seat_html(rs, view_observation(st, 0), [])
+    assert html.count('<td class="place">1 (shared)</td>') == 2
 
 
 def test_labels_are_escaped():

@@ -1,0 +1,205 @@
+"""One seat's view of a game, as sections to draw: the step shared by the terminal and the browser.
+
+:func:`seat_sections` reads only an observation (``State.observation(p)``, or
+:func:`interpreter.render.view_observation`'s, which adds the display's public text) and the
+compiled ruleset's declarations; it never sees the state.  :mod:`interpreter.termview` draws
+the sections as text and :mod:`interpreter.webview` as HTML, so both show the same things.
+
+A section is a dict with a ``kind``:
+
+- ``text``: ``lines`` (a display's header or footer);
+- ``board``: ``board`` (a display board, already evaluated: see
+  :func:`interpreter.render.display_data`);
+- ``grid``: ``title``, ``zone``, ``cells`` ({(x, y): pile}) — a keyed zone of (x, y) places;
+- ``map``: ``title``, ``map`` (name), ``zones``, ``pieces`` ({node: [component id]}),
+  ``colour``/``label`` (node attributes, or None);
+- ``piles``: ``title``, ``zone``, ``rows`` ([(seat or None, pile)], the viewer's own first);
+- ``keyed``: ``title``, ``zone``, ``rows`` ([(key, pile)]) — a keyed zone of other keys;
+- ``track``: ``title``, ``var``, ``rows`` ([(seat or None, value or None)]), ``low``, ``high``;
+- ``counter``: ``title``, ``var``, ``rows`` ([(seat or None, value)]).
+
+A *pile* is ``{"ids": [component id], "show": "all" | "top" | "count"}``, ``{"count": n}``
+for a zone the viewer may not look into, or ``{"subs": [pile]}`` for a zone with a ``count``.
+Values are the observation's JSON values; ``None`` is a value withheld from the viewer.
+
+With a ``display``, the sections are its header, board, map, table and footer; without one,
+a generic view: every zone by owner and the variables marked ``shown: true``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .ruleset import Ruleset
+
+__all__ = ["seat_sections", "places", "seat_order"]
+
+
+def seat_order(n: int, me: int | None) -> list[int]:
+    """The seats in the order a view lists them: the viewer's own first, then the others."""
+    if me is None:
+        return list(range(n))
+    return [me] + [p for p in range(n) if p != me]
+
+
+def places(outcome: dict) -> list[tuple[int, list[int], Any]]:
+    """The final places of an outcome (``Outcome.to_json()``): ``[(place, [seats], score)]``,
+    best first, seats with equal scores sharing a place (competition ranking: 1, 1, 3).
+    Winners come first whatever their scores; the others by score, highest first."""
+    scores = outcome.get("scores") or []
+    winners = set(outcome.get("winners") or [])
+
+    def key(p):
+        s = scores[p]
+        num = s if isinstance(s, (int, float)) and not isinstance(s, bool) else float("-inf")
+        return (p not in winners, -num)
+
+    order = sorted(range(len(scores)), key=key)
+    out: list = []
+    for i, p in enumerate(order):
+        if out and key(out[-1][1][0]) == key(p):
+            out[-1][1].append(p)
+        else:
+            out.append((i + 1, [p], scores[p]))
+    return out
+
+
+def seat_sections(rs: Ruleset, obs: dict) -> list[dict]:
+    """The sections of ``obs["player"]``'s view (None: an observer), in drawing order."""
+    return _Sections(rs, obs).build()
+
+
+def _pile(z: Any, show: str = "all") -> dict:
+    if isinstance(z, dict) and "count" in z:
+        return {"count": z["count"]}
+    if isinstance(z, list) and z and isinstance(z[0], (list, dict)):
+        return {"subs": [_pile(s, show) for s in z]}
+    if isinstance(z, list):
+        return {"ids": list(z), "show": show}
+    return {"ids": [], "show": show}
+
+
+class _Sections:
+    def __init__(self, rs: Ruleset, obs: dict):
+        self.rs, self.obs = rs, obs
+        self.n = obs["num_players"]
+        self.me = obs.get("player")
+        self.display = obs.get("display") or {}
+
+    def build(self) -> list[dict]:
+        d = self.display
+        if getattr(self.rs, "display", None) is None or not d:
+            return self.generic()
+        out: list[dict] = []
+        if d.get("header"):
+            out.append({"kind": "text", "lines": list(d["header"])})
+        if d.get("board") is not None:
+            out.append({"kind": "board", "board": d["board"]})
+        if d.get("map"):
+            m = d["map"]
+            zones = [m["zone"]] if m.get("zone") else []
+            out.append(self.map_section(m["name"], zones, m.get("colour"), m.get("label")))
+        for item in d.get("table") or []:
+            out.append(self.item(item))
+        if d.get("footer"):
+            out.append({"kind": "text", "lines": list(d["footer"])})
+        return out
+
+    # -- declared items ---------------------------------------------------------------------
+    def item(self, it: dict) -> dict:
+        kind, name, title = it["kind"], it["name"], it["title"]
+        if kind in ("hand", "pile"):
+            return self.zone_section(name, title, it.get("show") or "all")
+        value = self.obs["vars"].get(name)
+        rows = self.var_rows(name, value)
+        if kind == "track":
+            nums = [v for _, v in rows if isinstance(v, (int, float)) and not isinstance(v, bool)]
+            low = it.get("low")
+            high = it.get("high")
+            low = low if low is not None else min([0, *nums])
+            high = high if high is not None else max([low + 1, *nums])
+            return {"kind": "track", "title": title, "var": name, "rows": rows, "low": low, "high": high}
+        return {"kind": "counter", "title": title, "var": name, "rows": rows}
+
+    def var_rows(self, name: str, value: Any) -> list:
+        decl = self.rs.vars.get(name)
+        if name not in self.obs["vars"]:  # a hidden variable: nobody sees it
+            return [(None, None)]
+        if decl is not None and decl.per_player and isinstance(value, list) and len(value) == self.n:
+            return [(p, value[p]) for p in seat_order(self.n, self.me)]
+        return [(None, value)]
+
+    def zone_section(self, name: str, title: str, show: str = "all") -> dict:
+        decl = self.rs.zones[name]
+        z = self.obs["zones"][name]
+        if decl.keyed and isinstance(z, list):
+            keys = [k for k, _ in z]
+            if keys and all(_is_place(k) for k in keys):
+                return {"kind": "grid", "title": title, "zone": name,
+                        "cells": {(k["t"][0], k["t"][1]): _pile(ids, show) for k, ids in z}}
+            return {"kind": "keyed", "title": title, "zone": name, "rows": [(k, _pile(ids, show)) for k, ids in z]}
+        if decl.per_player and isinstance(z, list) and len(z) == self.n:
+            return {"kind": "piles", "title": title, "zone": name,
+                    "rows": [(p, _pile(z[p], show)) for p in seat_order(self.n, self.me)]}
+        return {"kind": "piles", "title": title, "zone": name, "rows": [(None, _pile(z, show))]}
+
+    def map_section(self, map_name: str, zones: list[str], colour: str | None, label: str | None) -> dict:
+        pieces: dict = {}
+        for zname in zones:
+            z = self.obs["zones"].get(zname)
+            if not isinstance(z, list):
+                continue
+            for k, ids in z:
+                if isinstance(ids, list) and ids:
+                    pieces.setdefault(_node(k), []).extend(ids)
+        return {"kind": "map", "title": f"Map {map_name}", "map": map_name, "zones": zones, "pieces": pieces,
+                "colour": colour, "label": label}
+
+    # -- the generic view -------------------------------------------------------------------
+    def generic(self) -> list[dict]:
+        out: list[dict] = []
+        maps = getattr(self.rs, "maps", {}) or {}
+        on_maps: dict = {}
+        for name, z in self.obs["zones"].items():
+            decl = self.rs.zones[name]
+            title = name.replace("_", " ")
+            if decl.keyed and isinstance(z, list):
+                keys = [_node(k) for k, _ in z]
+                gm = next((m for m in maps.values() if keys and all(_hashable(k) and k in m.graph for k in keys)), None)
+                if gm is not None and not all(_is_place(k) for k, _ in z):
+                    if gm.name not in on_maps:
+                        on_maps[gm.name] = len(out)
+                        out.append(self.map_section(gm.name, [name], None, None))
+                    else:
+                        sec = out[on_maps[gm.name]]
+                        sec["zones"].append(name)
+                        sec.update(self.map_section(gm.name, sec["zones"], None, None))
+                    continue
+            out.append(self.zone_section(name, title))
+        for name, decl in self.rs.vars.items():
+            if not getattr(decl, "shown", False) or name not in self.obs["vars"]:
+                continue
+            value = self.obs["vars"][name]
+            rows = self.var_rows(name, value)
+            nums = [v for _, v in rows if v is not None]
+            title = name.replace("_", " ")
+            if decl.per_player and nums and all(type(v) is int for v in nums):
+                out.append({"kind": "track", "title": title, "var": name, "rows": rows,
+                            "low": min([0, *nums]), "high": max([1, *nums])})
+            else:
+                out.append({"kind": "counter", "title": title, "var": name, "rows": rows})
+        return out
+
+
+def _node(k: Any) -> Any:
+    """A keyed zone's key as the observation encodes it, back to a map node (str/int)."""
+    return k
+
+
+def _is_place(k: Any) -> bool:
+    return isinstance(k, dict) and "t" in k and len(k["t"]) == 2 and all(type(x) is int for x in k["t"])
+
+
+def _hashable(k: Any) -> bool:
+    return isinstance(k, (str, int, float))
