@@ -20,6 +20,7 @@ from rich.text import Text
 
 from .errors import TapsterError, close_matches
 from .model import Action, Decision
+from .render import view_observation
 from .rng import Rng
 from .search import PARAMS, GreedyAgent, ISMCTSAgent, MCTSAgent, _legal
 from .state import State
@@ -106,7 +107,8 @@ class HumanAgent:
     """A person at the keyboard.
 
     On its turn it shows the log lines ``player`` may read and has not been shown yet, what the
-    player may see (:func:`~interpreter.termview.seat_text` of ``state.observation(player)``),
+    player may see (:func:`~interpreter.termview.seat_text` of ``view_observation(state,
+    player)``: the observation with the display's public parts),
     then the numbered legal actions with their labels, and reads an answer: a number, an
     action's canonical text (``front(0)``) or its label (case does not matter).  Bad answers
     are refused and asked again; ``?`` shows the rules in short (the ruleset's description,
@@ -216,8 +218,9 @@ class HumanAgent:
         return None
 
     def show(self, state: State, player: int) -> None:
-        """Print ``player``'s view (drawn from their observation only), then the numbered choices."""
-        obs = state.observation(player)
+        """Print ``player``'s view (drawn from their observation and the display's public parts
+        only: :func:`~interpreter.render.view_observation`), then the numbered choices."""
+        obs = view_observation(state, player)
         self.console.print(Text(seat_text(state.ruleset, obs)))
         decision = state.decision()
         if decision is None:

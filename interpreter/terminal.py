@@ -12,8 +12,9 @@ replay --seat``) share around a seat's view (:func:`interpreter.termview.seat_te
   as ``State.visible_log``) or for everyone (agents only: the omniscient account).
 - :class:`ReplayViewer`: a saved game step by step as one seat saw it, or as an observer.
 
-Everything drawn for a seat is built from ``State.observation(p)`` and the log lines ``p`` may
-read; only the observer (``seat=None``) and an agents-only game see the whole state.
+Everything drawn for a seat is built from ``view_observation(state, p)`` (``State.observation(p)``
+with the display's public parts) and the log lines ``p`` may read; only the observer
+(``seat=None``) and an agents-only game see the whole state.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from rich.text import Text
 
 from .errors import TapsterError
 from .model import Action, Component, Decision
-from .render import render_board
+from .render import render_board, view_observation
 from .termview import seat_text
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -359,8 +360,9 @@ class ReplayViewer:
 
     For a seat: after each action, the log lines that seat may read, the action taken only when
     the seat took it (another seat's action shows only as the log tells it), and
-    :func:`~interpreter.termview.seat_text` of ``observation(seat)``.  For the observer: every
-    log line, every action with its label, and the ruleset's ``display`` of the whole game.
+    :func:`~interpreter.termview.seat_text` of ``view_observation(st, seat)`` (the observation
+    with the display's public parts).  For the observer: every log line, every action with its
+    label, and the whole game drawn (``view_observation(st, None)``).
 
     ``out``: the console; ``read``: ``read(prompt) -> str`` between steps (Enter: the next step,
     ``q``: stop), or None to print every step without pausing.
@@ -414,12 +416,7 @@ class ReplayViewer:
         header = self.rounds.header(st)
         if header is not None:
             self.out.print(Text(header, style="dim"))
-        if self.seat is None:
-            board = render_board(st)
-            if board is not None:
-                self.out.print(Text(board))
-        else:
-            self.out.print(Text(seat_text(st.ruleset, st.observation(self.seat))))
+        self.out.print(Text(seat_text(st.ruleset, view_observation(st, self.seat))))
 
     def _pause(self, done: int) -> None:
         if self.read is None or done >= self.total:
