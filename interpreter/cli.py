@@ -255,7 +255,7 @@ def play(ruleset, players, variant, seed, agents, log_file, as_json, params) -> 
     seat_agents = [make_agent(name, agent_seed(seed, p), **options.get(name, {})) for p, name in enumerate(names)]
 
     st = rs.new_game(n, seed=seed, log=True)
-    narrate = Narrator(st, out, seat_agents, humans, quiet=as_json)
+    narrate = Narrator(st, out, seat_agents, humans, quiet=as_json, hot_seat=hot_seat)
     if not as_json:
         who = ", ".join(f"{seat_name(p)} {name}" for p, name in enumerate(names))
         out.print(Text(f"{rs.title}{' (' + rs.variant + ')' if rs.variant else ''}: {n} players ({who}), seed {seed}",

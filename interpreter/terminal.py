@@ -172,6 +172,9 @@ def numbered(decision: Decision, options: tuple[str, ...] = ()) -> list[tuple[in
 # -- the rules summary ------------------------------------------------------------------------------
 
 
+#: The longest score expression the rules summary quotes.
+MAX_SCORE_TEXT = 80
+
 #: The sections of a ruleset that hold its flow of play.
 _RULES = ("setup", "flow", "procedures", "triggers")
 
@@ -202,7 +205,7 @@ def _template(text: Any, drop_seat: bool = True) -> str:
         elif depth == 0:
             out.append(ch)
     s = " ".join("".join(out).split())
-    return re.sub(r"^P…:?\s+", "", s) if drop_seat else s
+    return re.sub(r"^P…(\s*\(…\))?:?\s+", "", s) if drop_seat else s
 
 
 def phases(rs: Ruleset) -> list[str]:
@@ -262,10 +265,11 @@ def rules_summary(rs: Ruleset, players: int | None = None) -> list[str]:
     if ends:
         lines.append("The game ends: " + "; or ".join(ends))
     outcome = data.get("outcome") if isinstance(data.get("outcome"), dict) else {}
-    if outcome.get("score"):
-        lines.append("Score: " + " ".join(str(outcome["score"]).split()) + " (highest wins"
-                     + (", ties broken by " + "; ".join(" ".join(str(t).split()) for t in outcome["tiebreak"])
-                        if outcome.get("tiebreak") else "") + ")")
+    score = " ".join(str(outcome.get("score") or "").split())
+    if score and len(score) <= MAX_SCORE_TEXT:  # a long formula says nothing at the table
+        ties = [" ".join(str(t).split()) for t in outcome.get("tiebreak") or []]
+        tie = "; ".join(ties) if len("; ".join(ties)) <= MAX_SCORE_TEXT else "the ruleset's tie-break"
+        lines.append(f"Score: {score} (highest wins" + (f", ties broken by {tie}" if ties else "") + ")")
     return lines
 
 
@@ -317,12 +321,15 @@ class Narrator:
     ``humans``: the seats people play.  No human: every log line (the omniscient account) and
     after every turn the ruleset's ``display`` drawn from the whole game.  One human: only the
     lines that seat may read, printed by its agent (``show_new_lines``).  Several humans: only
-    the public lines (each human sees their own on their turn).  With a human at the table the
-    board is never drawn from the whole state.
+    the public lines (each human sees their own on their turn), except while the human who
+    holds the ``hot_seat`` screen decides next (their agent shows them).  With a human at the
+    table the board is never drawn from the whole state.
     """
 
-    def __init__(self, st: State, out: Console, agents: list, humans: list[int], quiet: bool = False):
+    def __init__(self, st: State, out: Console, agents: list, humans: list[int], quiet: bool = False,
+                 hot_seat: HotSeat | None = None):
         self.st, self.out, self.agents, self.humans, self.quiet = st, out, agents, humans, quiet
+        self.hot_seat = hot_seat
         self.seen = 0
         self.rounds = Rounds(st.ruleset)
         self.turn: tuple | None = None
@@ -337,9 +344,12 @@ class Narrator:
             self.seen = len(st.log or ())
         else:  # no human: every line; several: the public lines (each sees their own on their turn)
             log = st.log or []
-            for to, text in log[self.seen:]:
-                if to is None or not self.humans:
-                    self.out.print(Text(text))
+            # a human who holds the screen and decides next is shown these lines by their agent
+            holder = self.hot_seat.shown if self.hot_seat is not None else None
+            if holder is None or holder not in st.current_players():
+                for to, text in log[self.seen:]:
+                    if to is None or not self.humans:
+                        self.out.print(Text(text))
             self.seen = len(log)
         turn = None if st.finished else (st.current, st.turns[st.current])
         if turn != self.turn:

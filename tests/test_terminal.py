@@ -150,6 +150,13 @@ def test_hot_seat_from_the_command_line_and_none_for_one_human():
     assert "Pass the screen to P1" in two.output and "Pass the screen to P2" in two.output
     first_p2_view = two.output.index("what P2 sees")
     assert two.output.rindex("Pass the screen to P2", 0, first_p2_view) < first_p2_view
+    # a seat's consecutive decisions (draw, keep, place) show each new line once
+    flights = runner.invoke(cli, ["play", "beer_flights", "--agents", "human,human", "--seed", "2"], input="1\n" * 200)
+    assert flights.exit_code == 0, flights.output
+    for stretch in flights.output.split("Pass the screen to ")[1:]:
+        texts = [re.sub(r"^.*\(or quit\): |^P\d, your choice \(.*?\): ", "", line) for line in stretch.splitlines()]
+        lines = [t for t in texts if re.match(r"P\d (draws|takes|discards|starts|sees|puts)", t)]
+        assert len(lines) == len(set(lines)), stretch
     one = runner.invoke(cli, ["play", "tic_tac_toe", "--agents", "human,random", "--seed", "1"], input="1\n" * 9)
     assert one.exit_code == 0, one.output
     assert "Pass the screen" not in one.output
