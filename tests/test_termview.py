@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from interpreter.cli import cli
+from interpreter.render import view_observation
 from interpreter.termview import seat_text
 from tests.conftest import compiled
 
@@ -26,7 +27,7 @@ def test_terminal_views_show_only_the_observation(name, variant):
     st = rs.new_game(rs.min_players, seed=13, log=True)
     for _ in range(300):
         for p in range(st.num_players):
-            text = seat_text(rs, st.observation(p))
+            text = seat_text(rs, view_observation(st, p))
             visible = repr(st.observation(p))
             seen_labels = {c.label for c in rs.by_id.values() if f"'{c.id}'" in visible}
             for c in rs.by_id.values():

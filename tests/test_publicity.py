@@ -1,0 +1,93 @@
+"""The static check that keeps a display's text public (interpreter/publicity.py, render.py).
+
+A header, footer or board that could read what some seat may not see is left out of every
+seat's view and shown only to an observer; the check names what it reads.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from interpreter import load_ruleset
+from interpreter.publicity import Knowledge, private_read
+from interpreter.render import render_board, view_observation
+from interpreter.termview import seat_text
+
+K = Knowledge(
+    zones={"hand": "owner", "deck": "hidden", "field": "public"},
+    vars_={"score": "public", "coin": "owner", "secret": "hidden"},
+    params=["marks"], maps=[], functions={}, mutable=["tapped"],
+)
+
+
+@pytest.mark.parametrize("text", [
+    "len(hand[p])", "len(deck)", "[c.name for c in field]", "score[p] + 1", "marks[current]",
+    "[c.name for c in components('card')]", "{1: len(deck)}", "turns_taken[p] if phase == 'x' else players",
+])
+def test_public_reads(text):
+    assert private_read(text, K, {"p": 0}) is None
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("hand[p]", "zone"),
+    ("top(deck)", "top"),
+    ("coin[p]", "`coin`"),
+    ("secret", "`secret`"),
+    ("sum(c.tapped for c in components('card'))", "tapped"),
+    ("[c for c in deck]", "zone"),
+    ("zone_of(component('card-1'))", "zone_of"),
+    ("c in hand[0]", "`c`"),
+    ("deck", "zone"),
+    ("str(hand)", "zone"),
+])
+def test_private_reads_name_what_they_read(text, why):
+    reason = private_read(text, K, {"p": 0})
+    assert reason is not None and why in reason
+
+
+RULESET = """
+name: secrets
+players: {min: 2, max: 2}
+components:
+  card: {items: [{n: 1}, {n: 2}, {n: 3}], label: "card {n}", start: deck}
+zones:
+  deck: {visibility: hidden}
+  hand: {per_player: true, visibility: owner}
+functions:
+  held: {params: [p], value: "hand[p]"}
+  count_of: {params: [p], value: "len(hand[p])"}
+setup:
+  - shuffle: deck
+  - for_each: {in: players, as: p, do: [{move: {from: deck, to: "hand[p]"}}]}
+flow:
+  - turn: {player: 0, do: [{choose: {options: [{action: stop, do: [{end_game: done}]}]}}]}
+display:
+  header:
+    - "cards in hands: {[count_of(p) for p in players]}"
+    - "P1 holds {held(0)}"
+  footer:
+    - {for: p, in: players, text: "P{p + 1} holds {hand[p]}"}
+    - "deck: {len(deck)} cards"
+  table:
+    - {hand: hand}
+"""
+
+
+def test_private_lines_show_only_to_an_observer(tmp_path):
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(RULESET, encoding="utf-8")
+    rs = load_ruleset(str(path))
+    parts = rs.display.private_parts()
+    assert [(where, "held" in why or "zone" in why) for where, _, why in parts] == [
+        ("display.header[1]", True), ("display.footer[0]", True)]
+    st = rs.new_game(2, seed=3)
+    mine = st.zones["hand"][0][0].label
+    theirs = st.zones["hand"][1][0].label
+    for p, own, other in ((0, mine, theirs), (1, theirs, mine)):
+        obs = view_observation(st, p)
+        assert obs["display"]["header"] == ["cards in hands: 1, 1"]
+        assert obs["display"]["footer"] == ["deck: 1 cards"]
+        text = seat_text(rs, obs)
+        assert own in text and other not in text
+    everything = render_board(st)
+    assert f"P1 holds {mine}" in everything and f"P2 holds {theirs}" in everything
