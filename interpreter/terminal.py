@@ -279,8 +279,8 @@ def rules_summary(rs: Ruleset, players: int | None = None) -> list[str]:
 class Rounds:
     """Turn headers that count what people at the table count.
 
-    When the ruleset tracks rounds — it declares a public, whole-number variable ``round``
-    (Beer Cards: "the round of the game being played") — the header gives that round:
+    When the ruleset's display names the variable counting rounds (``display: {round: round}``:
+    a public variable, Beer Cards' "round of the game being played"), the header gives that round:
     ``Round 2 · P3's turn`` (a draw's or a showdown's extra turns fall in their round).
     Otherwise it counts that seat's own turns: ``P3's turn 5``.  Seats' turn counts differ
     when some take extra turns, so a header never puts one seat's count next to another's
@@ -292,8 +292,8 @@ class Rounds:
     """
 
     def __init__(self, ruleset: Ruleset):
-        decl = ruleset.vars.get("round")
-        self.tracked = decl is not None and decl.visibility == "public" and not decl.per_player
+        display = getattr(ruleset, "display", None)
+        self.var = getattr(display, "round", None) if display is not None else None
         self.last: tuple | None = None
 
     def header(self, st: State) -> str | None:
@@ -306,7 +306,7 @@ class Rounds:
         if key == self.last:
             return None
         self.last = key
-        r = st.vars.get("round") if self.tracked else None
+        r = st.vars.get(self.var) if self.var is not None else None
         if type(r) is int and r > 0:
             return f"Round {r} · {seat_name(current)}'s turn"
         return f"{seat_name(current)}'s turn {turns[current]}"
