@@ -200,7 +200,7 @@ class _View:
         ys = [y for _, y in cells]
         x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
         out = [f'<section class="display-board"><h3>{title}</h3>{edges}'
-               f'<div class="grid board-grid" style="grid-template-columns: repeat({x1 - x0 + 1}, minmax(3em, 1fr))">']
+               f'<div class="grid board-grid" style="grid-template-columns: repeat({x1 - x0 + 1}, minmax(3em, 11em))">']
         for y in range(y0, y1 + 1):
             for x in range(x0, x1 + 1):
                 rows = cells.get((x, y))
