@@ -32,7 +32,17 @@ from .check import SEEDS as CHECK_SEEDS
 from .check import run_checks
 from .compiler import RulesetErrors, available_rulesets, find_ruleset, load_ruleset
 from .errors import IllegalActionError, Mark, SchemaError, TapsterError, close_matches
-from .limits import MAX_GAMES, MAX_JOBS, MAX_LOG_BYTES, MAX_NUMBER_CHARS, MAX_PARAM_TEXT, MAX_PLAYERS, MAX_SEED, MAX_VARIANTS
+from .limits import (
+    MAX_GAMES,
+    MAX_JOBS,
+    MAX_LOG_ACTIONS,
+    MAX_LOG_BYTES,
+    MAX_NUMBER_CHARS,
+    MAX_PARAM_TEXT,
+    MAX_PLAYERS,
+    MAX_SEED,
+    MAX_VARIANTS,
+)
 from .limits import MAX_PERFT_DEPTH as MAX_DEPTH
 from .lint import warnings as lint_warnings
 from .load import load_yaml, load_yaml_text
@@ -320,6 +330,9 @@ def _score_table(rs: Ruleset, names: list[str], outcome) -> Table:
 
 
 def _write_log(path: str, rs: Ruleset, variant, params, n, seed, names, actions, outcome: dict) -> None:
+    if len(actions) > MAX_LOG_ACTIONS:
+        raise TapsterError(f"the game took {len(actions)} actions; a replay log holds at most {MAX_LOG_ACTIONS} "
+                           "(the limit): the log was not written")
     data = {
         "format": LOG_FORMAT,
         "ruleset": rs.name,
