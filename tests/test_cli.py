@@ -410,3 +410,15 @@ def test_replay_never_follows_an_absolute_path_and_says_when_the_ruleset_changed
     assert code == 0, out + err
     assert "has changed since the log was written" in err
     assert "is not the ruleset" not in out + err
+
+
+def test_play_takes_agents_with_parameters():
+    from click.testing import CliRunner
+
+    from interpreter.cli import cli
+
+    r = CliRunner().invoke(cli, ["play", "tic_tac_toe", "--agents", "mcts:iterations=60,random", "--seed", "3", "--json"])
+    assert r.exit_code == 0, r.output
+    assert "winners" in r.output
+    r = CliRunner().invoke(cli, ["play", "tic_tac_toe", "--agents", "mcts:iterations=x,random"])
+    assert r.exit_code == 2 and "iterations" in r.output and "Traceback" not in r.output
