@@ -61,15 +61,16 @@ LOG_FORMAT = "tapster-log/1"
 
 def main(argv: list[str] | None = None) -> int:
     """Run the ``tapster`` command line with ``argv`` (``sys.argv[1:]`` when None); return the
-    exit code (0 success, 1 failure, 2 usage error).  Never raises for a user's mistake."""
+    exit code (0 success, 1 failure, 2 usage error, 130 interrupted by Ctrl-C, as shells count
+    SIGINT).  Never raises for a user's mistake."""
     try:
         rv = cli.main(args=argv, prog_name="tapster", standalone_mode=False)
     except click.ClickException as exc:  # UsageError, BadParameter: exit code 2
         exc.show()
         return exc.exit_code
-    except click.exceptions.Abort:
-        click.echo("aborted", err=True)
-        return EXIT_FAIL
+    except click.exceptions.Abort:  # Ctrl-C (or end of input at a prompt) outside a game loop
+        click.echo("interrupted", err=True)
+        return EXIT_INTERRUPTED
     except TapsterError as exc:
         print_error(exc)
         return EXIT_FAIL
@@ -654,8 +655,6 @@ def _print_summary(out: Console, rs: Ruleset, s: dict) -> None:
 # -- analyse, compare ---------------------------------------------------------------------------
 # The balance report (issue 18): the games are played by interpreter.runner, measured by
 # interpreter.balance, drawn by interpreter.report; this block parses and prints.
-
-EXIT_INTERRUPTED = 130
 
 
 def _parse_games(ctx: click.Context, param: click.Parameter, value: str) -> int | None:

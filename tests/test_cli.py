@@ -422,3 +422,21 @@ def test_play_takes_agents_with_parameters():
     assert "winners" in r.output
     r = CliRunner().invoke(cli, ["play", "tic_tac_toe", "--agents", "mcts:iterations=x,random"])
     assert r.exit_code == 2 and "iterations" in r.output and "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("delay", [0.3, 2.0])
+def test_ctrl_c_anywhere_exits_130_without_a_traceback(delay):
+    # While the ruleset loads or while the games run: the shells' code for SIGINT, one line.
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "interpreter.cli", "analyse", "beer_knight", "--games", "2000", "--jobs", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(delay)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err[-2000:]
+    assert "Traceback" not in err
