@@ -16,14 +16,15 @@ from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from .errors import TapsterError, close_matches
-from .model import Action
+from .model import Action, Decision
+from .render import view_observation
 from .rng import Rng
-from .search import PARAMS, GreedyAgent, ISMCTSAgent, MCTSAgent
+from .search import PARAMS, GreedyAgent, ISMCTSAgent, MCTSAgent, _legal
 from .state import State
+from .terminal import HotSeat, QuitGame, new_lines, numbered, option_names, rules_summary, seat_name
 from .termview import seat_text
 
 __all__ = [
@@ -37,16 +38,6 @@ __all__ = [
     "parse_agent",
     "seat_name",
 ]
-
-
-def seat_name(player: int) -> str:
-    """The name people see for 0-based seat ``player``: ``P1`` for seat 0."""
-    return f"P{player + 1}"
-
-
-class QuitGame(Exception):
-    """A human left the game (end of input, ctrl-D or ctrl-C, or ``quit``).  Not an error of
-    the ruleset: the driver stops the game and says so."""
 
 
 @runtime_checkable
@@ -91,14 +82,6 @@ class RandomAgent:
         return f"RandomAgent(state={self.rng.state})"
 
 
-def _legal(state: State) -> tuple:
-    """The legal actions. Raises TapsterError when there is none (the game is over)."""
-    actions = state.legal_actions()
-    if not actions:
-        raise TapsterError("no legal action: the game is over")
-    return actions
-
-
 class FirstAgent:
     """Always takes the first legal action in the ruleset's order (deterministic, no seed)."""
 
@@ -123,17 +106,28 @@ class FirstAgent:
 class HumanAgent:
     """A person at the keyboard.
 
-    On its turn it shows what ``player`` may see (``state.observation(player)``, with component
-    labels), the log lines that player may read and has not been shown yet, then the numbered
-    legal actions with their labels, and reads an answer: a number, an action's canonical text
-    (``front(0)``) or its label (case does not matter).  Bad answers are refused and asked again;
-    ``?`` shows the table again; ``quit``, end of input (ctrl-D) or ctrl-C raise
-    :class:`QuitGame`.
+    On its turn it shows the log lines ``player`` may read and has not been shown yet, what the
+    player may see (:func:`~interpreter.termview.seat_text` of ``view_observation(state,
+    player)``: the observation with the display's public parts),
+    then the numbered legal actions with their labels, and reads an answer: a number, an
+    action's canonical text (``front(0)``) or its label (case does not matter).  Bad answers
+    are refused and asked again; ``?`` shows the rules in short (the ruleset's description,
+    phases, decisions and how the game ends: :func:`~interpreter.terminal.rules_summary`) and
+    the table again; ``quit``, end of input (ctrl-D) or ctrl-C raise :class:`QuitGame`.
+
+    Action numbers are stable: the actions are numbered in a canonical order (the decision's
+    options in the ruleset's order, then their arguments — numbers by value, components in the
+    ruleset's order, texts in natural order: :func:`~interpreter.terminal.numbered`), never in
+    the order the engine happens to list them, so the same options always carry the same
+    numbers, whatever the order of the hand.
 
     ``console``: where to write (a rich Console; stdout by default).  ``read``: a callable
     ``read(prompt) -> str`` that raises EOFError at the end of input (default: the console's
     ``input``, which reads ``sys.stdin``).  ``public_shown``: public log lines are already shown
-    by the driver (a table of several humans), so show only the lines addressed to this player.
+    by the driver, so show only the lines addressed to this player.  ``hot_seat``: the
+    :class:`~interpreter.terminal.HotSeat` shared by the humans at one terminal: before this
+    player is shown anything the screen is cleared and they confirm that they hold it; then
+    they see every line they may read since their last turn (the screen was cleared).
     """
 
     name = "human"
@@ -144,32 +138,26 @@ class HumanAgent:
         console: Console | None = None,
         read: Callable[[str], str] | None = None,
         public_shown: bool = False,
+        hot_seat: HotSeat | None = None,
     ):
         del seed
         self.console = console if console is not None else Console(highlight=False)
         self.read = read if read is not None else (lambda prompt: self.console.input(prompt))
-        self.public_shown = public_shown
+        self.public_shown = public_shown and hot_seat is None
+        self.hot_seat = hot_seat
         self._seen: dict[int, int] = {}  # player -> index into state.log already shown
 
     # -- the log ---------------------------------------------------------------------------
     def show_new_lines(self, state: State, player: int) -> int:
         """Print the log lines ``player`` may read that this agent has not shown yet (only the
-        lines addressed to them when ``public_shown``); return how many were printed."""
-        log = state.log
-        if log is None:
+        lines addressed to them when ``public_shown``); return how many were printed.  In a
+        hot-seat game nothing is printed until the player holds the screen."""
+        if self.hot_seat is not None and self.hot_seat.shown != player:
             return 0
-        start = self._seen.get(player, 0)
-        if start > len(log):  # another game: start over
-            start = 0
-        printed = 0
-        for to, text in log[start:]:
-            if to is None and self.public_shown:
-                continue
-            if to is None or player in to:
-                self.console.print(Text(text))
-                printed += 1
-        self._seen[player] = len(log)
-        return printed
+        lines, self._seen[player] = new_lines(state.log, self._seen.get(player, 0), player, public=not self.public_shown)
+        for text in lines:
+            self.console.print(Text(text))
+        return len(lines)
 
     # -- the turn --------------------------------------------------------------------------
     def act(self, state: State, player: int) -> Action:
@@ -182,6 +170,9 @@ class HumanAgent:
         decision = state.decision()
         if decision is None or not decision.actions:
             raise TapsterError("no legal action: the game is over")
+        if self.hot_seat is not None:
+            self.hot_seat.take(player, self.read)
+        options = option_names(state)
         self.show_new_lines(state, player)
         self.show(state, player)
         while True:
@@ -194,9 +185,12 @@ class HumanAgent:
             if answer.lower() in ("q", "quit", "exit"):
                 raise QuitGame(f"{seat_name(player)} left the game")
             if answer in ("?", "help"):
+                for line in rules_summary(state.ruleset, state.num_players):
+                    self.console.print(Text(line))
+                self.console.print()
                 self.show(state, player)
                 continue
-            action = self.parse_answer(decision, answer)
+            action = self.parse_answer(decision, answer, options)
             if action is not None:
                 return action
             self.console.print(
@@ -205,14 +199,15 @@ class HumanAgent:
             )
 
     @staticmethod
-    def parse_answer(decision, answer: str) -> Action | None:
-        """The legal action ``answer`` names: a 1-based number, the canonical text or the label
-        (exact, then ignoring case), or None."""
+    def parse_answer(decision: Decision, answer: str, options: tuple[str, ...] = ()) -> Action | None:
+        """The legal action ``answer`` names: a number as :func:`~interpreter.terminal.numbered`
+        gives them (``options``: the decision's options in the ruleset's order), the canonical
+        text or the label (exact, then ignoring case), or None."""
         if not answer:
             return None
         if answer.isascii() and answer.isdigit():  # not `²` or `٣`, which int() refuses
             i = int(answer) if len(answer) <= 9 else 0  # nor 5000 digits, which it refuses too
-            return decision.actions[i - 1] if 1 <= i <= len(decision.actions) else None
+            return numbered(decision, options)[i - 1][1] if 1 <= i <= len(decision.actions) else None
         found = decision.find(answer)
         if found is not None:
             return found
@@ -223,15 +218,16 @@ class HumanAgent:
         return None
 
     def show(self, state: State, player: int) -> None:
-        """Print ``player``'s observation as a table, then the numbered choices."""
-        obs = state.observation(player)
+        """Print ``player``'s view (drawn from their observation and the display's public parts
+        only: :func:`~interpreter.render.view_observation`), then the numbered choices."""
+        obs = view_observation(state, player)
         self.console.print(Text(seat_text(state.ruleset, obs)))
         decision = state.decision()
         if decision is None:
             return
         if decision.prompt:
             self.console.print(Text(decision.prompt, style="bold"))
-        for i, (action, label) in enumerate(zip(decision.actions, decision.labels, strict=True), 1):
+        for i, action, label in numbered(decision, option_names(state)):
             line = Text(f"  {i:>2}. ")
             line.append(label or str(action))
             if label and label != str(action):
@@ -240,78 +236,6 @@ class HumanAgent:
 
     def __repr__(self) -> str:
         return "HumanAgent()"
-
-
-def observation_table(state: State, obs: dict) -> Table:
-    """A rich Table of an observation (as returned by ``State.observation``): one row per zone
-    (per seat for per-player zones), then the variables.  Component ids are shown as labels;
-    zones the player may not look into show how many components they hold."""
-    rs = state.ruleset
-    me = obs["player"]
-    title = f"{rs.title}: what {seat_name(me)} sees"
-    table = Table(title=title, show_header=False, expand=False)
-    table.add_column("")
-    table.add_column("")
-    for name, value in obs["zones"].items():
-        decl = rs.zones[name]
-        if decl.per_player:
-            for seat, sub in enumerate(value):
-                who = seat_name(seat) + (" (you)" if seat == me else "")
-                table.add_row(Text(f"{name} · {who}"), Text(_zone_text(rs, sub)))
-        else:
-            table.add_row(Text(name), Text(_zone_text(rs, value)))
-    for name, value in obs["vars"].items():
-        decl = rs.vars[name]
-        if decl.per_player and isinstance(value, list):
-            masked = decl.visibility == "owner"  # other seats' values are withheld (None)
-            shown = ", ".join(
-                f"{seat_name(i)}: {'?' if masked and i != me else _value_text(rs, v)}" for i, v in enumerate(value)
-            )
-        else:
-            shown = _value_text(rs, value)
-        table.add_row(Text(name, style="cyan"), Text(shown))
-    for cid, props in (obs.get("props") or {}).items():
-        shown = ", ".join(f"{k}={_value_text(rs, v)}" for k, v in props.items())
-        table.add_row(Text(rs.by_id[cid].label, style="magenta"), Text(shown))
-    return table
-
-
-def _zone_text(rs: Any, z: Any) -> str:
-    if isinstance(z, dict):
-        n = z.get("count", 0)
-        return f"{n} hidden" if n else "empty"
-    if z and isinstance(z[0], (list, dict)):
-        return "  |  ".join(f"{i + 1}: {_zone_text(rs, sub)}" for i, sub in enumerate(z))
-    if not z:
-        return "empty"
-    # Identical pieces (48 Beer Barrels) are counted, not listed: "Beer Barrel ×48".
-    runs: list[list] = []
-    for c in z:
-        label = rs.by_id[c].label if isinstance(c, str) and c in rs.by_id else str(c)
-        if runs and runs[-1][0] == label:
-            runs[-1][1] += 1
-        else:
-            runs.append([label, 1])
-    return ", ".join(label if n == 1 else f"{label} ×{n}" for label, n in runs)
-
-
-def _value_text(rs: Any, v: Any) -> str:
-    """An encoded value (see ``state.encode_value``) as text."""
-    if v is None:
-        return "none"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, list):
-        return "[" + ", ".join(_value_text(rs, x) for x in v) + "]"
-    if isinstance(v, dict):
-        if "c" in v:
-            c = rs.by_id.get(v["c"])
-            return c.label if c is not None else str(v["c"])
-        if "t" in v:
-            return "(" + ", ".join(_value_text(rs, x) for x in v["t"]) + ")"
-        if "d" in v:
-            return "{" + ", ".join(f"{_value_text(rs, k)}: {_value_text(rs, x)}" for k, x in v["d"]) + "}"
-    return str(v)
 
 
 #: Registry of agent names -> (class, one-line description).

@@ -17,7 +17,6 @@ import os
 import secrets
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,14 +32,23 @@ from .check import CHECKS, run_check
 from .check import SEEDS as CHECK_SEEDS
 from .compiler import RulesetErrors, available_rulesets, find_ruleset, load_ruleset
 from .errors import IllegalActionError, Mark, SchemaError, TapsterError, close_matches
-from .limits import MAX_GAMES, MAX_JOBS, MAX_LOG_BYTES, MAX_NUMBER_CHARS, MAX_PARAM_TEXT, MAX_PLAYERS, MAX_SEED, MAX_VARIANTS
+from .limits import (
+    MAX_GAMES,
+    MAX_JOBS,
+    MAX_LOG_ACTIONS,
+    MAX_LOG_BYTES,
+    MAX_NUMBER_CHARS,
+    MAX_PARAM_TEXT,
+    MAX_PLAYERS,
+    MAX_SEED,
+    MAX_VARIANTS,
+)
 from .limits import MAX_PERFT_DEPTH as MAX_DEPTH
 from .lint import warnings as lint_warnings
 from .load import load_yaml, load_yaml_text
-from .render import render_board
 from .ruleset import Ruleset
 from .scenarios import run_scenarios
-from .state import State
+from .terminal import HotSeat, Narrator, ReplayViewer, endings, phases
 
 __all__ = ["main", "cli", "game_seed", "agent_seed", "perft", "LOG_FORMAT"]
 
@@ -53,15 +61,16 @@ LOG_FORMAT = "tapster-log/1"
 
 def main(argv: list[str] | None = None) -> int:
     """Run the ``tapster`` command line with ``argv`` (``sys.argv[1:]`` when None); return the
-    exit code (0 success, 1 failure, 2 usage error).  Never raises for a user's mistake."""
+    exit code (0 success, 1 failure, 2 usage error, 130 interrupted by Ctrl-C, as shells count
+    SIGINT).  Never raises for a user's mistake."""
     try:
         rv = cli.main(args=argv, prog_name="tapster", standalone_mode=False)
     except click.ClickException as exc:  # UsageError, BadParameter: exit code 2
         exc.show()
         return exc.exit_code
-    except click.exceptions.Abort:
-        click.echo("aborted", err=True)
-        return EXIT_FAIL
+    except click.exceptions.Abort:  # Ctrl-C (or end of input at a prompt) outside a game loop
+        click.echo("interrupted", err=True)
+        return EXIT_INTERRUPTED
     except TapsterError as exc:
         print_error(exc)
         return EXIT_FAIL
@@ -283,11 +292,12 @@ def play(ruleset, players, variant, seed, agents, log_file, as_json, params) -> 
     seed = _fresh_seed() if seed is None else seed
     out = _stderr() if as_json else _stdout()
     humans = [p for p, name in enumerate(names) if name == "human"]
-    options = {"human": {"console": out, "public_shown": len(humans) > 1}}
+    hot_seat = HotSeat(out) if len(humans) > 1 else None  # several people at one terminal
+    options = {"human": {"console": out, "hot_seat": hot_seat}}
     seat_agents = [make_agent(name, agent_seed(seed, p), **options.get(name, {})) for p, name in enumerate(names)]
 
     st = rs.new_game(n, seed=seed, log=True)
-    narrate = _narrator(st, out, seat_agents, humans, quiet=as_json)
+    narrate = Narrator(st, out, seat_agents, humans, quiet=as_json, hot_seat=hot_seat)
     if not as_json:
         who = ", ".join(f"{seat_name(p)} {name}" for p, name in enumerate(names))
         out.print(Text(f"{rs.title}{' (' + rs.variant + ')' if rs.variant else ''}: {n} players ({who}), seed {seed}",
@@ -304,6 +314,8 @@ def play(ruleset, players, variant, seed, agents, log_file, as_json, params) -> 
             st.apply(action)
             actions.append(str(action))
             rs.check_length(st, len(actions))
+        if hot_seat is not None:
+            hot_seat.release()  # the last seat's view goes before the scores
         narrate()
     except QuitGame as exc:
         click.echo(f"game abandoned after {len(actions)} actions: {exc}", err=True)
@@ -325,39 +337,6 @@ def play(ruleset, players, variant, seed, agents, log_file, as_json, params) -> 
     if log_file:
         out.print(Text(f"replay log written to {log_file}", style="dim"))
     return EXIT_OK
-
-
-def _narrator(st: State, out: Console, agents: list, humans: list[int], quiet: bool) -> Callable[[], None]:
-    """A function that prints the log lines that appeared since it last ran (all of them with no
-    human at the table; what the one human may see; the public lines with several humans, each
-    of whom sees their own lines on their turn), and a header at each new turn."""
-    seen = [0]
-    last_turn: list = [None]
-
-    def narrate() -> None:
-        if quiet:
-            return
-        log = st.log
-        if len(humans) == 1:
-            agents[humans[0]].show_new_lines(st, humans[0])
-        else:
-            for to, text in log[seen[0]:]:
-                if to is None or not humans:
-                    out.print(Text(text))
-        seen[0] = len(log)
-        turn = None if st.finished else (st.current, st.turns[st.current])
-        if turn != last_turn[0]:
-            # After every turn (and at the end), the board, for rulesets that declare a display.
-            # With a human at the table, never the board drawn from the whole state: each human
-            # sees their own view (interpreter.termview, from their observation) on their turn.
-            board = render_board(st) if not humans else None
-            if board is not None:
-                out.print(Text(board))
-            last_turn[0] = turn
-            if turn is not None:
-                out.rule(Text(f"{seat_name(st.current)}, turn {turn[1]}", style="dim"), style="dim")
-
-    return narrate
 
 
 def _score_table(rs: Ruleset, names: list[str], outcome) -> Table:
@@ -383,6 +362,9 @@ def _score_table(rs: Ruleset, names: list[str], outcome) -> Table:
 
 
 def _write_log(path: str, rs: Ruleset, variant, params, n, seed, names, actions, outcome: dict) -> None:
+    if len(actions) > MAX_LOG_ACTIONS:
+        raise TapsterError(f"the game took {len(actions)} actions; a replay log holds at most {MAX_LOG_ACTIONS} "
+                           "(the limit): the log was not written")
     data = {
         "format": LOG_FORMAT,
         "ruleset": rs.name,
@@ -405,22 +387,45 @@ def _write_log(path: str, rs: Ruleset, variant, params, n, seed, names, actions,
 # -- replay -------------------------------------------------------------------------------------
 
 
-@cli.command(short_help="Check that a game log replays to the same outcome.")
+@cli.command(short_help="Check that a game log replays to the same outcome; step through it as a seat saw it.")
 @click.argument("log_file", metavar="LOG", type=click.Path(dir_okay=False))
-def replay(log_file) -> int:
+@click.option("--seat", type=click.IntRange(1, MAX_PLAYERS), metavar="P",
+              help="Step through the game as seat P (1 is P1) saw it: only what P could see.")
+@click.option("--all", "observer", is_flag=True, help="Step through the game as an observer who sees everything.")
+@click.option("--no-pause", is_flag=True, help="With --seat or --all, print every step without waiting for Enter.")
+def replay(log_file, seat, observer, no_pause) -> int:
     """Replay a log written by `play --log`: every action must be legal and the final outcome
-    must equal the logged one.  Prints OK, or the first mismatch with its action index."""
+    must equal the logged one.  Prints OK, or the first mismatch with its action index.
+
+    With --seat P, each step shows what seat P saw (their view, the lines they could read, their
+    own actions); with --all, the omniscient account.  Enter steps, q stops; --no-pause (or
+    input that is not a terminal) prints every step."""
+    if seat is not None and observer:
+        raise click.UsageError("--seat and --all are alternatives: give one")
     data = _read_log(log_file)
     source = _log_ruleset(log_file, data)
     rs = _load(source, data.get("variant"), data.get("params") or None)
     if data.get("ruleset_sha256") and _sha256(rs.path) != data["ruleset_sha256"]:
         click.echo(f"{log_file}: the ruleset {rs.path} has changed since the log was written "
                    "(its text's SHA-256 differs); the replay may not reproduce the game", err=True)
-    st = rs.new_game(data["players"], seed=data["seed"], log=False)
+    viewing = seat is not None or observer
+    st = rs.new_game(data["players"], seed=data["seed"], log=viewing)
     actions = data["actions"]
+    viewer = None
+    if viewing:
+        out = _stdout()
+        pause = not no_pause and click.get_text_stream("stdin").isatty()
+        viewer = ReplayViewer(st, None if observer else seat - 1, out, (lambda prompt: out.input(prompt)) if pause else None)
+        viewer.start(len(actions))
     for i, text in enumerate(actions):
+        if viewer is not None and viewer.stopped:
+            click.echo(f"stopped after {i} of {len(actions)} actions")
+            return EXIT_OK
         try:
-            st.apply(str(text))
+            if viewer is not None:
+                viewer.step(i, str(text))
+            else:
+                st.apply(str(text))
         except IllegalActionError as exc:
             where = _log_mark(log_file, ("actions", i))
             click.echo(f"{where}: action {i} `{text}`: {exc.message}", err=True)
@@ -679,8 +684,6 @@ def _print_summary(out: Console, rs: Ruleset, s: dict) -> None:
 # -- analyse, compare ---------------------------------------------------------------------------
 # The balance report (issue 18): the games are played by interpreter.runner, measured by
 # interpreter.balance, drawn by interpreter.report; this block parses and prints.
-
-EXIT_INTERRUPTED = 130
 
 
 def _parse_games(ctx: click.Context, param: click.Parameter, value: str) -> int | None:
@@ -1031,6 +1034,8 @@ def info(ruleset, variant, params, source, as_json) -> int:
 
     decisions = sorted({c.name or "(unnamed)" for c in rs.chooses})
     out.print(Text(f"decisions: {', '.join(decisions) or 'none'}"))
+    out.print(Text(f"phases: {', '.join(phases(rs)) or 'none'}"))
+    out.print(Text(f"the game ends: {'; or '.join(endings(rs))}"))
     out.print(Text(f"scenarios: {len(rs.scenarios)}"))
     return EXIT_OK
 

@@ -47,6 +47,7 @@ MAX_YAML_BYTES = 2 * 1024 * 1024
 MAX_YAML_NODES = 200_000
 MAX_YAML_DEPTH = 64
 MAX_LOG_BYTES = 64 * 1024 * 1024
+MAX_LOG_ACTIONS = 1_000_000
 MAX_SAVED_DEPTH = 64
 MAX_SAVED_SIZE = 50_000_000
 
@@ -94,6 +95,7 @@ LIMITS: tuple[Limit, ...] = (
     Limit("MAX_YAML_NODES", MAX_YAML_NODES, "nodes of a YAML file"),
     Limit("MAX_YAML_DEPTH", MAX_YAML_DEPTH, "levels of a YAML file"),
     Limit("MAX_LOG_BYTES", MAX_LOG_BYTES, "bytes of a replay log"),
+    Limit("MAX_LOG_ACTIONS", MAX_LOG_ACTIONS, "actions of a replay log (a longer game is played, not logged)"),
     Limit("MAX_SAVED_DEPTH", MAX_SAVED_DEPTH, "levels of a value in a saved state"),
     Limit("MAX_SAVED_SIZE", MAX_SAVED_SIZE, "characters and items of a saved state"),
     Limit("MAX_GAMES", MAX_GAMES, "`--games`"),

@@ -34,9 +34,9 @@ from pettingzoo.utils import wrappers
 from .compiler import load_ruleset
 from .encoding import EXPLORE_GAMES, Encoding, EncodingError, is_chance, new_state
 from .errors import TapsterError
-from .model import render
-from .render import render_board
+from .render import view_observation
 from .rng import Rng
+from .termview import seat_text
 
 __all__ = ["env", "raw_env", "TapsterEnv"]
 
@@ -164,15 +164,12 @@ class TapsterEnv(AECEnv):
             self.render()
 
     def render(self) -> str | None:
-        """The text display of the table (``ansi``: returned; ``human``: printed)."""
+        """The text display of the table as a spectator sees it, everything face up (``ansi``:
+        returned; ``human``: printed): the ruleset's display, or the generic view of its zones
+        and shown variables (:func:`interpreter.termview.seat_text` for an observer)."""
         if self.render_mode is None:
             return None
-        st = self.state
-        text = render_board(st)
-        if text is None:  # no display declared: the zones and the variables
-            lines = [st.describe()] if st.ruleset.zone_list else []
-            lines += [f"{name}: {render(value)}" for name, value in st.vars.items()]
-            text = "\n".join(lines)
+        text = seat_text(self.state.ruleset, view_observation(self.state, None))
         if self.render_mode == "human":
             print(text)
             return None

@@ -22,6 +22,7 @@ Nothing here knows a game.  A display has four parts, all optional::
         - {track: score, min: 0, max: 30}       #   a number per seat (or one) on a track
         - {counter: round}                      #   a value shown by name (per seat if per-player)
       map: {name: belgium, zone: pawns, colour: colour, label: name}   # pieces on a map
+      round: round                              # the variable counting rounds (turn headers)
       footer:                                   # a template, or one line per item:
         - {for: p, in: players, text: "P{p + 1}: {score[p]}"}
 
@@ -91,9 +92,10 @@ class TableItem:
 class Display:
     """A compiled ``display``: ``header`` and ``footer`` (lists of :class:`Line`), the
     ``board`` (or None), the ``table`` items and the ``map`` (a dict: name, zone, colour,
-    label; or None)."""
+    label; or None) and ``round`` (the public variable counting rounds, for turn headers, or
+    None)."""
 
-    __slots__ = ("header", "footer", "board", "table", "map")
+    __slots__ = ("header", "footer", "board", "table", "map", "round")
 
     def private_parts(self) -> list[tuple[str, str, str]]:
         """Every private part: ``(where, source text, why)``, e.g. ``("footer 1", "...", "reads
@@ -151,6 +153,11 @@ def compile_display(ctx: Ctx, spec: Any) -> Display | None:
     d.footer = [_text_line(ctx, know, t, path + ("footer", i), scope) for i, t in enumerate(spec.get("footer") or [])]
     d.board = _compile_board(ctx, know, spec.get("board"), path + ("board",)) if spec.get("board") else None
     d.table = [_table_item(ctx, item, path + ("table", i)) for i, item in enumerate(spec.get("table") or [])]
+    d.round = spec.get("round")
+    if d.round is not None:
+        decl = ctx.vars.get(d.round)
+        if decl is None or decl.per_player or decl.visibility != "public":
+            raise ctx.error(f"`round` must name a public variable that is not per player, not {d.round!r}", path + ("round",))
     m = spec.get("map")
     d.map = None
     if m:

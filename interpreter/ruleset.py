@@ -192,6 +192,27 @@ class Ruleset:
             winners = tuple(p for p in range(n) if keys[p] == best)
         return Outcome(tuple(scores), ranking, winners, st.reason)
 
+    def visible_indexes(self, st: State, player: int) -> set[int]:
+        """The indexes of the components ``player`` may see in ``st``: those in public zones and
+        in the player's own ``owner`` zones (one pass over the zones, O(components))."""
+        seen: set[int] = set()
+        for decl in self.zone_list:
+            vis = decl.visibility
+            if vis == "hidden":
+                continue
+            z = st.zones[decl.name]
+            if decl.keyed:
+                if vis == "public":
+                    for stack in z.values():
+                        seen.update(c.index for c in stack)
+            elif decl.per_player:
+                for i, sub in enumerate(z):
+                    if vis == "public" or i == player:
+                        _collect(sub, decl.depth - 1, seen)
+            elif vis == "public":
+                _collect(z, decl.depth, seen)
+        return seen
+
     def visible_component(self, st: State, comp: Component, player: int) -> bool:
         """True when ``player`` may see ``comp`` (it is in a zone they may look into)."""
         for decl in self.zone_list:
@@ -229,6 +250,14 @@ class Ruleset:
 
     def __repr__(self) -> str:
         return f"<Ruleset {self.name}{' variant ' + self.variant if self.variant else ''}>"
+
+
+def _collect(z, depth: int, out: set) -> None:
+    if depth == 0:
+        out.update(c.index for c in z)
+    else:
+        for s in z:
+            _collect(s, depth - 1, out)
 
 
 def _contains(z, comp, depth) -> bool:

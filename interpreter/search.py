@@ -116,7 +116,8 @@ def _legal(state: State) -> tuple:
 
 class GreedyAgent:
     """One step ahead: takes the action after which its heuristic (``outcome: {heuristic:}``,
-    default the score) is highest, a win beating any heuristic and a loss losing to any; ties
+    default the score) is highest, a win beating any heuristic and a loss losing to any (a game
+    that ends with no winner, a draw, ranks between a game going on and a loss); ties
     broken by its seeded generator.  The look-ahead is played on one determinised world per
     decision (see :mod:`interpreter.search`), so it never reads hidden components or the real
     generator's future."""
@@ -142,7 +143,9 @@ class GreedyAgent:
             _settle(child, self.rng)
             if child.finished:
                 winners = child.outcome().winners
-                rank = 1 if player in winners and len(winners) == 1 else (0.5 if player in winners else -1)
+                # a win, a shared win, (the game going on: 0), a game nobody wins, a loss
+                rank = 1 if player in winners and len(winners) == 1 else (
+                    0.5 if player in winners else (-0.5 if not winners else -1))
             else:
                 rank = 0
             value = (rank, _number(heuristic(child, player)))

@@ -30,6 +30,7 @@ after a restart goes on exactly as it would have.
 from __future__ import annotations
 
 import asyncio
+import errno
 import hashlib
 import hmac
 import json
@@ -42,10 +43,10 @@ from .analysis import agent_seed
 from .compiler import available_rulesets, load_ruleset
 from .errors import IllegalActionError, TapsterError
 from .load import load_yaml_text
+from .render import view_observation
 from .ruleset import Ruleset
 from .state import State
 from .store import SQLiteStore, StaleTableError, TableRecord, TableStore
-from .render import view_observation
 from .webview import seat_html
 
 try:
@@ -482,11 +483,31 @@ def _one_agent(server: TableServer, table: Table) -> int:
     return 1
 
 
+def _check_port(host: str, port: int) -> None:
+    """Raise a clear TapsterError when ``host:port`` cannot be served (in use, or no such
+    address), rather than uvicorn's log line and exit code 3."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        raise TapsterError(f"cannot serve on {host}: {exc.strerror or exc} (--host takes an address such as 127.0.0.1)") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise TapsterError(f"port {port} on {host} is in use (another server?): choose another with --port") from None
+            raise TapsterError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
+
+
 def serve(ruleset: str | None, host: str, port: int, db: str) -> None:
     """Run the server until interrupted (uvicorn), tables kept in the SQLite file ``db``.
 
-    Raises TapsterError: the web packages are missing, ``ruleset`` does not load, the
-    database cannot be opened, or a stored table no longer loads.
+    Raises TapsterError: the web packages are missing, ``ruleset`` does not load, the port is
+    in use, the database cannot be opened, or a stored table no longer loads.
     """
     require_web()
     import uvicorn
@@ -495,6 +516,7 @@ def serve(ruleset: str | None, host: str, port: int, db: str) -> None:
     if ruleset is not None:
         load_ruleset(ruleset)  # a clear error now rather than on the form
         rulesets = [ruleset]
+    _check_port(host, port)
     store = SQLiteStore(db)
     server = TableServer(store, rulesets)
     app = build_app(server, ruleset)

@@ -163,9 +163,11 @@ class State:
                 value = [v if i == player else None for i, v in enumerate(value)]
             vars_[decl.name] = encode_value(value)
         props = {}
-        for c in rs.components:
-            if c.mutable and rs.visible_component(self, c, player):
-                props[c.id] = encode_value(self.props[c.index])
+        if rs.initial_props:
+            seen = rs.visible_indexes(self, player)
+            for c in rs.components:
+                if c.mutable and c.index in seen:
+                    props[c.id] = encode_value(self.props[c.index])
         obs = {
             "player": player,
             "num_players": self.num_players,

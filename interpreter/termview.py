@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .render import draw_board
-from .view import places, seat_sections
+from .view import changed_props, places, seat_sections
 
 if TYPE_CHECKING:  # pragma: no cover
     from .ruleset import Ruleset
@@ -88,8 +88,9 @@ class _View:
 
     def card(self, cid: Any) -> str:
         props = (self.obs.get("props") or {}).get(cid)
-        shown = value_text(self.rs, props) if props else ""
-        return self.label(cid) + (f" ({shown})" if shown and shown != "-" else "")
+        changed = changed_props(self.rs, cid, props)
+        shown = ", ".join(f"{value_text(self.rs, k)} {value_text(self.rs, v)}" for k, v in changed)
+        return self.label(cid) + (f" ({shown})" if shown else "")
 
     def pile(self, pile: dict) -> str:
         if "count" in pile:

@@ -30,10 +30,27 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .state import encode_value
+
 if TYPE_CHECKING:  # pragma: no cover
     from .ruleset import Ruleset
 
-__all__ = ["seat_sections", "places", "seat_order"]
+__all__ = ["seat_sections", "places", "seat_order", "changed_props"]
+
+
+def changed_props(rs: Ruleset, cid: str, props: Any) -> list[tuple[Any, Any]]:
+    """The mutable properties of component ``cid`` (the observation's ``props[cid]``, a
+    ``{"d": [[name, value], ...]}`` record) that differ from the ones it starts the game with,
+    as ``(name, value)`` pairs: what a person sees changed on a card (a mat turned, a card
+    tapped), not a list of every property at its starting value.  Withheld (None) values are
+    left out."""
+    if not isinstance(props, dict) or "d" not in props:
+        return []
+    c = rs.by_id.get(cid)
+    start = {}
+    if c is not None:
+        start = {k: encode_value(v) for k, v in (getattr(rs, "initial_props", {}) or {}).get(c.index, {}).items()}
+    return [(k, v) for k, v in props["d"] if v is not None and (k not in start or start[k] != v)]
 
 
 def seat_order(n: int, me: int | None) -> list[int]:

@@ -27,7 +27,7 @@ import math
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from .view import places, seat_sections
+from .view import changed_props, places, seat_sections
 
 if TYPE_CHECKING:  # pragma: no cover
     from .ruleset import Ruleset
@@ -170,11 +170,8 @@ class _View:
         if c is not None:
             tip = ", ".join(f"{k}: {v}" for k, v in c.fields.items() if k not in ("id", "kind") and not isinstance(v, (list, dict)))
         props = (self.obs.get("props") or {}).get(cid)
-        shown = ""
-        if isinstance(props, dict) and "d" in props:  # a component's changing properties, on its face
-            shown = " · ".join(f"{self.value_text(k)} {self.value_text(v)}" for k, v in props["d"] if v is not None)
-        elif props:
-            shown = self.value_text(props)
+        # a component's properties that changed since the game began, on its face
+        shown = " · ".join(f"{self.value_text(k)} {self.value_text(v)}" for k, v in changed_props(self.rs, cid, props))
         extra = f'<small class="props">{escape(shown)}</small>' if shown else ""
         return (f'<div class="card kind-{escape(kind, quote=True)}" data-id="{escape(cid, quote=True)}" '
                 f'title="{escape(tip, quote=True)}">{escape(self.label(cid))}{extra}</div>')
@@ -200,7 +197,7 @@ class _View:
         ys = [y for _, y in cells]
         x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
         out = [f'<section class="display-board"><h3>{title}</h3>{edges}'
-               f'<div class="grid board-grid" style="grid-template-columns: repeat({x1 - x0 + 1}, minmax(3em, 1fr))">']
+               f'<div class="grid board-grid" style="grid-template-columns: repeat({x1 - x0 + 1}, minmax(3em, 11em))">']
         for y in range(y0, y1 + 1):
             for x in range(x0, x1 + 1):
                 rows = cells.get((x, y))

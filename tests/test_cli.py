@@ -410,3 +410,33 @@ def test_replay_never_follows_an_absolute_path_and_says_when_the_ruleset_changed
     assert code == 0, out + err
     assert "has changed since the log was written" in err
     assert "is not the ruleset" not in out + err
+
+
+def test_play_takes_agents_with_parameters():
+    from click.testing import CliRunner
+
+    from interpreter.cli import cli
+
+    r = CliRunner().invoke(cli, ["play", "tic_tac_toe", "--agents", "mcts:iterations=60,random", "--seed", "3", "--json"])
+    assert r.exit_code == 0, r.output
+    assert "winners" in r.output
+    r = CliRunner().invoke(cli, ["play", "tic_tac_toe", "--agents", "mcts:iterations=x,random"])
+    assert r.exit_code == 2 and "iterations" in r.output and "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("delay", [0.3, 2.0])
+def test_ctrl_c_anywhere_exits_130_without_a_traceback(delay):
+    # While the ruleset loads or while the games run: the shells' code for SIGINT, one line.
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "interpreter.cli", "analyse", "beer_knight", "--games", "2000", "--jobs", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(delay)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err[-2000:]
+    assert "Traceback" not in err

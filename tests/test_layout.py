@@ -22,7 +22,7 @@ LAYERS = [
     "publicity",                                # what a display text may reveal
     "state", "render", "ruleset",               # a game; its display; the compiled ruleset
     "compiler",                                 # document -> Ruleset
-    "scenarios", "search", "view", "termview", "agents",    # scenarios run on games; search agents; a seat's view; agents play them
+    "scenarios", "search", "view", "termview", "terminal", "agents",  # scenarios; search agents; a seat's view; the terminal table; agents
     "analysis",                                 # simulations, their statistics, perft
     "check",                                    # generic invariants of any ruleset (tapster check)
     "stats", "balance", "runner", "report",     # intervals and tests; balance metrics; backends; HTML and plots

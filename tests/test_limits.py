@@ -90,4 +90,5 @@ def test_every_schema_bound_on_seats_seeds_and_drawings_is_the_table_s():
     assert state["properties"]["turns"]["maxItems"] == limits.MAX_PLAYERS
     assert log["properties"]["players"]["maximum"] == limits.MAX_PLAYERS
     assert log["properties"]["agents"]["maxItems"] == limits.MAX_PLAYERS
+    assert log["properties"]["actions"]["maxItems"] == limits.MAX_LOG_ACTIONS
     assert log["properties"]["seed"]["anyOf"][0]["maximum"] == limits.MAX_SEED

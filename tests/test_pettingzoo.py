@@ -87,10 +87,12 @@ def test_observation_of_a_seat_shows_only_its_own_card():
 def test_render_is_the_text_display():
     e = env("tic_tac_toe", render_mode="ansi")
     e.reset(seed=0)
-    assert "board" in e.render()
+    assert "| . | . | . |" in e.render()  # the display's board of places
     e = env("beer_flights", render_mode="ansi")
     e.reset(seed=0)
-    assert "deck" in e.render()
+    text = e.render()
+    # a spectator's view: the display's table with everything face up (the deck's cards listed)
+    assert "what an observer sees" in text and "Draw deck: " in text and "face down" not in text
 
 
 def test_bad_input_is_a_clear_error():

@@ -223,6 +223,40 @@ outcome:
     assert str(make_agent("greedy", seed=0).act(load_ruleset(path).new_game(1), 0)) == "bold"  # the score: 2 > 1
 
 
+def test_greedy_takes_a_draw_over_a_loss_and_a_game_going_on_over_a_draw(tmp_path):
+    path = tmp_path / "ruleset.yaml"
+    path.write_text("""\
+name: Draws
+players: {min: 2, max: 2}
+vars:
+  winner: -1
+flow:
+  - turn:
+      player: 0
+      do:
+        - choose:
+            options:
+              - {action: concede, do: [{set: {winner: 1}}, {end_game: P1 concedes}]}
+              - {action: agree, do: [{end_game: a draw}]}
+              - {action: play_on, if: play_on_offered, do: []}
+  - turn: {player: 1, do: [{choose: {options: [{action: done, do: []}]}}]}
+  - end_game: played on
+params:
+  play_on_offered: false
+outcome:
+  score: "1 if winner == p else (-1 if winner >= 0 else 0)"
+  winners: "[] if winner < 0 else [winner]"
+""", encoding="utf-8")
+    st = load_ruleset(path).new_game(2)
+    # a draw (nobody wins, score 0) beats a loss (score -1): it used to rank as a loss
+    assert {str(make_agent("greedy", seed=s).act(st, 0)) for s in range(8)} == {"agree"}
+    path.write_text(path.read_text(encoding="utf-8").replace("play_on_offered: false", "play_on_offered: true"),
+                    encoding="utf-8")
+    st = load_ruleset(path).new_game(2)
+    # the game going on ranks above a draw now
+    assert {str(make_agent("greedy", seed=s).act(st, 0)) for s in range(8)} == {"play_on"}
+
+
 def test_a_heuristic_that_is_not_a_number_is_a_clear_error(tmp_path):
     path = tmp_path / "ruleset.yaml"
     path.write_text("""\

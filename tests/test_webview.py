@@ -317,3 +317,17 @@ def test_tables_survive_a_restart_and_agents_play_on_the_same(tmp_path):
     again = play(client3, server3, seats3, random.Random(3))
     assert again.record.actions == done.record.actions
     assert json.dumps(again.state.to_json()) == json.dumps(done.state.to_json())
+
+
+def test_a_port_in_use_is_a_clear_error(tmp_path):
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        r = subprocess.run([sys.executable, "-m", "interpreter.cli", "serve", "--port", str(port), "--db", str(tmp_path / "t.sqlite")],
+                           capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and f"port {port} on 127.0.0.1 is in use" in r.stderr and "Traceback" not in r.stderr
