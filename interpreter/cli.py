@@ -48,6 +48,7 @@ from .lint import warnings as lint_warnings
 from .load import load_yaml, load_yaml_text
 from .ruleset import Ruleset
 from .scenarios import run_scenarios
+from .state import State
 from .terminal import HotSeat, Narrator, ReplayViewer, endings, phases
 
 __all__ = ["main", "cli", "game_seed", "agent_seed", "perft", "LOG_FORMAT"]
