@@ -13,6 +13,10 @@ check carries the seed and the action sequence that reproduce the failure.  The 
 - ``observations hide``: an observation never shows a component of a zone the seat may not see;
 - ``secret decisions``: at a ``secret: true`` decision the actions of one option leave every
   other seat's observation and log identical (their information set is one);
+- ``views hide``: each seat's view (the observation with the display's public text, drawn as
+  the terminal draws it) is the same in a world the seat cannot tell apart from the game
+  (``State.determinize``), and the display renders for every seat and an observer; the parts
+  of the display that only an observer sees (they read hidden information) are named in notes;
 - ``templates render``: every template of the flow (a decision's prompt, an option's label, a
   ``log`` line, an ``end_game`` reason) renders without error wherever random games reach it,
   the prompt and every label at every decision; the templates never reached are named in a
@@ -29,9 +33,11 @@ from dataclasses import dataclass, field
 
 from . import flow as flow_engine
 from .errors import IllegalActionError
+from .render import view_observation
 from .rng import Rng
 from .ruleset import Ruleset
 from .state import State
+from .termview import seat_text
 
 __all__ = ["CheckResult", "CheckFailure", "CHECKS", "SEEDS", "run_checks", "run_check"]
 
@@ -339,6 +345,49 @@ def check_secret_decisions(rs: Ruleset, seeds) -> str:
     return f"{checked} secret decisions revealed nothing to the others"
 
 
+#: Worlds drawn per game for ``views hide`` (each seat's view compared in each).
+VIEW_WORLDS = 60
+
+
+def check_views(rs: Ruleset, seeds) -> tuple[str, list[str]]:
+    """At every move of random games the display renders for each seat and for an observer,
+    and at up to :data:`VIEW_WORLDS` moves a game each seat's view (``view_observation`` and
+    its text) is the same in a determinised world as in the game.  Returns the detail and a
+    note per private display part.  Raises :class:`CheckFailure`."""
+    notes = []
+    if rs.display is not None:
+        notes = [f"shown only to observers: {where} at {mark} ({text!r}) {why}"
+                 for where, text, why, mark in rs.display.private_parts()]
+    compared = looks = 0
+    for seed in seeds:
+        g = _Game(rs, rs.default_players, seed)
+        rng = Rng(seed + 200)
+        worlds = 0
+        while len(g.actions) < MOVE_LIMIT:
+            st = g.st
+            try:
+                seat_text(rs, view_observation(st, None))
+                views = [view_observation(st, p) for p in range(st.num_players)]
+                texts = [seat_text(rs, v) for v in views]
+            except Exception as exc:  # noqa: BLE001 - a display template's error is the failure
+                raise g.fail(f"drawing the display raised {type(exc).__name__}: {exc}") from None
+            looks += 1
+            if worlds < VIEW_WORLDS:
+                worlds += 1
+                for p in range(st.num_players):
+                    world = st.determinize(p, Rng(seed * 1000 + len(g.actions) * 10 + p))
+                    other = view_observation(world, p)
+                    if other != views[p] or seat_text(rs, other) != texts[p]:
+                        diff = sorted(k for k in views[p] if views[p].get(k) != other.get(k))
+                        raise g.fail(f"seat P{p + 1}'s view ({', '.join(diff)}) differs in a world P{p + 1} cannot tell "
+                                     f"from the game: it shows something P{p + 1} may not see")
+                    compared += 1
+            if st.is_terminal():
+                break
+            g.apply(rng.choice(g.legal()))
+    return f"{looks} positions drawn; {compared} views the same in worlds the seat cannot tell apart", notes
+
+
 _TEMPLATE_KINDS = {"prompt": "prompt", "label": "label", "text": "log line", "reason": "end_game reason"}
 
 
@@ -463,6 +512,7 @@ CHECKS: list[tuple[str, Callable[[Ruleset, tuple], str | tuple[str, list[str]]]]
     ("same seed, same game", check_same_seed),
     ("observations hide", check_observations),
     ("secret decisions", check_secret_decisions),
+    ("views hide", check_views),
     ("templates render", check_templates),
 ]
 

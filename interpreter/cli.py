@@ -1069,10 +1069,12 @@ def validate(files, variant, strict, as_json) -> int:
     """Check rulesets (and every variant of each, or only --variant V, composed as `a,b`): print
     every problem as file:line:col: message, most relevant first; "ok: FILE" for a valid one.
     Warnings (YAML that loads but rarely means what it says) are printed as file:line:col:
-    warning: ...; they fail only with --strict."""
+    warning: ...; they fail only with --strict.  Notes (file:line:col: note: ...) name the
+    display's parts that only observers see; they never fail."""
     bad = 0
     if as_json:
-        report = [{"file": file, "problems": _problems(file, variant), "warnings": _warnings(file)} for file in files]
+        report = [{"file": file, "problems": _problems(file, variant), "warnings": _warnings(file), "notes": _notes(file, variant)}
+                  for file in files]
         for r in report:
             r["ok"] = not r["problems"] and not (strict and r["warnings"])
         _echo_json({"ok": all(r["ok"] for r in report), "files": report})
@@ -1095,8 +1097,23 @@ def validate(files, variant, strict, as_json) -> int:
                 for line in problems:
                     _above(progress, line)
             else:
+                for line in _notes(file, variant):
+                    _above(progress, line)
                 _above(progress, f"ok: {file}", err=False)
     return EXIT_FAIL if bad else EXIT_OK
+
+
+def _notes(file: str, variant: str | None) -> list[str]:
+    """Notes on a valid ruleset: each part of its display that only observers see (it reads what
+    some seat may not see; see README "Display"), as file:line:col: note: lines."""
+    try:
+        rs = load_ruleset(find_ruleset(file), variant)
+    except TapsterError:
+        return []
+    if rs.display is None:
+        return []
+    return [f"{mark}: note: {where} is shown only to observers, never in a seat's view: it {why}"
+            for where, _, why, mark in rs.display.private_parts()]
 
 
 def _warnings(file: str) -> list[str]:

@@ -78,12 +78,13 @@ def private_read(text: str, know: Knowledge, locals_: dict[str, int] | None = No
         tree = parse(text)
     except Exception:  # noqa: BLE001 - a compile error is reported elsewhere, by the compiler
         return "does not parse"
+    walk = _Walk(know)
     try:
-        level = _Walk(know).level(tree, dict(locals_ or {}))
+        level = walk.level(tree, dict(locals_ or {}))
     except _Private as p:
         return p.why
     if level >= ZONE:
-        return "reads a zone some seat may not look into"
+        return f"reads {walk.hidden_zone()}"
     return None
 
 
@@ -99,6 +100,14 @@ def template_expressions(text: Any) -> list[str]:
 class _Walk:
     def __init__(self, know: Knowledge):
         self.k = know
+        self.zone = "a zone"  # the last non-public zone read, for the messages
+
+    def hidden_zone(self) -> str:
+        """What the last non-public zone read was, for a reason."""
+        vis = self.k.zones.get(self.zone)
+        if vis is None:
+            return "a zone some seat may not look into"
+        return f"`{self.zone}` (a zone declared `visibility: {vis}`) other than by len(...)"
 
     def level(self, node, env: dict) -> int:
         data = getattr(node, "data", None)
@@ -134,7 +143,10 @@ class _Walk:
                 return PUBLIC
             raise _Private(f"reads `{name}` (a variable declared `visibility: {vis}`)")
         if name in k.zones:
-            return PUBLIC if k.zones[name] == "public" else ZONE
+            if k.zones[name] == "public":
+                return PUBLIC
+            self.zone = name
+            return ZONE
         raise _Private(f"reads `{name}`, which the check does not know")
 
     # structure ----------------------------------------------------------------------------
@@ -148,7 +160,7 @@ class _Walk:
     def n_attr(self, node, env: dict) -> int:
         base = self.level(node.children[0], env)
         if base == ZONE:
-            raise _Private("reads a zone some seat may not look into")
+            raise _Private(f"reads {self.hidden_zone()}")
         if base == IDENT:
             if str(node.children[1]) in self.k.mutable:
                 raise _Private(f"reads `.{node.children[1]}`, a property that may lie face down")
@@ -167,7 +179,7 @@ class _Walk:
             expr = a.children[1] if getattr(a, "data", None) == "kwarg" else a
             lv = self.level(expr, env)
             if lv == ZONE:
-                raise _Private(f"`{name}(...)` reads a zone some seat may not look into")
+                raise _Private(f"reads {self.hidden_zone()} through `{name}(...)`")
             levels.append(lv)
         fn = self.k.functions.get(name)
         body = getattr(fn, "body", None) if fn is not None else None
@@ -205,7 +217,7 @@ class _Walk:
             if clause.data == "comp_for":
                 lv = self.level(clause.children[1], inner)
                 if lv == ZONE:
-                    raise _Private("iterates over a zone some seat may not look into")
+                    raise _Private(f"iterates over {self.hidden_zone()}")
                 for t in clause.children[0].children:
                     inner[str(t)] = lv
                 out = max(out, lv if lv != IDENT else PUBLIC)

@@ -62,9 +62,10 @@ TABLE_KINDS = ("hand", "pile", "track", "counter")
 
 class Line:
     """A compiled header or footer entry: ``lines(env) -> list of str``; ``why`` None when it
-    reads only what every seat sees, else the reason it is private; ``text`` its source."""
+    reads only what every seat sees, else the reason it is private; ``text`` its source and
+    ``mark`` its place in the file."""
 
-    __slots__ = ("lines", "why", "text")
+    __slots__ = ("lines", "why", "text", "mark")
 
 
 class BoardDisplay:
@@ -73,7 +74,7 @@ class BoardDisplay:
     template or three: left, centre, right), ``width``, ``empty`` text, ``edges`` ((side
     Compiled, text template)); ``why`` None when public, else why it is private."""
 
-    __slots__ = ("zone", "places", "lets", "lines", "width", "empty", "edges", "why")
+    __slots__ = ("zone", "places", "lets", "lines", "width", "empty", "edges", "why", "mark")
 
 
 class TableItem:
@@ -97,16 +98,17 @@ class Display:
 
     __slots__ = ("header", "footer", "board", "table", "map", "round")
 
-    def private_parts(self) -> list[tuple[str, str, str]]:
-        """Every private part: ``(where, source text, why)``, e.g. ``("footer 1", "...", "reads
-        `coin` (a variable declared `visibility: owner`)")``, for the authoring checks."""
+    def private_parts(self) -> list[tuple[str, str, str, Any]]:
+        """Every private part: ``(where, source text, why, mark)``, e.g. ``("display.footer[1]",
+        "...", "reads `coin` (a variable declared `visibility: owner`)", Mark)``, for the
+        authoring checks (``validate`` notes, ``check``'s ``views hide``)."""
         out = []
         for part in ("header", "footer"):
             for i, line in enumerate(getattr(self, part)):
                 if line.why is not None:
-                    out.append((f"display.{part}[{i}]", line.text, line.why))
+                    out.append((f"display.{part}[{i}]", line.text, line.why, line.mark))
         if self.board is not None and self.board.why is not None:
-            out.append(("display.board", self.board.zone or "places", self.board.why))
+            out.append(("display.board", self.board.zone or "places", self.board.why, self.board.mark))
         return out
 
 
@@ -173,6 +175,7 @@ def compile_display(ctx: Ctx, spec: Any) -> Display | None:
 def _compile_board(ctx: Ctx, know: Knowledge, bspec: dict, bpath: tuple) -> BoardDisplay:
     scope = ctx.scope
     b = BoardDisplay()
+    b.mark = ctx.mark(bpath)
     b.zone = bspec.get("zone")
     b.places = None
     b.why = None
@@ -260,6 +263,7 @@ def _text_line(ctx: Ctx, know: Knowledge, spec: Any, path: tuple, scope) -> Line
     """A header or footer entry: a template (one line), or ``{for: NAME, in: EXPR, text: TEMPLATE}``
     (one line per item)."""
     line = Line()
+    line.mark = ctx.mark(path)
     if isinstance(spec, dict):
         ctx.require(spec, ("for", "in", "text"), path)
         name = spec["for"]

@@ -79,6 +79,20 @@ def test_an_observation_that_leaks_is_caught(monkeypatch):
     assert not r.ok and "shows" in r.detail and r.seed == 1
 
 
+def test_a_display_line_that_reads_a_hidden_card_is_named_and_a_leak_through_it_is_caught(tmp_path):
+    path = _copy(tmp_path, "kuhn_poker")
+    _replace(path, "  footer:\n", "  footer:\n    - \"P2 holds {hand[1]}\"\n")
+    from interpreter import load_ruleset
+
+    rs = load_ruleset(str(path))
+    r = run_check(rs, "views hide")
+    # the line reads an owner zone: only observers see it, so no seat's view leaks, and the note names it
+    assert r.ok and any("display.footer[0]" in n and "zone" in n for n in r.notes), r.notes
+    rs.display.footer[0].why = None  # as if the static check had let it through
+    r = run_check(rs, "views hide")
+    assert not r.ok and "differs in a world P1 cannot tell" in r.detail and r.seed in (1, 2, 3) and r.actions == []
+
+
 def test_a_nondeterministic_game_fails_same_seed(monkeypatch):
     rs = compiled("tic_tac_toe")
     from interpreter import check
@@ -120,7 +134,7 @@ def test_json_on_info_validate_test_perft(capsys):
     info = json.loads(capsys.readouterr().out)
     assert info["players"] == {"min": 2, "max": 2, "default": 2} and set(info["zones"]) == set(compiled("kuhn_poker").zones)
     assert main(["validate", "kuhn_poker", "--json"]) == 0
-    clean = {"file": "kuhn_poker", "problems": [], "warnings": [], "ok": True}
+    clean = {"file": "kuhn_poker", "problems": [], "warnings": [], "notes": [], "ok": True}
     assert json.loads(capsys.readouterr().out) == {"ok": True, "files": [clean]}
     assert main(["validate", "no/such/ruleset.yaml", "--json"]) == 1
     bad = json.loads(capsys.readouterr().out)
@@ -250,3 +264,12 @@ def test_shell_completion_as_the_readme_documents(monkeypatch, capsys):
     with pytest.raises(SystemExit):
         main([])
     assert "plain,check" in capsys.readouterr().out.split()
+
+
+def test_validate_notes_the_display_parts_only_observers_see(tmp_path, capsys):
+    path = _copy(tmp_path, "kuhn_poker")
+    _replace(path, "  footer:\n", "  footer:\n    - \"P2 holds {hand[1]}\"\n")
+    assert main(["validate", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert f"{path}:" in err and "note: display.footer[0] is shown only to observers" in err and "`hand`" in err
+    assert main(["validate", "--strict", str(path)]) == 0  # a note, never a failure

@@ -29,7 +29,7 @@ def test_public_reads(text):
 
 
 @pytest.mark.parametrize(("text", "why"), [
-    ("hand[p]", "zone"),
+    ("hand[p]", "`hand` (a zone declared `visibility: owner`) other than by len"),
     ("top(deck)", "top"),
     ("coin[p]", "`coin`"),
     ("secret", "`secret`"),
@@ -78,7 +78,7 @@ def test_private_lines_show_only_to_an_observer(tmp_path):
     path.write_text(RULESET, encoding="utf-8")
     rs = load_ruleset(str(path))
     parts = rs.display.private_parts()
-    assert [(where, "held" in why or "zone" in why) for where, _, why in parts] == [
+    assert [(where, "held" in why or "zone" in why) for where, _, why, _ in parts] == [
         ("display.header[1]", True), ("display.footer[0]", True)]
     st = rs.new_game(2, seed=3)
     mine = st.zones["hand"][0][0].label
@@ -89,5 +89,7 @@ def test_private_lines_show_only_to_an_observer(tmp_path):
         assert obs["display"]["footer"] == ["deck: 1 cards"]
         text = seat_text(rs, obs)
         assert own in text and other not in text
+    # header[1] and footer[0], at their lines of RULESET (which starts with an empty line)
+    assert [str(mark).rsplit(":", 2)[1:] for *_, mark in parts] == [["20", "7"], ["22", "7"]]
     everything = render_board(st)
     assert f"P1 holds {mine}" in everything and f"P2 holds {theirs}" in everything
