@@ -228,6 +228,8 @@ def check_legal_actions(rs: Ruleset, seeds, per_game: int = 40) -> str:
             except IllegalActionError as exc:
                 if set(exc.legal) != set(legal):
                     raise g.fail("the refusal of an unlisted action lists other legal actions") from None
+            except Exception as exc:  # noqa: BLE001 - a label that fails to render while refusing, say
+                raise g.fail(f"refusing an unlisted action raised {type(exc).__name__}: {exc}") from None
             else:
                 raise g.fail("the unlisted action no_such_action(42) was accepted")
             if g.st.to_json() != before:
@@ -277,7 +279,10 @@ def check_observations(rs: Ruleset, seeds) -> str:
         while not g.st.is_terminal() and len(g.actions) < MOVE_LIMIT:
             st = g.st
             for p in range(st.num_players):
-                obs = st.observation(p)
+                try:
+                    obs = st.observation(p)
+                except Exception as exc:  # noqa: BLE001 - a decision's label that fails to render, say
+                    raise g.fail(f"the observation of seat P{p + 1} raised {type(exc).__name__}: {exc}") from None
                 try:
                     json.dumps(obs)
                 except (TypeError, ValueError) as exc:

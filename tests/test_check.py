@@ -64,6 +64,16 @@ def test_a_runtime_error_in_a_log_template_fails_check_and_test(tmp_path, capsys
     assert "FAIL tic_tac_toe: a_row_wins" in out and "division by zero" in out
 
 
+def test_a_label_that_fails_is_reproduced_by_every_check_it_fails(tmp_path, capsys):
+    path = _copy(tmp_path, "tic_tac_toe")
+    _replace(path, 'label: "{marks[current]} in row', 'label: "{1 // (cell - cell)} in row')
+    assert main(["check", str(path), "--games", "1", "--json"]) == 1
+    failed = [c for c in json.loads(capsys.readouterr().out)["checks"] if not c["ok"]]
+    assert {c["name"] for c in failed} >= {"legal actions apply", "observations hide", "views hide", "templates render"}
+    for c in failed:
+        assert "division by zero" in c["detail"] and c["seed"] == 1, c
+
+
 def test_an_observation_that_leaks_is_caught(monkeypatch):
     rs = compiled("kuhn_poker")
     assert run_check(rs, "observations hide").ok
