@@ -129,6 +129,38 @@ def test_no_agent_reads_what_its_seat_cannot_see(name, variant):
     assert swaps, "no position with two hidden components to exchange"
 
 
+@pytest.mark.parametrize("name", ["kuhn_poker", "beer_flights", "beer_cards"])
+def test_no_agent_reads_what_its_seat_cannot_see_with_explicit_chance(name):
+    # The same proof with chance as explicit outcomes: the deck's order is drawn only as cards
+    # are revealed (lazy deals), so a world the seat cannot tell apart is dealt from what is left.
+    rs = load_ruleset(name).with_chance("explicit")
+    positions = []
+    for seed in range(2):
+        st = rs.new_game(None, seed=seed)
+        rng = Rng(seed)
+        k = 0
+        while not st.is_terminal() and len(positions) < 4 * (seed + 1):
+            if st.is_chance():
+                st.apply(st.sample_chance(rng))
+                continue
+            actions = st.legal_actions()
+            if k % 5 == 0 and len(actions) > 1:
+                positions.append((st.clone(), st.current_players()[0]))
+            st.apply(actions[rng.below(len(actions))])
+            k += 1
+    assert positions
+    differ = 0
+    for st, p in positions:
+        other = st.determinize(p, Rng(4321))
+        assert other.observation(p) == st.observation(p)
+        differ += other.zones != st.zones
+        for i, spec in enumerate(CHEAP):
+            a = make_agent(spec, seed=i).act(st, p)
+            b = make_agent(spec, seed=i).act(other, p)
+            assert a == b, f"{spec} in {name} (explicit chance): {a} with the real hidden cards, {b} with others"
+    assert differ, "no world differed from the real game: the test would prove nothing"
+
+
 def test_a_face_down_card_named_in_an_owner_only_variable_follows_the_redeal():
     """Beer Cards keeps the cards a player put face down in an owner-only list: in another
     seat's world that list names cards now in that hand, never the real ones."""
