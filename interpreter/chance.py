@@ -30,9 +30,8 @@ revealed in full at once, position by position from the top.
 What an expression reads is found from its text when the ruleset is compiled: ``len(Z)`` reads
 no order, ``top(Z)`` the top position, any other mention of a hidden zone ``Z`` (directly, or in
 a ruleset function the expression calls) its whole order.  A reveal before it is needed changes
-no probability, so the analysis may be cautious; it is never too late, with one exception
-written in :class:`Gate`: the condition of a ``while`` loop is re-read at each repeat without a
-reveal.
+no probability, so the analysis may be cautious; it is never too late: the condition of a
+``while`` loop is revealed before each of its tests (:func:`gate_while`).
 
 Outcome values: a component id for a reveal or a draw, a die face (1..S) per die of a ``roll``
 (one chance point per die), an index into the list for ``random``.  A chance event with a single
@@ -394,11 +393,45 @@ class Wrapper(Effect):
 
 class Gate(Wrapper):
     """Any effect whose expressions read the order of a hidden zone: the positions read are
-    revealed (chance points) before it runs.  A ``while`` condition is re-read at each repeat
-    without a reveal: a ``while`` whose condition reads the order of a shuffled hidden zone is
-    revealed only before its first test."""
+    revealed (chance points) before it runs.  A ``while`` whose condition reads such an order
+    also ends its body with a :class:`RevealForCondition` gate, so the condition is revealed
+    before each repeat's test too (see :func:`gate_while`)."""
 
     __slots__ = ()
+
+
+class RevealForCondition(Effect):
+    """Does nothing: run inside a :class:`Gate` as the last effect of a ``while`` body, it makes
+    the positions the loop's condition reads be revealed before the condition is tested again."""
+
+    verb = "reveal"
+    simple = False
+    __slots__ = ()
+
+    def __init__(self, mark):
+        self.mark = mark
+        self.binds = ()
+
+    def run(self, st, loc):
+        return None
+
+
+def gate_while(effect: Effect, hidden: set[str], functions: dict, register) -> None:
+    """For a ``while`` effect (or a wrapper of one) whose condition reads the order of a hidden
+    zone: append to its body a gate revealing what the condition reads, so every test of the
+    condition (the first one is gated by the wrapper around the ``while`` itself) sees revealed
+    positions only."""
+    inner = getattr(effect, "inner", effect)
+    if getattr(inner, "verb", "") != "while":
+        return
+    reads = order_reads([inner.cond.text], hidden, functions)
+    if not reads:
+        return
+    gate = Gate(RevealForCondition(inner.mark), reads)
+    register(gate)
+    body = inner.body
+    body.effects = body.effects + (gate,)
+    body.rebuild([eff.simple for eff in body.effects], None)
 
 
 class ExplicitShuffle(Wrapper):

@@ -372,6 +372,7 @@ class Ctx:
                 texts = self.reading.pop() if self.explicit else None
             if self.explicit:
                 eff = chance.wrap(eff, texts, self.hidden_zones, self.function_reads, self._register_chance)
+                chance.gate_while(eff, self.hidden_zones, self.function_reads, self._register_chance)
             effects.append(eff)
             if eff.binds:
                 scope = scope.with_locals(eff.binds)

@@ -272,3 +272,22 @@ flow:
 """)
     st = rs.new_game(2, chance="explicit")
     assert not st.is_chance() and [str(a) for a in st.legal_actions()] == ["draw"]
+
+
+def test_a_while_condition_is_revealed_before_each_test(tmp_path):
+    # Draw from a shuffled hidden deck while its top card is not the 2: the 2 lies at each
+    # position from the top with probability 1/3, so 0, 1 or 2 cards are drawn, each 1/3.  The
+    # loop's condition reads `top(deck)` again before every repeat: each reading is revealed.
+    rs = ruleset(tmp_path, """\
+setup:
+  - shuffle: deck
+flow:
+  - while:
+      cond: top(deck).value != 2
+      do: [{move: {from: deck, to: table}}]
+  - set: {v: len(table)}
+""")
+    dist = leaves(rs.new_game(2, chance="explicit"), lambda s: s.vars["v"])
+    assert dist == {0: Fraction(1, 3), 1: Fraction(1, 3), 2: Fraction(1, 3)}
+    sampled = Counter(rs.new_game(2, seed=seed).vars["v"] for seed in range(600))
+    assert set(sampled) == {0, 1, 2} and min(sampled.values()) > 150  # the sampled game agrees
