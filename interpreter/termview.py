@@ -28,6 +28,8 @@ __all__ = ["seat_text", "value_text"]
 
 #: The widest a grid cell's text is drawn (longer labels are cut with "…").
 CELL_WIDTH = 14
+#: The size in characters of a map's picture.
+MAP_WIDTH, MAP_HEIGHT = 60, 16
 #: The most spaces a track draws one by one (longer tracks show the value as a number).
 MAX_TRACK_SPACES = 30
 
@@ -184,14 +186,41 @@ class _View:
     def s_map(self, sec: dict) -> list[str]:
         gm = (getattr(self.rs, "maps", {}) or {}).get(sec["map"])
         out = [f"{sec['title']}:"]
-        if not sec["pieces"]:
+        occupied = sorted(sec["pieces"].items(), key=lambda kv: str(kv[0]))
+        letters = {node: (chr(ord("A") + i) if i < 26 else "*") for i, (node, _) in enumerate(occupied)}
+        if gm is not None:
+            out.extend(("  " + row).rstrip() for row in self.map_picture(gm, letters))
+        if not occupied:
             return out + ["  no pieces on the map"]
-        for node, ids in sorted(sec["pieces"].items(), key=lambda kv: str(kv[0])):
+        for node, ids in occupied:
             name = str(node)
             if gm is not None and sec.get("label") and node in gm.graph:
                 name = f"{gm.graph.nodes[node].get(sec['label'], node)} ({node})"
-            out.append(f"  {name}: {self.pile({'ids': ids, 'show': 'all'})}")
+            out.append(f"  {letters[node]} {name}: {self.pile({'ids': ids, 'show': 'all'})}")
         return out
+
+    def map_picture(self, gm: Any, letters: dict) -> list[str]:
+        """The map's nodes at their ``x``/``y`` attributes (y growing upward) on a grid of
+        MAP_WIDTH x MAP_HEIGHT characters: ``·`` a node, its letter (``letters``: node -> the
+        letter naming it in the list below the picture) a node with pieces; none without
+        coordinates."""
+        pos = {}
+        for node, d in gm.graph.nodes(data=True):
+            x, y = d.get("x"), d.get("y")
+            if not isinstance(x, (int, float)) or not isinstance(y, (int, float)) or isinstance(x, bool):
+                return []
+            pos[node] = (float(x), float(y))
+        if not pos:
+            return []
+        xs = [p[0] for p in pos.values()]
+        ys = [p[1] for p in pos.values()]
+        w, h = MAP_WIDTH - 1, MAP_HEIGHT - 1
+        grid = [[" "] * MAP_WIDTH for _ in range(MAP_HEIGHT)]
+        for node, (x, y) in sorted(pos.items(), key=lambda kv: kv[0] in letters):  # lettered nodes drawn last, on top
+            col = round((x - min(xs)) / ((max(xs) - min(xs)) or 1) * w)
+            row = h - round((y - min(ys)) / ((max(ys) - min(ys)) or 1) * h)
+            grid[row][col] = letters.get(node, "·")
+        return ["".join(r) for r in grid]
 
     def s_track(self, sec: dict) -> list[str]:
         low, high = sec["low"], sec["high"]

@@ -67,3 +67,27 @@ def test_play_without_agents_says_how_to_take_a_seat():
     result = CliRunner().invoke(cli, ["play", "tic_tac_toe", "--seed", "1"])
     assert result.exit_code == 0, result.output
     assert "--agents human,random" in result.output
+
+
+def test_a_map_is_drawn_at_its_nodes_coordinates_with_lettered_pieces():
+    from interpreter.termview import MAP_HEIGHT
+
+    rs = compiled("belgian_beers_race", "short")
+    st = rs.new_game(3, seed=3)
+    rng = random.Random(1)
+    for _ in range(30):
+        st.apply(rng.choice(st.legal_actions()))
+    text = seat_text(rs, view_observation(st, 0))
+    lines = text.splitlines()
+    top = lines.index("Map belgium:")
+    picture = lines[top + 1: top + 1 + MAP_HEIGHT]
+    occupied = {n: ids for n, ids in st.zones["pawns"].items() if ids}
+    legend = lines[top + 1 + MAP_HEIGHT: top + 1 + MAP_HEIGHT + len(occupied)]
+    letters = [chr(ord("A") + i) for i in range(len(occupied))]
+    assert [ln.split()[0] for ln in legend] == letters
+    assert all(sum(row.count(x) for row in picture) == 1 for x in letters)
+    # every node is a dot or a letter (nodes closer than a character share one)
+    marks = sum(row.count("·") for row in picture) + len(letters)
+    assert 30 <= marks <= rs.maps["belgium"].graph.number_of_nodes()
+    for ln, (node, ids) in zip(legend, sorted(occupied.items())):
+        assert f"({node}): " in ln and all(c.label in ln for c in ids)
