@@ -242,7 +242,10 @@ def _table_item(ctx: Ctx, spec: Any, path: tuple) -> TableItem:
     for bound in ("low", "high"):
         v = getattr(t, bound)
         if isinstance(v, str):  # a parameter's name
-            v = ctx.rs.params.get(v) if hasattr(ctx, "rs") else None
+            if v not in ctx.rs.params:
+                raise ctx.error(f"`{'min' if bound == 'low' else 'max'}` is a number or a parameter's name; "
+                                f"there is no parameter {v!r}", path + ("min" if bound == "low" else "max",))
+            v = ctx.rs.params[v]
             setattr(t, bound, v)
         if v is not None and (not isinstance(v, (int, float)) or isinstance(v, bool)):
             raise ctx.error(f"`{'min' if bound == 'low' else 'max'}` must be a number or a parameter holding one",

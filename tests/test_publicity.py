@@ -93,3 +93,26 @@ def test_private_lines_show_only_to_an_observer(tmp_path):
     assert [str(mark).rsplit(":", 2)[1:] for *_, mark in parts] == [["20", "7"], ["22", "7"]]
     everything = render_board(st)
     assert f"P1 holds {mine}" in everything and f"P2 holds {theirs}" in everything
+
+
+def test_bad_display_items_are_clear_errors(tmp_path):
+    from interpreter.errors import TapsterError
+
+    base = "name: d\nplayers: {min: 1, max: 1}\nvars: {score: 0}\nzones: {deck: {}}\nflow: [{end_game: done}]\ndisplay:\n"
+    for table, words in [
+        ("  table: [{track: score, max: nowhere}]\n", "there is no parameter 'nowhere'"),
+        ("  table: [{hand: deck}]\n", "`hand` names a per-player zone"),
+        ("  table: [{hand: deck, pile: deck}]\n", "exactly one of hand, pile, track, counter"),
+        ("  table: [{counter: nothing}]\n", "`counter` must name a declared variable"),
+        ("  table: [{pile: nowhere}]\n", "`pile` must name a declared zone"),
+        ("  board: {zone: deck, places: '[]', cell: [x]}\n", "not both"),
+    ]:
+        path = tmp_path / "ruleset.yaml"
+        path.write_text(base + table, encoding="utf-8")
+        with pytest.raises(TapsterError) as info:
+            load_ruleset(str(path))
+        assert words in str(info.value), (table, str(info.value))
+    path.write_text(base + "  board: {places: '[1, 2]', cell: [x]}\n", encoding="utf-8")
+    st = load_ruleset(str(path)).new_game(1)
+    with pytest.raises(TapsterError, match="must give \\(place, value\\) pairs"):
+        view_observation(st, 0)
