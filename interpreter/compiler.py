@@ -633,6 +633,9 @@ class Ctx:
                         self.errors.append(exc)
                     text = label(env) if label else ident
                     c = Component(ident, kname, f, kind.mutable, text, len(rs.components))
+                    if kind.back:  # what its back shows: text fields as they are, others named
+                        c.back = ", ".join(str(f.get(b)) if isinstance(f.get(b), str) else f"{b} {render(f.get(b))}"
+                                           for b in kind.back)
                     if prop_exprs:
                         try:
                             rs.initial_props[c.index] = {

@@ -16,10 +16,11 @@ class Component:
     ``id`` is a string unique in the ruleset (``"card-16"``), ``kind`` the component kind's name,
     ``fields`` the static data from its table (plus ``id`` and ``kind``), ``mutable`` the names of
     the kind's mutable properties (their values live in ``State.props``), ``label`` the text shown
-    to people, ``index`` a dense integer used for fast lookups.
+    to people, ``index`` a dense integer used for fast lookups, ``back`` the text its back shows
+    when it lies face down (its kind's ``back:`` fields, e.g. ``Knight``; None: a plain back).
     """
 
-    __slots__ = ("id", "kind", "fields", "mutable", "label", "index")
+    __slots__ = ("id", "kind", "fields", "mutable", "label", "index", "back")
 
     def __init__(self, id: str, kind: str, fields: dict, mutable: frozenset, label: str, index: int):
         self.id = id
@@ -28,6 +29,7 @@ class Component:
         self.mutable = mutable
         self.label = label
         self.index = index
+        self.back = None
 
     def __repr__(self) -> str:
         return f"Component({self.id!r})"

@@ -47,21 +47,31 @@ class ZoneDecl:
         return []
 
     def observe(self, z: list, player: int) -> Any:
-        """The zone as ``player`` may see it: component ids, or ``{"count": n}``."""
+        """The zone as ``player`` may see it: component ids, or ``{"count": n}``.  Another
+        seat's ``owner`` zone (a hand held up) also shows its components' backs when their kind
+        declares ``back:`` fields: ``{"count": n, "backs": [[back, k], ...]}``, the backs in
+        order with how many show each (a hand's order is its owner's secret)."""
         vis = self.visibility
         if self.keyed:
             if vis != "public":
                 return {"count": sum(len(s) for s in z.values())}
             return [[encode_value(k), [c.id for c in s]] for k, s in z.items()]
         if self.per_player:
-            return [self._shown(sub, vis == "public" or (vis == "owner" and i == player)) for i, sub in enumerate(z)]
+            return [self._shown(sub, vis == "public" or (vis == "owner" and i == player), vis == "owner")
+                    for i, sub in enumerate(z)]
         return self._shown(z, vis == "public")
 
-    def _shown(self, z: list, visible: bool) -> Any:
+    def _shown(self, z: list, visible: bool, backs: bool = False) -> Any:
         if z and type(z[0]) is list:
-            return [self._shown(s, visible) for s in z]
+            return [self._shown(s, visible, backs) for s in z]
         if visible:
             return [c.id for c in z]
+        if backs and z and z[0].back is not None:
+            seen: dict = {}
+            for c in z:
+                if c.back is not None:
+                    seen[c.back] = seen.get(c.back, 0) + 1
+            return {"count": len(z), "backs": [[b, seen[b]] for b in sorted(seen)]}
         return {"count": len(z)}
 
 

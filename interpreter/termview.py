@@ -96,7 +96,8 @@ class _View:
 
     def pile(self, pile: dict) -> str:
         if "count" in pile:
-            return f"{pile['count']} face down" if pile["count"] else "empty"
+            backs = ", ".join(b if k == 1 else f"{b} ×{k}" for b, k in pile.get("backs") or [])
+            return (f"{pile['count']} face down" + (f" ({backs})" if backs else "")) if pile["count"] else "empty"
         if "subs" in pile:
             return "  |  ".join(f"{i + 1}: {self.pile(sub)}" for i, sub in enumerate(pile["subs"]))
         ids = pile["ids"]

@@ -18,8 +18,9 @@ A section is a dict with a ``kind``:
 - ``track``: ``title``, ``var``, ``rows`` ([(seat or None, value or None)]), ``low``, ``high``;
 - ``counter``: ``title``, ``var``, ``rows`` ([(seat or None, value)]).
 
-A *pile* is ``{"ids": [component id], "show": "all" | "top" | "count"}``, ``{"count": n}``
-for a zone the viewer may not look into, or ``{"subs": [pile]}`` for a zone with a ``count``.
+A *pile* is ``{"ids": [component id], "show": "all" | "top" | "count"}``, ``{"count": n,
+"backs": [[back, k], ...]}`` for a zone the viewer may not look into (the backs another seat's
+hand shows, when the cards' kind declares ``back:``), or ``{"subs": [pile]}`` for a zone with a ``count``.
 Values are the observation's JSON values; ``None`` is a value withheld from the viewer.
 
 With a ``display``, the sections are its header, board, map, table and footer; without one,
@@ -89,7 +90,7 @@ def seat_sections(rs: Ruleset, obs: dict) -> list[dict]:
 
 def _pile(z: Any, show: str = "all") -> dict:
     if isinstance(z, dict) and "count" in z:
-        return {"count": z["count"]}
+        return {"count": z["count"], "backs": z.get("backs") or []}
     if isinstance(z, list) and z and isinstance(z[0], (list, dict)):
         return {"subs": [_pile(s, show) for s in z]}
     if isinstance(z, list):

@@ -148,6 +148,10 @@ class _View:
             k = pile["count"]
             if not k:
                 return '<div class="pile empty">empty</div>'
+            backs = "".join(f'<span class="back" title="face down">{escape(str(b))}{" ×" + str(n) if n > 1 else ""}</span>'
+                            for b, n in pile.get("backs") or [])
+            if backs:
+                return f'<div class="pile hidden-pile" title="face down ({k})">{backs}</div>'
             return f'<div class="pile hidden-pile" title="face down"><span class="back">{k}</span> face down</div>'
         if "subs" in pile:
             return '<div class="groups">' + "".join(

@@ -72,3 +72,17 @@ def test_an_observer_sees_what_no_seat_does():
 )
 def test_places_share_ties(scores, winners, expected):
     assert places({"scores": scores, "winners": winners}) == expected
+
+
+def test_another_seats_hand_shows_its_backs():
+    # Beer Knight's cards show their type on the back (`back: [type]`): a Hidden Hand held up
+    # shows how many Knights, Mounts and Weapons it holds, never which ones.
+    rs = compiled("beer_knight")
+    st = rs.new_game(2, seed=4)
+    hand = st.zones["hand"][1]
+    seen = st.observation(0)["zones"]["hand"][1]
+    kinds = sorted({c.fields["type"] for c in hand})
+    assert seen == {"count": len(hand), "backs": [[t, sum(c.fields["type"] == t for c in hand)] for t in kinds]}
+    assert st.observation(1)["zones"]["hand"][1] == [c.id for c in hand]
+    assert "face down (Knight ×3, Mount ×3, Weapon ×3)" in seat_text(rs, view_observation(st, 0))
+    assert st.observation(0)["zones"]["Knight_deck"] == {"count": len(st.zones["Knight_deck"])}  # a stacked deck: a count
