@@ -20,7 +20,8 @@ Nothing here knows a game.  A display has four parts, all optional::
         - {hand: hand, title: Hands}            #   observation: a per-player zone, one row per seat
         - {pile: deck, show: count}             #   a zone: all | top | count (hidden: a count)
         - {track: score, min: 0, max: 30}       #   a number per seat (or one) on a track
-        - {counter: round}                      #   a value shown by name (per seat if per-player)
+        - {counter: round, if: "round > 0"}    #   a value shown by name (per seat if per-player);
+                                                #   `if:` (public) draws an item only when it holds
       map: {name: belgium, zone: pawns, colour: colour, label: name}   # pieces on a map
       round: round                              # the variable counting rounds (turn headers)
       footer:                                   # a template, or one line per item:
@@ -80,9 +81,10 @@ class BoardDisplay:
 class TableItem:
     """A ``display.table`` item: ``kind`` (hand | pile | track | counter), ``name`` (the zone
     or variable), ``title``, ``show`` (all | top | count, for zones), ``low``/``high`` (a
-    track's range, or None to fit the values)."""
+    track's range, or None to fit the values), ``cond`` (``if:``, a Compiled condition reading
+    only public information: the item is drawn when it holds; None: always)."""
 
-    __slots__ = ("kind", "name", "title", "show", "low", "high")
+    __slots__ = ("kind", "name", "title", "show", "low", "high", "cond")
 
     def to_json(self) -> dict:
         """The item as JSON data (what :mod:`interpreter.view` reads)."""
@@ -237,6 +239,13 @@ def _table_item(ctx: Ctx, spec: Any, path: tuple) -> TableItem:
     t.name = spec[t.kind]
     t.title = str(spec.get("title", str(t.name).replace("_", " ")))
     t.show = spec.get("show", "all")
+    t.cond = None
+    if "if" in spec:
+        t.cond = ctx.expr(spec["if"], path + ("if",), ctx.scope)
+        why = _why_expr(_knowledge(ctx), spec["if"], {})
+        if why is not None:
+            raise ctx.error(f"a table item's `if` decides what every seat sees, so it may read only public information; "
+                            f"it {why}", path + ("if",))
     t.low = spec.get("min")
     t.high = spec.get("max")
     for bound in ("low", "high"):
@@ -320,7 +329,14 @@ def display_data(state: State, player: int | None) -> dict:
             out[part].extend(line.lines(env))
     board = d.board
     out["board"] = _board_data(state, board) if board is not None and (player is None or board.why is None) else None
-    out["table"] = [t.to_json() for t in d.table]
+    table = []
+    for t in d.table:
+        if t.cond is not None:
+            env.loc = {}
+            if not t.cond(env):
+                continue
+        table.append(t.to_json())
+    out["table"] = table
     out["map"] = dict(d.map) if d.map else None
     return out
 

@@ -98,7 +98,8 @@ def test_private_lines_show_only_to_an_observer(tmp_path):
 def test_bad_display_items_are_clear_errors(tmp_path):
     from interpreter.errors import TapsterError
 
-    base = "name: d\nplayers: {min: 1, max: 1}\nvars: {score: 0}\nzones: {deck: {}}\nflow: [{end_game: done}]\ndisplay:\n"
+    base = ("name: d\nplayers: {min: 1, max: 1}\nvars: {score: 0}\nzones: {deck: {}, secret: {visibility: hidden}}\n"
+            "flow: [{end_game: done}]\ndisplay:\n")
     for table, words in [
         ("  table: [{track: score, max: nowhere}]\n", "there is no parameter 'nowhere'"),
         ("  table: [{hand: deck}]\n", "`hand` names a per-player zone"),
@@ -106,6 +107,7 @@ def test_bad_display_items_are_clear_errors(tmp_path):
         ("  table: [{counter: nothing}]\n", "`counter` must name a declared variable"),
         ("  table: [{pile: nowhere}]\n", "`pile` must name a declared zone"),
         ("  board: {zone: deck, places: '[]', cell: [x]}\n", "not both"),
+        ("  table: [{pile: deck, if: 'top(secret) is none'}]\n", "may read only public information"),
     ]:
         path = tmp_path / "ruleset.yaml"
         path.write_text(base + table, encoding="utf-8")
@@ -116,3 +118,13 @@ def test_bad_display_items_are_clear_errors(tmp_path):
     st = load_ruleset(str(path)).new_game(1)
     with pytest.raises(TapsterError, match="must give \\(place, value\\) pairs"):
         view_observation(st, 0)
+
+
+def test_a_table_item_with_if_is_drawn_only_while_it_holds():
+    # Drink & Beat's simple game has no Boozy Troll coins: the table leaves their item out.
+    from interpreter.termview import seat_text as text_of
+    from tests.conftest import compiled
+
+    simple, complex_ = compiled("drink_and_beat"), compiled("drink_and_beat", "complex")
+    assert "Boozy Troll coin" not in text_of(simple, view_observation(simple.new_game(2, seed=1), 0))
+    assert "Boozy Troll coin:" in text_of(complex_, view_observation(complex_.new_game(2, seed=1), 0))
