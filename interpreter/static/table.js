@@ -19,6 +19,9 @@
       if (!r.ok) { throw new Error("the server answered " + r.status); }
       return r.json();
     }).then(function (data) {
+      // Several refreshes may be under way (after an action, on an event, on a reconnection):
+      // an answer older than the view shown is dropped, so the page never steps back.
+      if (data.version < version) { return; }
       version = data.version;
       main.setAttribute("data-version", String(version));
       view.innerHTML = data.html;
@@ -45,9 +48,23 @@
       .finally(function () { busy = false; });
   });
 
-  var source = new EventSource(base + "/events");
-  source.onmessage = function (ev) {
-    var v = parseInt(ev.data, 10);
-    if (v !== version) { refresh(); }
-  };
+  // The events stream: the server sends the table's version on every (re)connection and at every
+  // change.  A browser retries a dropped stream by itself, but gives it up for good when a retry
+  // is answered with an error (a server restarting): then a new stream is opened after a pause,
+  // and each (re)opened stream catches up on what was missed while it was down.
+  function listen() {
+    var source = new EventSource(base + "/events");
+    source.onopen = function () { refresh(); };
+    source.onmessage = function (ev) {
+      var v = parseInt(ev.data, 10);
+      if (v !== version) { refresh(); }
+    };
+    source.onerror = function () {
+      if (source.readyState === EventSource.CLOSED) {
+        source.close();
+        window.setTimeout(listen, 1000);
+      }
+    };
+  }
+  listen();
 })();
