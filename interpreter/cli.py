@@ -75,7 +75,25 @@ def main(argv: list[str] | None = None) -> int:
     except TapsterError as exc:
         print_error(exc)
         return EXIT_FAIL
+    except Exception as exc:
+        # Ctrl-C inside an import (matplotlib's, loaded when a report starts) reaches us wrapped
+        # in another error (Python's "Error calling __set_name__"): it is still an interrupt.
+        if _interrupted(exc):
+            click.echo("interrupted", err=True)
+            return EXIT_INTERRUPTED
+        raise
     return rv if isinstance(rv, int) else EXIT_OK
+
+
+def _interrupted(exc: BaseException) -> bool:
+    """True when ``exc`` was caused by a KeyboardInterrupt (Ctrl-C), however deep."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 def print_error(exc: TapsterError, suffix: str = "") -> None:
