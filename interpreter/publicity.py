@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .expression import parse
+from .expression import _TEMPLATE_PART, parse
 
 __all__ = ["Knowledge", "private_read", "template_expressions"]
 
@@ -90,8 +90,6 @@ def private_read(text: str, know: Knowledge, locals_: dict[str, int] | None = No
 
 def template_expressions(text: Any) -> list[str]:
     """The ``{expression}`` parts of a template (``{{``/``}}`` are literal braces)."""
-    from .expression import _TEMPLATE_PART
-
     if not isinstance(text, str):
         return []
     return [m.group(1) for m in _TEMPLATE_PART.finditer(text) if m.group(1) is not None]

@@ -49,7 +49,6 @@ from .errors import TapsterError
 from .expression import Env
 from .limits import MAX_BOARD_CELLS, MAX_CELL_WIDTH
 from .publicity import Knowledge, private_read, template_expressions
-from .state import encode_value
 
 if TYPE_CHECKING:  # pragma: no cover
     from .compiler import Ctx
@@ -115,12 +114,11 @@ class Display:
 
 
 def _knowledge(ctx: Ctx) -> Knowledge:
-    rs = ctx.rs if hasattr(ctx, "rs") else None
     return Knowledge(
         {n: z.visibility for n, z in ctx.zones.items()},
         {n: v.visibility for n, v in ctx.vars.items()},
-        getattr(rs, "params", {}) if rs is not None else {},
-        getattr(rs, "maps", {}) if rs is not None else {},
+        ctx.rs.params,
+        ctx.rs.maps,
         ctx.functions,
         ctx.mutable,
         ((ctx.data.get("outcome") or {}).get("score") if isinstance(ctx.data, dict) else None),
@@ -156,7 +154,7 @@ def compile_display(ctx: Ctx, spec: Any) -> Display | None:
     d.header = [_text_line(ctx, know, t, path + ("header", i), scope) for i, t in enumerate(spec.get("header") or [])]
     d.footer = [_text_line(ctx, know, t, path + ("footer", i), scope) for i, t in enumerate(spec.get("footer") or [])]
     d.board = _compile_board(ctx, know, spec.get("board"), path + ("board",)) if spec.get("board") else None
-    d.table = [_table_item(ctx, item, path + ("table", i)) for i, item in enumerate(spec.get("table") or [])]
+    d.table = [_table_item(ctx, know, item, path + ("table", i)) for i, item in enumerate(spec.get("table") or [])]
     d.round = spec.get("round")
     if d.round is not None:
         decl = ctx.vars.get(d.round)
@@ -165,7 +163,7 @@ def compile_display(ctx: Ctx, spec: Any) -> Display | None:
     m = spec.get("map")
     d.map = None
     if m:
-        if m.get("name") not in (getattr(ctx.rs, "maps", None) or {}):
+        if m.get("name") not in ctx.rs.maps:
             raise ctx.error(f"`name` must name a map declared under `maps:`, not {m.get('name')!r}", path + ("map", "name"))
         zone = m.get("zone")
         if zone is not None and (zone not in ctx.zones or not ctx.zones[zone].keyed):
@@ -228,7 +226,7 @@ def _compile_board(ctx: Ctx, know: Knowledge, bspec: dict, bpath: tuple) -> Boar
     return b
 
 
-def _table_item(ctx: Ctx, spec: Any, path: tuple) -> TableItem:
+def _table_item(ctx: Ctx, know: Knowledge, spec: Any, path: tuple) -> TableItem:
     if not isinstance(spec, dict):
         raise ctx.error(f"a table item is a mapping with one of {', '.join(TABLE_KINDS)}", path)
     kinds = [k for k in TABLE_KINDS if k in spec]
@@ -242,7 +240,7 @@ def _table_item(ctx: Ctx, spec: Any, path: tuple) -> TableItem:
     t.cond = None
     if "if" in spec:
         t.cond = ctx.expr(spec["if"], path + ("if",), ctx.scope)
-        why = _why_expr(_knowledge(ctx), spec["if"], {})
+        why = _why_expr(know, spec["if"], {})
         if why is not None:
             raise ctx.error(f"a table item's `if` decides what every seat sees, so it may read only public information; "
                             f"it {why}", path + ("if",))
@@ -347,33 +345,8 @@ def view_observation(state: State, player: int | None) -> dict:
     (every zone's contents, every variable and property, every display part): for the
     omniscient account of a game among agents and ``tapster replay --all``, never for a seat.
     """
-    if player is None:
-        obs = _observer(state)
-    else:
-        obs = state.observation(player)
+    obs = state.observation(player)
     obs["display"] = display_data(state, player)
-    return obs
-
-
-def _observer(state: State) -> dict:
-    rs = state.ruleset
-    obs = state.observation(0)
-    obs["player"] = None
-    obs.pop("decision", None)
-    zones = {}
-    for decl in rs.zones.values():
-        z = state.zones[decl.name]
-        if decl.keyed:
-            zones[decl.name] = [[encode_value(k), [c.id for c in s]] for k, s in z.items()]
-        elif decl.per_player:
-            zones[decl.name] = [decl._shown(sub, True) for sub in z]
-        else:
-            zones[decl.name] = decl._shown(z, True)
-    obs["zones"] = zones
-    obs["vars"] = {decl.name: encode_value(state.vars[decl.name]) for decl in rs.vars.values()}
-    props = {c.id: encode_value(state.props[c.index]) for c in rs.components if c.mutable}
-    if props:
-        obs["props"] = props
     return obs
 
 

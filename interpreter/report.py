@@ -27,6 +27,13 @@ def _err(e: dict) -> tuple[float, float]:
     return max(0.0, e["value"] - e["low"]), max(0.0, e["high"] - e["value"])
 
 
+def _save(fig, path: Path) -> None:
+    """Lay out ``fig``, write it to ``path`` (PNG, 100 dpi) and free it."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
 def plot_win_rates(path: Path, analyses: list) -> None:
     """Per-seat and per-turn-position win rates with their 95% intervals, one group per run."""
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
@@ -46,9 +53,7 @@ def plot_win_rates(path: Path, analyses: list) -> None:
     axes[0].set_ylabel("win rate (95% CI)")
     if len(analyses) > 1:
         axes[0].legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    _save(fig, path)
 
 
 def plot_lengths(path: Path, analyses: list) -> None:
@@ -64,9 +69,7 @@ def plot_lengths(path: Path, analyses: list) -> None:
     axes[0].set_ylabel("share of games")
     if len(analyses) > 1:
         axes[0].legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    _save(fig, path)
 
 
 def plot_scores(path: Path, analyses: list) -> None:
@@ -85,9 +88,7 @@ def plot_scores(path: Path, analyses: list) -> None:
     axes[1].set_title("Winning margin (first - second)")
     axes[0].set_ylabel("share of games")
     axes[0].legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    _save(fig, path)
 
 
 def plot_lead(path: Path, analyses: list) -> None:
@@ -105,9 +106,7 @@ def plot_lead(path: Path, analyses: list) -> None:
     ax.set_title("Lead of the eventual winner")
     if len(analyses) > 1:
         ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    _save(fig, path)
 
 
 def plot_sweep(path: Path, param: str, values: list, analyses: list, key: str, words: str) -> None:
@@ -131,9 +130,7 @@ def plot_sweep(path: Path, param: str, values: list, analyses: list, key: str, w
     ax.set_xticks(range(len(values)), labels)
     ax.set_xlabel(param)
     ax.set_title(words)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    _save(fig, path)
 
 
 #: The metrics a sweep plots: (key in the metrics, words).

@@ -46,12 +46,13 @@ class ZoneDecl:
             return [[] for _ in range(self.count)]
         return []
 
-    def observe(self, z: list, player: int) -> Any:
-        """The zone as ``player`` may see it: component ids, or ``{"count": n}``.  Another
+    def observe(self, z: list, player: int | None) -> Any:
+        """The zone as ``player`` may see it (None: an observer, who sees every zone's
+        contents): component ids, or ``{"count": n}``.  Another
         seat's ``owner`` zone (a hand held up) also shows its components' backs when their kind
         declares ``back:`` fields: ``{"count": n, "backs": [[back, k], ...]}``, the backs in
         order with how many show each (a hand's order is its owner's secret)."""
-        vis = self.visibility
+        vis = "public" if player is None else self.visibility
         if self.keyed:
             if vis != "public":
                 return {"count": sum(len(s) for s in z.values())}
@@ -202,12 +203,13 @@ class Ruleset:
             winners = tuple(p for p in range(n) if keys[p] == best)
         return Outcome(tuple(scores), ranking, winners, st.reason)
 
-    def visible_indexes(self, st: State, player: int) -> set[int]:
+    def visible_indexes(self, st: State, player: int | None) -> set[int]:
         """The indexes of the components ``player`` may see in ``st``: those in public zones and
-        in the player's own ``owner`` zones (one pass over the zones, O(components))."""
+        in the player's own ``owner`` zones (every zone for None, an observer; one pass over the
+        zones, O(components))."""
         seen: set[int] = set()
         for decl in self.zone_list:
-            vis = decl.visibility
+            vis = "public" if player is None else decl.visibility
             if vis == "hidden":
                 continue
             z = st.zones[decl.name]

@@ -142,13 +142,15 @@ class State:
         """The ruleset's score expression for ``player`` now (also before the end)."""
         return self.ruleset.score_of(self, player)
 
-    def observation(self, player: int) -> dict:
+    def observation(self, player: int | None) -> dict:
         """What ``player`` may see, as JSON data.
 
         Zones a player may not look into show ``{"count": n}`` instead of their contents:
         ``hidden`` zones for everyone, ``owner`` zones for all but their owner.  Variables
         declared ``visibility: owner`` show only the player's own value.  The pending decision
-        is included with its legal actions when ``player`` is deciding.
+        is included with its legal actions when ``player`` is deciding.  ``player`` None is an
+        observer who sees everything (every zone, variable and property; no decision): for the
+        omniscient account and ``tapster replay --all``, never for a seat.
         """
         rs = self.ruleset
         zones: dict = {}
@@ -157,10 +159,11 @@ class State:
         vars_: dict = {}
         for decl in rs.vars.values():
             value = self.vars[decl.name]
-            if decl.visibility == "hidden":
-                continue
-            if decl.visibility == "owner" and decl.per_player:
-                value = [v if i == player else None for i, v in enumerate(value)]
+            if player is not None:
+                if decl.visibility == "hidden":
+                    continue
+                if decl.visibility == "owner" and decl.per_player:
+                    value = [v if i == player else None for i, v in enumerate(value)]
             vars_[decl.name] = encode_value(value)
         props = {}
         if rs.initial_props:

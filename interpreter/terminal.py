@@ -30,6 +30,7 @@ from .errors import TapsterError
 from .model import Action, Component, Decision
 from .render import render_board, view_observation
 from .termview import seat_text
+from .view import seat_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from .ruleset import Ruleset
@@ -39,11 +40,6 @@ __all__ = [
     "HotSeat", "Narrator", "QuitGame", "ReplayViewer", "Rounds", "action_key", "new_lines", "numbered",
     "option_names", "rules_summary", "seat_name",
 ]  # fmt: skip
-
-
-def seat_name(player: int) -> str:
-    """The name people see for 0-based seat ``player``: ``P1`` for seat 0."""
-    return f"P{player + 1}"
 
 
 class QuitGame(Exception):

@@ -19,12 +19,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .render import draw_board
-from .view import changed_props, places, seat_sections
+from .view import changed_props, places, seat_name, seat_sections, value_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from .ruleset import Ruleset
 
-__all__ = ["seat_text", "value_text"]
+__all__ = ["seat_text"]
 
 #: The widest a grid cell's text is drawn (longer labels are cut with "…").
 CELL_WIDTH = 14
@@ -34,32 +34,6 @@ MAP_WIDTH, MAP_HEIGHT = 60, 16
 MAX_TRACK_SPACES = 30
 
 
-def _seat(p: int) -> str:
-    return f"P{p + 1}"
-
-
-def value_text(rs: Ruleset, v: Any) -> str:
-    """An observation's JSON value as people read it: components by label, ``?`` for a value
-    withheld, ``yes``/``no`` for truth values."""
-    if v is None:
-        return "?"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, dict):
-        if "c" in v:
-            c = rs.by_id.get(v["c"])
-            return c.label if c is not None else str(v["c"])
-        if "t" in v:
-            return "(" + ", ".join(value_text(rs, x) for x in v["t"]) + ")"
-        if "d" in v:
-            return ", ".join(f"{value_text(rs, k)} {value_text(rs, x)}" for k, x in v["d"] if x is not None) or "-"
-        if "count" in v:
-            return f"{v['count']} hidden"
-    if isinstance(v, list):
-        return "[" + ", ".join(value_text(rs, x) for x in v) + "]"
-    return str(v)
-
-
 def seat_text(rs: Ruleset, obs: dict, names: list[str] | None = None) -> str:
     """The table as seat ``obs["player"]`` sees it (an observer for None), as text lines.
 
@@ -67,7 +41,7 @@ def seat_text(rs: Ruleset, obs: dict, names: list[str] | None = None) -> str:
     (the only game data read).  ``names``: one name per seat (default ``P1``, ``P2``, ...).
     Returns a string of lines joined by ``\\n``.
     """
-    v = _View(rs, obs, names or [_seat(p) for p in range(obs["num_players"])])
+    v = _View(rs, obs, names or [seat_name(p) for p in range(obs["num_players"])])
     return "\n".join(v.lines())
 
 

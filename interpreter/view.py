@@ -36,7 +36,36 @@ from .state import encode_value
 if TYPE_CHECKING:  # pragma: no cover
     from .ruleset import Ruleset
 
-__all__ = ["seat_sections", "places", "seat_order", "changed_props"]
+__all__ = ["seat_sections", "places", "seat_order", "changed_props", "seat_name", "value_text"]
+
+
+def seat_name(player: int) -> str:
+    """The name people see for 0-based seat ``player``: ``P1`` for seat 0."""
+    return f"P{player + 1}"
+
+
+def value_text(rs: Ruleset, v: Any, withheld: str = "?") -> str:
+    """An observation's JSON value as people read it: components by label, ``withheld`` for a
+    value the viewer may not see (None), ``yes``/``no`` for truth values, a record's fields as
+    ``name value`` pairs."""
+    if v is None:
+        return withheld
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, dict):
+        if "c" in v:
+            c = rs.by_id.get(v["c"])
+            return c.label if c is not None else str(v["c"])
+        if "t" in v:
+            return "(" + ", ".join(value_text(rs, x, withheld) for x in v["t"]) + ")"
+        if "d" in v:
+            return ", ".join(f"{value_text(rs, k, withheld)} {value_text(rs, x, withheld)}"
+                             for k, x in v["d"] if x is not None) or "-"
+        if "count" in v:
+            return f"{v['count']} hidden"
+    if isinstance(v, list):
+        return "[" + ", ".join(value_text(rs, x, withheld) for x in v) + "]"
+    return str(v)
 
 
 def changed_props(rs: Ruleset, cid: str, props: Any) -> list[tuple[Any, Any]]:
@@ -170,7 +199,7 @@ class _Sections:
                 continue
             for k, ids in z:
                 if isinstance(ids, list) and ids:
-                    pieces.setdefault(_node(k), []).extend(ids)
+                    pieces.setdefault(k, []).extend(ids)
         return {"kind": "map", "title": f"Map {map_name}", "map": map_name, "zones": zones, "pieces": pieces,
                 "colour": colour, "label": label}
 
@@ -183,7 +212,7 @@ class _Sections:
             decl = self.rs.zones[name]
             title = name.replace("_", " ")
             if decl.keyed and isinstance(z, list):
-                keys = [_node(k) for k, _ in z]
+                keys = [k for k, _ in z]
                 gm = next((m for m in maps.values() if keys and all(_hashable(k) and k in m.graph for k in keys)), None)
                 if gm is not None and not all(_is_place(k) for k, _ in z):
                     if gm.name not in on_maps:
@@ -208,11 +237,6 @@ class _Sections:
             else:
                 out.append({"kind": "counter", "title": title, "var": name, "rows": rows})
         return out
-
-
-def _node(k: Any) -> Any:
-    """A keyed zone's key as the observation encodes it, back to a map node (str/int)."""
-    return k
 
 
 def _is_place(k: Any) -> bool:

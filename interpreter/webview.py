@@ -27,20 +27,15 @@ import math
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from .view import changed_props, places, seat_sections
+from .view import changed_props, places, seat_name, seat_sections, value_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from .ruleset import Ruleset
 
-__all__ = ["seat_html", "seat_name_html"]
+__all__ = ["seat_html"]
 
 #: The most cells a track draws one by one (longer tracks are drawn as bars).
 MAX_TRACK_CELLS = 40
-
-
-def seat_name_html(p: int) -> str:
-    """``P1`` for seat 0: seats as people count them."""
-    return f"P{p + 1}"
 
 
 def seat_html(rs: Ruleset, obs: dict, log: list[str], seat_names: list[str] | None = None) -> str:
@@ -51,7 +46,7 @@ def seat_html(rs: Ruleset, obs: dict, log: list[str], seat_names: list[str] | No
     Returns a ``<div class="table-view">`` string.  Raises nothing for well-formed observations.
     """
     n = obs["num_players"]
-    names = seat_names or [seat_name_html(p) for p in range(n)]
+    names = seat_names or [seat_name(p) for p in range(n)]
     v = _View(rs, obs, names)
     parts = ['<div class="table-view">', v.status(), v.actions(), v.outcome()]
     parts.append('<div class="board">')
@@ -73,7 +68,6 @@ class _View:
         self.names = names
         self.n = obs["num_players"]
         self.me = obs["player"]
-        self.drawn_vars: set[str] = set()
 
     # -- texts -----------------------------------------------------------------------------------
     def label(self, cid: str) -> str:
@@ -81,22 +75,7 @@ class _View:
         return c.label if c is not None else cid
 
     def value_text(self, v: Any) -> str:
-        if v is None:
-            return "-"
-        if isinstance(v, bool):
-            return "yes" if v else "no"
-        if isinstance(v, dict):
-            if "c" in v:
-                return self.label(v["c"])
-            if "t" in v:
-                return "(" + ", ".join(self.value_text(x) for x in v["t"]) + ")"
-            if "d" in v:
-                return "{" + ", ".join(f"{self.value_text(k)}: {self.value_text(x)}" for k, x in v["d"]) + "}"
-            if "count" in v:
-                return f"{v['count']} hidden"
-        if isinstance(v, list):
-            return "[" + ", ".join(self.value_text(x) for x in v) + "]"
-        return str(v)
+        return value_text(self.rs, v, withheld="-")
 
     # -- parts -----------------------------------------------------------------------------------
     def status(self) -> str:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import functools
 import os
+import random
+import shutil
 import tempfile
+from pathlib import Path
 
 import pytest
 
-from interpreter import available_rulesets, load_ruleset
+from interpreter import available_rulesets, find_ruleset, load_ruleset
 
 
 @functools.cache
@@ -35,3 +38,33 @@ def ruleset_factory():
 # Remembered validations and the parser cache go to a folder of this test session, not the
 # user's ~/.cache (subprocesses the tests start inherit it).
 os.environ.setdefault("TAPSTER_CACHE_DIR", tempfile.mkdtemp(prefix="tapster-test-cache-"))
+
+
+def copy_ruleset(tmp_path: Path, name: str) -> Path:
+    """A copy of shipped ruleset ``name``'s folder under ``tmp_path``; returns its ruleset.yaml."""
+    dest = tmp_path / name
+    shutil.copytree(find_ruleset(name).parent, dest)
+    return dest / "ruleset.yaml"
+
+
+def replace_once(path: Path, old: str, new: str) -> None:
+    """Replace the first ``old`` in the file at ``path`` with ``new`` (``old`` must be there)."""
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def coins_swapped():
+    """Drink & Beat's complex rules, once P2 holds a Boozy Troll coin taken "without showing it
+    to the enemy": ``(ruleset, state, other, coin)`` where ``other`` is ``state`` with P2's coin
+    exchanged for one still face down in the Cellar, and ``coin`` the one P2 really holds.  Two
+    positions P1 cannot tell apart and P2 can."""
+    rs = compiled("drink_and_beat", "complex")
+    rng = random.Random(1)
+    st = rs.new_game(2, seed=5, log=True)
+    while not (st.zones["coin_hand"][1] and st.zones["coin_cellar"]):
+        st.apply(rng.choice(st.legal_actions()))
+    other = st.clone()
+    mine, spare = other.zones["coin_hand"][1][0], other.zones["coin_cellar"][0]
+    other.zones["coin_hand"][1][0], other.zones["coin_cellar"][0] = spare, mine
+    return rs, st, other, mine

@@ -9,23 +9,13 @@ import json
 import shutil
 from pathlib import Path
 
-from interpreter import find_ruleset, load_ruleset
+from interpreter import load_ruleset
 from interpreter.check import run_check
 from interpreter.cli import main
 
+from .conftest import copy_ruleset, replace_once
+
 HERE = Path(__file__).resolve().parent
-
-
-def _copy(tmp_path: Path, name: str) -> Path:
-    dest = tmp_path / name
-    shutil.copytree(find_ruleset(name).parent, dest)
-    return dest / "ruleset.yaml"
-
-
-def _replace(path: Path, old: str, new: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert old in text
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
 def _line_of(path: Path, needle: str) -> int:
@@ -37,8 +27,8 @@ def _line_of(path: Path, needle: str) -> int:
 
 def test_a_label_that_fails_only_when_shown_fails_check_with_its_place_and_a_reproduction(tmp_path, capsys):
     # The label is rendered only for people (a decision's labels), never by `apply`.
-    path = _copy(tmp_path, "tic_tac_toe")
-    _replace(path, 'label: "{marks[current]} in row', 'label: "{marks[current] + 1} in row')
+    path = copy_ruleset(tmp_path, "tic_tac_toe")
+    replace_once(path, 'label: "{marks[current]} in row', 'label: "{marks[current] + 1} in row')
     assert main(["check", str(path), "--games", "1", "--json"]) == 1
     result = next(c for c in json.loads(capsys.readouterr().out)["checks"] if c["name"] == "templates render")
     line = _line_of(path, "label: ")
@@ -48,8 +38,8 @@ def test_a_label_that_fails_only_when_shown_fails_check_with_its_place_and_a_rep
 
 
 def test_an_end_game_reason_that_fails_is_caught_after_the_moves_that_reach_it(tmp_path):
-    path = _copy(tmp_path, "tic_tac_toe")
-    _replace(path, 'end_game: "{marks[current]} completed a line"', 'end_game: "{marks[current] * 1.5} completed a line"')
+    path = copy_ruleset(tmp_path, "tic_tac_toe")
+    replace_once(path, 'end_game: "{marks[current]} completed a line"', 'end_game: "{marks[current] * 1.5} completed a line"')
     r = run_check(load_ruleset(str(path)), "templates render", seeds=(1,))
     assert not r.ok and "end_game reason" in r.detail and r.seed == 1
     assert len(r.actions) >= 5  # a line needs at least five marks on the board
@@ -60,8 +50,8 @@ def test_an_end_game_reason_that_fails_is_caught_after_the_moves_that_reach_it(t
 
 
 def test_templates_no_game_reaches_are_a_pass_with_a_note_naming_each(tmp_path, capsys):
-    path = _copy(tmp_path, "tic_tac_toe")
-    _replace(path, '- log: "{marks[current]} marks row',
+    path = copy_ruleset(tmp_path, "tic_tac_toe")
+    replace_once(path, '- log: "{marks[current]} marks row',
              '- if: num_players > 2\n                          then: [{log: "never shown {1 // 0}"}]\n'
              '                        - log: "{marks[current]} marks row')
     assert main(["check", str(path), "--games", "1"]) == 0
@@ -101,10 +91,10 @@ def test_the_sealed_bid_recipe_is_checked_and_the_card_leaving_a_public_hand_is_
     # zone at once.  Everyone sees which card left the hand.
     path = tmp_path / "goofspiel" / "ruleset.yaml"
     shutil.copytree(folder, path.parent)
-    _replace(path, "  prize: {visibility: public", "  bids: {per_player: true, visibility: owner}\n  prize: {visibility: public")
+    replace_once(path, "  prize: {visibility: public", "  bids: {per_player: true, visibility: owner}\n  prize: {visibility: public")
     move = '\n                        - move: {what: c, from: "hand[p]", to: "bids[p]"}'
-    _replace(path, '- set: {"bid[p]": c}', '- set: {"bid[p]": c}' + move)
-    _replace(path, 'from: "hand[p]", to: discard', 'from: "bids[p]", to: discard')
+    replace_once(path, '- set: {"bid[p]": c}', '- set: {"bid[p]": c}' + move)
+    replace_once(path, 'from: "hand[p]", to: discard', 'from: "bids[p]", to: discard')
     leaky = run_check(load_ruleset(str(path)), "secret decisions")
     assert not leaky.ok and "secret decision bid: seat P" in leaky.detail and "can tell bid(card-" in leaky.detail
 
@@ -121,7 +111,7 @@ def test_the_readme_sealed_bid_recipe_is_the_fixture_and_its_leak_message_is_rea
     quoted = section.split("(`FAIL Goofspiel: secret decisions: ", 1)[1].split("`)", 1)[0].replace("\n", " ")
     path = tmp_path / "goofspiel" / "ruleset.yaml"
     shutil.copytree(HERE / "authoring" / "goofspiel", path.parent)
-    _replace(path, '- set: {"bid[p]": c}', '- set: {"bid[p]": c}\n                        - log: "P{p + 1} bids {c}"')
+    replace_once(path, '- set: {"bid[p]": c}', '- set: {"bid[p]": c}\n                        - log: "P{p + 1} bids {c}"')
     leaky = run_check(load_ruleset(str(path)), "secret decisions")
     assert not leaky.ok and leaky.detail == quoted
 
@@ -187,9 +177,9 @@ def test_the_schema_command_prints_a_modeline_that_resolves_from_anywhere(tmp_pa
 
 
 def test_validate_composes_variants_like_the_other_commands(tmp_path, capsys):
-    path = _copy(tmp_path, "beer_flights")
+    path = copy_ruleset(tmp_path, "beer_flights")
     # `six` alone asks for six players of a game for at most four; on top of five_player it is fine.
-    _replace(path, "  five_player:\n", "  six:\n    description: six at the table\n    players: {default: 6}\n  five_player:\n")
+    replace_once(path, "  five_player:\n", "  six:\n    description: six at the table\n    players: {default: 6}\n  five_player:\n")
     assert main(["validate", str(path), "--variant", "six"]) == 1
     assert "1 <= min <= default <= max" in capsys.readouterr().err
     assert main(["validate", str(path), "--variant", "five_player,six"]) == 0

@@ -5,26 +5,13 @@ with logs on and names the ruleset; `tapster --version`."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 from interpreter import State, find_ruleset
 from interpreter.check import CHECKS, run_check, run_checks
 from interpreter.cli import main
 
-from .conftest import compiled
-
-
-def _copy(tmp_path: Path, name: str) -> Path:
-    dest = tmp_path / name
-    shutil.copytree(find_ruleset(name).parent, dest)
-    return dest / "ruleset.yaml"
-
-
-def _replace(path: Path, old: str, new: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert old in text
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+from .conftest import compiled, copy_ruleset, replace_once
 
 
 def test_a_sound_ruleset_passes_every_check_as_json(capsys):
@@ -37,7 +24,7 @@ def test_a_sound_ruleset_passes_every_check_as_json(capsys):
 
 def test_a_public_face_down_zone_fails_the_secret_decision_check_with_a_reproduction(tmp_path, capsys):
     # Beer Cards' face-down cards made public: everyone sees which card a player put down.
-    path = _copy(tmp_path, "beer_cards")
+    path = copy_ruleset(tmp_path, "beer_cards")
     text = path.read_text(encoding="utf-8")
     at = text.index("  face_down:")
     end = text.index("visibility: owner", at)
@@ -50,8 +37,8 @@ def test_a_public_face_down_zone_fails_the_secret_decision_check_with_a_reproduc
 
 
 def test_a_runtime_error_in_a_log_template_fails_check_and_test(tmp_path, capsys, monkeypatch):
-    path = _copy(tmp_path, "tic_tac_toe")
-    _replace(path, "{marks[current]} marks row", "{1 // (cell - cell)} marks row")
+    path = copy_ruleset(tmp_path, "tic_tac_toe")
+    replace_once(path, "{marks[current]} marks row", "{1 // (cell - cell)} marks row")
     assert main(["check", str(path), "--games", "1", "--json"]) == 1
     data = json.loads(capsys.readouterr().out)
     games_end = data["checks"][0]
@@ -65,8 +52,8 @@ def test_a_runtime_error_in_a_log_template_fails_check_and_test(tmp_path, capsys
 
 
 def test_a_label_that_fails_is_reproduced_by_every_check_it_fails(tmp_path, capsys):
-    path = _copy(tmp_path, "tic_tac_toe")
-    _replace(path, 'label: "{marks[current]} in row', 'label: "{1 // (cell - cell)} in row')
+    path = copy_ruleset(tmp_path, "tic_tac_toe")
+    replace_once(path, 'label: "{marks[current]} in row', 'label: "{1 // (cell - cell)} in row')
     assert main(["check", str(path), "--games", "1", "--json"]) == 1
     failed = [c for c in json.loads(capsys.readouterr().out)["checks"] if not c["ok"]]
     assert {c["name"] for c in failed} >= {"legal actions apply", "observations hide", "views hide", "templates render"}
@@ -90,8 +77,8 @@ def test_an_observation_that_leaks_is_caught(monkeypatch):
 
 
 def test_a_display_line_that_reads_a_hidden_card_is_named_and_a_leak_through_it_is_caught(tmp_path):
-    path = _copy(tmp_path, "kuhn_poker")
-    _replace(path, "  footer:\n", "  footer:\n    - \"P2 holds {hand[1]}\"\n")
+    path = copy_ruleset(tmp_path, "kuhn_poker")
+    replace_once(path, "  footer:\n", "  footer:\n    - \"P2 holds {hand[1]}\"\n")
     from interpreter import load_ruleset
 
     rs = load_ruleset(str(path))
@@ -115,7 +102,7 @@ def test_a_nondeterministic_game_fails_same_seed(monkeypatch):
 
 
 def test_every_check_runs_on_a_ruleset_outside_rulesets(tmp_path):
-    path = _copy(tmp_path, "kuhn_poker")
+    path = copy_ruleset(tmp_path, "kuhn_poker")
     from interpreter import load_ruleset
 
     results = run_checks(load_ruleset(str(path)), seeds=(1,))
@@ -178,8 +165,8 @@ def test_yaml_errors_say_what_usually_causes_them(tmp_path):
     assert 'quote the value, e.g. `log: "Score: {x}"`' in message("log: Score: 3\n")
     assert "not tabs" in message("a:\n\tb: 1\n")
     # An unquoted comma inside a flow mapping splits an expression into an unexpected key.
-    path = _copy(tmp_path, "tic_tac_toe")
-    _replace(path, '- log: "{marks[current]} marks row',
+    path = copy_ruleset(tmp_path, "tic_tac_toe")
+    replace_once(path, '- log: "{marks[current]} marks row',
              '- {if: winner == -1, or true, then: []}\n                        - log: "{marks[current]} marks row')
     try:
         load_ruleset(str(path))
@@ -191,9 +178,9 @@ def test_yaml_errors_say_what_usually_causes_them(tmp_path):
 
 
 def _with_declared_turns(tmp_path) -> Path:
-    path = _copy(tmp_path, "beer_flights")
-    _replace(path, "  turns: 10 ", "  turns: {value: 10, min: 1, max: 20, kind: integer} ")
-    _replace(path, "    params: {flights: 1, turns: 5}\n",
+    path = copy_ruleset(tmp_path, "beer_flights")
+    replace_once(path, "  turns: 10 ", "  turns: {value: 10, min: 1, max: 20, kind: integer} ")
+    replace_once(path, "    params: {flights: 1, turns: 5}\n",
              "    params: {flights: 1, turns: 5}\n  short:\n    description: three turns\n    params: {turns: 3}\n"
              "  short_five:\n    description: the five-player variant, shorter\n    extends: five_player\n"
              "    params: {turns: 4}\n")
@@ -236,7 +223,7 @@ def test_variants_compose_in_order_and_extend(tmp_path, capsys):
 
 
 def test_validate_warns_about_none_text_and_expressions_where_a_value_goes(tmp_path, capsys):
-    path = _copy(tmp_path, "tic_tac_toe")
+    path = copy_ruleset(tmp_path, "tic_tac_toe")
     text = path.read_text(encoding="utf-8")
     assert "\nvars:\n" in text
     path.write_text(text.replace("\nvars:\n", '\nvars:\n  spare: {initial: none}\n  cells: {initial: "[-1] * 42"}\n'
@@ -277,8 +264,8 @@ def test_shell_completion_as_the_readme_documents(monkeypatch, capsys):
 
 
 def test_validate_notes_the_display_parts_only_observers_see(tmp_path, capsys):
-    path = _copy(tmp_path, "kuhn_poker")
-    _replace(path, "  footer:\n", "  footer:\n    - \"P2 holds {hand[1]}\"\n")
+    path = copy_ruleset(tmp_path, "kuhn_poker")
+    replace_once(path, "  footer:\n", "  footer:\n    - \"P2 holds {hand[1]}\"\n")
     assert main(["validate", str(path)]) == 0
     err = capsys.readouterr().err
     assert f"{path}:" in err and "note: display.footer[0] is shown only to observers" in err and "`hand`" in err

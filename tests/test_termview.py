@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from interpreter.cli import cli
 from interpreter.render import view_observation
 from interpreter.termview import seat_text
-from tests.conftest import compiled
+from tests.conftest import coins_swapped, compiled
 
 GAMES = [
     ("tic_tac_toe", None), ("connect_four", None), ("beer_flights", "five_player"), ("beer_cards", None),
@@ -42,14 +42,7 @@ def test_terminal_views_show_only_the_observation(name, variant):
 
 def test_the_view_is_a_function_of_the_observation():
     # Drink & Beat's complex rules: the Boozy Troll coin is taken "without showing it to the enemy".
-    rs = compiled("drink_and_beat", "complex")
-    rng = random.Random(1)
-    st = rs.new_game(2, seed=5, log=True)
-    while not (st.zones["coin_hand"][1] and st.zones["coin_cellar"]):
-        st.apply(rng.choice(st.legal_actions()))
-    other = st.clone()
-    mine, spare = other.zones["coin_hand"][1][0], other.zones["coin_cellar"][0]
-    other.zones["coin_hand"][1][0], other.zones["coin_cellar"][0] = spare, mine
+    rs, st, other, mine = coins_swapped()
     assert seat_text(rs, st.observation(0)) == seat_text(rs, other.observation(0))
     assert seat_text(rs, st.observation(1)) != seat_text(rs, other.observation(1))
     assert mine.label in seat_text(rs, st.observation(1))

@@ -15,7 +15,7 @@ from interpreter.render import view_observation
 from interpreter.state import State
 from interpreter.store import SQLiteStore, StaleTableError, TableRecord
 from interpreter.webview import seat_html
-from tests.conftest import compiled
+from tests.conftest import coins_swapped, compiled
 
 starlette = pytest.importorskip("starlette")
 from starlette.testclient import TestClient  # noqa: E402
@@ -126,14 +126,7 @@ def test_seat_views_show_only_the_observation(name, variant):
 def test_the_page_is_a_function_of_the_observation():
     # Drink & Beat's complex rules: the Boozy Troll coin is taken "without showing it to the enemy".
     # Two positions that differ only in P2's coin draw the same page for P1, and different ones for P2.
-    rs = compiled("drink_and_beat", "complex")
-    rng = random.Random(1)
-    st = rs.new_game(2, seed=5, log=True)
-    while not (st.zones["coin_hand"][1] and st.zones["coin_cellar"]):
-        st.apply(rng.choice(st.legal_actions()))
-    other = st.clone()
-    mine, spare = other.zones["coin_hand"][1][0], other.zones["coin_cellar"][0]
-    other.zones["coin_hand"][1][0], other.zones["coin_cellar"][0] = spare, mine
+    rs, st, other, mine = coins_swapped()
 
     def page(state, p):
         return seat_html(rs, view_observation(state, p), state.visible_log(p))
