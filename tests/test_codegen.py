@@ -462,3 +462,51 @@ def test_the_generated_code_never_needs_the_reference_to_succeed(monkeypatch, na
             actions = st.legal_actions()
             st.apply(actions[agent.below(len(actions))])
     assert not rescued, sorted(set(rescued))[:5]
+
+
+@pytest.mark.parametrize("index", range(len(PAYLOADS)))
+def test_no_display_text_becomes_code(tmp_path, monkeypatch, index):
+    """The display's places for text (header and footer templates, a board's places, lets,
+    cells, empty text and edges, a table item's title and `if:`) filled with code that would
+    create a canary file: every text is drawn exactly as written, and nothing runs."""
+    from interpreter.render import render_board, view_observation
+    from interpreter.termview import seat_text
+
+    monkeypatch.chdir(tmp_path)
+    payload = PAYLOADS[index]
+    lit = repr(payload)
+    doc = {
+        "name": "display",
+        "players": {"min": 2, "max": 2},
+        "params": {"k": payload},
+        "vars": {"v": {"initial": 0, "shown": True}},
+        "zones": {"d": {"visibility": "public"}},
+        "flow": [{"choose": {"options": [{"action": "stop", "do": [{"end_game": "done"}]}]}}],
+        "display": {
+            "header": [_braces(payload) + " {k}"],
+            "board": {
+                "places": f"[((0, 0), {lit}), ((1, 0), k)]",
+                "let": {"w": f"value + {lit}"},
+                "cell": ["{value}", ["{w}", _braces(payload), "{k}"]],
+                "empty": payload,
+                "edges": [{"side": "0", "text": _braces(payload)}],
+            },
+            "table": [{"counter": "v", "title": payload, "if": f"k == {lit}"}, {"pile": "d", "title": payload}],
+            "footer": [{"for": "x", "in": f"[{lit}]", "text": "{x}"}],
+        },
+    }
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(yaml.safe_dump(doc, allow_unicode=True), encoding="utf-8")
+    rs = load_ruleset(path)
+    st = rs.new_game(2, seed=0)
+    obs = view_observation(st, 0)
+    assert obs["display"]["header"] == [payload + " " + payload]
+    assert obs["display"]["footer"] == [payload]
+    cells = {(x, y): rows for x, y, rows in obs["display"]["board"]["cells"]}
+    assert cells[(0, 0)] == [[payload], [payload + payload, payload, payload]]
+    assert [t["title"] for t in obs["display"]["table"]] == [payload, payload]
+    text = seat_text(rs, obs)
+    assert f"{payload}: 0" in text
+    assert payload in render_board(st)
+    assert not (tmp_path / "CANARY").exists()
+    assert list(tmp_path.iterdir()) == [path]
