@@ -83,7 +83,7 @@ def test_rule_invariants_in_random_games(variant, players):
         for p in range(st.num_players):
             assert 0 <= st.vars["time"][p] <= day_len
             assert 0 <= st.vars["breath"][p] <= rs.params["sleep_level"]
-            assert 0 <= st.vars["tasted"][p] <= 40
+            assert 0 <= st.vars["tasted"][p] <= rs.params["tasted_max"] == 20   # R16: 40 points at 2 a beer
             bp = st.vars["bp"][p * 4:p * 4 + 4]
             assert all(x >= 0 for x in bp) and sum(bp) <= 24
             assert st.vars["cheese"][p] >= 0
