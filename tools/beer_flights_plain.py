@@ -42,7 +42,12 @@ def playout(deck_data, players: int, rng: random.Random, turns: int = 10, flight
     """
     ranks, tbit, hops = deck_data
     rnd = rng.random
-    shuffle = rng.shuffle
+
+    def shuffle(x):
+        """Fisher-Yates from the generator's floats (random.shuffle's integer draws cost more)."""
+        for i in range(len(x) - 1, 0, -1):
+            j = int(rnd() * (i + 1))
+            x[i], x[j] = x[j], x[i]
     deck = list(ranks)
     shuffle(deck)
     discard: list[int] = []
