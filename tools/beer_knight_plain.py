@@ -106,8 +106,8 @@ def load(folder: Path = RULESET) -> dict:
 
 def playout(data: dict, rng: random.Random, trace=None) -> tuple[list[int], list[int], int]:
     """One random game of the base game for two players: (winners, Knights in Beerhalla per
-    player, decisions taken).  ``trace``, when given, is called after every Combat with a dict
-    of the table (for tests; it costs nothing when None)."""
+    player, decisions taken).  ``trace``, when given, is called after every deal and every
+    Combat with a dict of the table (for tests; it costs nothing when None)."""
     TYPE = data["type"]
     POWER = data["power"]
     STY = data["styles"]
@@ -219,15 +219,19 @@ def playout(data: dict, rng: random.Random, trace=None) -> tuple[list[int], list
                     return True
         return False
 
-    def bonus(p):
-        """D, FAQ: Card Powers and the Pairings of the Combo as it stands, plus one-off effects;
-        never below zero (the floor is on the total)."""
+    def raw_bonus(p):
+        """D, FAQ: Card Powers and the Pairings of the Combo as it stands, plus one-off effects."""
         b = oneoff[p]
         for c in combo[p]:
             if c not in petrified:
                 b += POWER[c]
             if PK[c] and pair_ok(c, p):
                 b += PB[c]
+        return b
+
+    def bonus(p):
+        """The Battle Bonus: NO NEGATIVE BONUS, the floor on the total."""
+        b = raw_bonus(p)
         return b if b > 0 else 0
 
     def dice_total(p):
@@ -419,6 +423,8 @@ def playout(data: dict, rng: random.Random, trace=None) -> tuple[list[int], list
             for t in (0, 1, 2):
                 for _ in range(3):
                     draw(p, t)
+        if trace is not None:
+            trace({"deal": True, "hands": [list(hand[0]), list(hand[1])]})
 
     shuffle(ch_deck)
     # WHO GOES FIRST: a die each, ties rerolled
@@ -593,7 +599,7 @@ def playout(data: dict, rng: random.Random, trace=None) -> tuple[list[int], list
         t0 = base0 + lastcall[0]
         t1 = base1 + lastcall[1]
         if trace is not None:
-            trace({"combat": combats, "totals": (t0, t1), "bonus": (bonus(0), bonus(1)),
+            trace({"combat": combats, "totals": (t0, t1), "bonus": (bonus(0), bonus(1)), "raw_bonus": (raw_bonus(0), raw_bonus(1)),
                    "dice": (dice_total(0), dice_total(1)), "start_mod": tuple(start_mod), "lastcall": tuple(lastcall),
                    "zones": [list(z) for z in (*deck, *disc, *hand, *combo, *tent, *halla)], "wins": tuple(wins)})
         ascended = False

@@ -556,7 +556,8 @@ def playout(data: dict, rng: random.Random, players: int = 3, trace=None) -> tup
             vp[p] += collected[p] + 2 * tasted[p]
         if trace is not None:
             trace({"day": day, "time": list(time), "vp": list(vp), "breath": list(breath), "tasted": list(tasted),
-                   "beers": [sum(x) for x in bp], "cheese": list(cheese), "pos": list(pos)})
+                   "beers": [sum(x) for x in bp], "cheese": list(cheese), "pos": list(pos),
+                   "collected": list(collected), "cheers": list(cheers)})
         if day < last_day:
             for p in P:
                 stamp[p] = -stamp[p]
