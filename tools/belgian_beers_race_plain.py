@@ -299,11 +299,35 @@ def playout(data: dict, rng: random.Random, players: int = 3, trace=None) -> tup
         return kind != ORANGE and pos[p] == 0 and stat(p, code, arg) >= n
 
     def check_objectives(p):
-        for o in list(achievable):
-            if met(o, p):
+        """Achievement of objectives: p takes every achievable card met by this action (met()
+        inlined: this runs after every action)."""
+        ev = events[p]
+        taken = None
+        for o in achievable:
+            _, _, kind, code, arg, n, ovp = OBJ[o]
+            if kind == ORANGE:
+                if not ev:
+                    continue
+                if code & ANY == ANY:
+                    k = code >> 6
+                    for e in ev:
+                        if e >> 6 == k:
+                            break
+                    else:
+                        continue
+                elif code not in ev:
+                    continue
+            elif kind != BLUE or stat(p, code, arg) < n:
+                continue
+            won[p] += ovp
+            nwon[p] += 1
+            if taken is None:
+                taken = [o]
+            else:
+                taken.append(o)
+        if taken:
+            for o in taken:
                 achievable.remove(o)
-                won[p] += OBJ[o][6]
-                nwon[p] += 1
 
     def draw_objective():
         if deck1:
@@ -432,7 +456,7 @@ def playout(data: dict, rng: random.Random, players: int = 3, trace=None) -> tup
                     nbike = FIT_BIKE[here][left] if breath[p] < NO_BIKE else 0
                     ntr = FIT_TR[here][left // 2 if breath[p] >= X2 else left]
                     nh = FIT_H[here][left]
-                    npay = FIT_H[here][min(left, nb // 2)]
+                    npay = FIT_H[here][left if left < nb // 2 else nb // 2]
                     at_brewery = here != 0 and left > 0
                     ntaste = 1 if at_brewery and TAP[here] and not did_taste[p] else 0
                     can_buy = at_brewery and not did_buy[p]
