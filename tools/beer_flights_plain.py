@@ -1,102 +1,139 @@
-"""Beer Flights written by hand in plain Python: the speed limit the interpreter is measured
-against (tools/bench.py).
+"""Beer Flights written by hand in plain Python, as lean as it can be: the speed limit the
+interpreter is measured against (tools/bench.py).
 
-Same rules, same decision structure and the same random agent as the ruleset
-(rulesets/beer_flights/ruleset.yaml): take the discard or draw two; keep one of the two; place
-the card (start a flight, front, back, or Trash).  Written as a reasonable programmer would,
-not golfed: legal actions are listed at every decision, as the interpreter does.
+Written from the rulebook (Beer Flights, Rules of Play 1.2) with the ruleset's card list
+(rulesets/beer_flights/cards.csv, loaded once) and the decisions the ruleset asks for, each
+chosen uniformly among the legal ones: take the discard or draw two (one decision, with one
+option when the discard pile is empty); keep one of the two drawn; place the card (start the
+next empty flight, join a flight at the front or the back - never both for one flight - or the
+Trash).  A card is its rank (1-76); a flight is kept as its lowest and highest rank, its size
+and a bit mask of the beer types in it, which is all the placing rules read.
 """
 
 from __future__ import annotations
 
 import csv
-import sys
+import random
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from interpreter.rng import Rng, below, seed_state  # noqa: E402
 
 DECK_FILE = Path(__file__).resolve().parent.parent / "rulesets" / "beer_flights" / "cards.csv"
 
 
-def load_deck() -> list[tuple[int, str, int]]:
-    """The 76 cards as (rank, type, hops)."""
-    lines = [ln for ln in DECK_FILE.read_text().splitlines() if ln and not ln.startswith("#")]
-    return [(int(r["rank"]), r["type"], int(r["hops"])) for r in csv.DictReader(lines)]
+def load_deck(path: Path = DECK_FILE) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """The deck as (ranks, type bit by rank, hops by rank); the by-rank tuples have index 0 unused."""
+    lines = [ln for ln in path.read_text().splitlines() if ln and not ln.startswith("#")]
+    rows = [(int(r["rank"]), r["type"], int(r["hops"])) for r in csv.DictReader(lines)]
+    types = sorted({t for _, t, _ in rows})
+    top = max(r for r, _, _ in rows)
+    tbit = [0] * (top + 1)
+    hops = [0] * (top + 1)
+    for rank, t, h in rows:
+        tbit[rank] = 1 << types.index(t)
+        hops[rank] = h
+    return tuple(r for r, _, _ in rows), tuple(tbit), tuple(hops)
 
 
-def shuffle(items: list, state: int) -> int:
-    """Fisher-Yates with the same generator as the interpreter; returns the new state."""
-    for i in range(len(items) - 1, 0, -1):
-        state, j = below(state, i + 1)
-        items[i], items[j] = items[j], items[i]
-    return state
+def playout(deck_data, players: int, rng: random.Random, turns: int = 10, flights: int = 2,
+            flight_size: int = 5) -> tuple[list[int], list[int], int]:
+    """One random game of ``players`` seats: (winners, scores, decisions taken).
 
+    Scoring (p.7): the Hops in a player's flights minus the Hops in their Trash; a tie goes to
+    the single highest-ranked card in the flights (the ruleset's reading); still level, shared.
+    """
+    ranks, tbit, hops = deck_data
+    rnd = rng.random
 
-def placements(card, flights, flight_size):
-    """The legal places for ``card``: ('start', i), ('front', i), ('back', i), ('trash',)."""
-    out = []
-    for i, f in enumerate(flights):
-        if not f:
-            if i == 0 or flights[i - 1]:
-                out.append(("start", i))
-    for end in ("front", "back"):
-        for i, f in enumerate(flights):
-            if 0 < len(f) < flight_size and all(c[1] != card[1] for c in f):
-                if (end == "front" and card[0] < f[0][0]) or (end == "back" and card[0] > f[-1][0]):
-                    out.append((end, i))
-    out.append(("trash",))
-    return out
-
-
-def playout(deck_cards, players: int, seed: int, agent: Rng, turns=10, n_flights=2, flight_size=5):
-    """One random game; returns the scores."""
-    state = seed_state(seed)
-    deck = list(deck_cards)
-    state = shuffle(deck, state)
-    state, first = below(state, players)
-    discard: list = []
-    flights = [[[] for _ in range(n_flights)] for _ in range(players)]
-    trash = [[] for _ in range(players)]
+    def shuffle(x):
+        """Fisher-Yates from the generator's floats (random.shuffle's integer draws cost more)."""
+        for i in range(len(x) - 1, 0, -1):
+            j = int(rnd() * (i + 1))
+            x[i], x[j] = x[j], x[i]
+    deck = list(ranks)
+    shuffle(deck)
+    discard: list[int] = []
+    first = int(rnd() * players)
+    nf = players * flights
+    lo = [0] * nf
+    hi = [0] * nf
+    size = [0] * nf
+    tmask = [0] * nf
+    score = [0] * players
+    opts = [0] * (flights + 1)
+    decisions = 0
     for _ in range(turns):
         for k in range(players):
-            p = (first + k) % players
-            options = ["take", "draw"] if discard else ["draw"]
-            if agent.choice(options) == "take":
+            p = first + k
+            if p >= players:
+                p -= players
+            # take the top of the discard pile, or draw two and keep one
+            decisions += 1
+            if discard and rnd() < 0.5:
                 card = discard.pop()
             else:
-                drawn = []
-                for _ in range(2):
-                    if not deck:
-                        deck, discard = discard, []
-                        state = shuffle(deck, state)
-                    if deck:
-                        drawn.append(deck.pop())
-                card = agent.choice(drawn)
-                drawn.remove(card)
-                discard.extend(drawn)
-            place = agent.choice(placements(card, flights[p], flight_size))
-            if place[0] == "trash":
-                trash[p].append(card)
-            elif place[0] == "front":
-                flights[p][place[1]].insert(0, card)
+                if not deck:
+                    deck, discard = discard, []
+                    shuffle(deck)
+                card = deck.pop()
+                if not deck:
+                    deck, discard = discard, []
+                    shuffle(deck)
+                decisions += 1
+                if deck:
+                    other = deck.pop()
+                    if rnd() < 0.5:
+                        card, other = other, card
+                    discard.append(other)
+            # place it: the legal flights, then the Trash
+            decisions += 1
+            t = tbit[card]
+            n = 0
+            j = p * flights
+            for i in range(j, j + flights):
+                s = size[i]
+                if s == 0:
+                    if i == j or size[i - 1]:
+                        opts[n] = i
+                        n += 1
+                elif s < flight_size and not tmask[i] & t and (card < lo[i] or card > hi[i]):
+                    opts[n] = i
+                    n += 1
+            x = int(rnd() * (n + 1))
+            if x == n:
+                score[p] -= hops[card]
             else:
-                flights[p][place[1]].append(card)
-    return [sum(c[2] for f in flights[p] for c in f) - sum(c[2] for c in trash[p]) for p in range(players)]
+                i = opts[x]
+                s = size[i]
+                if s == 0:
+                    lo[i] = hi[i] = card
+                elif card < lo[i]:
+                    lo[i] = card
+                else:
+                    hi[i] = card
+                size[i] = s + 1
+                tmask[i] |= t
+                score[p] += hops[card]
+    best = max(score)
+    tied = [p for p in range(players) if score[p] == best]
+    if len(tied) > 1:
+        top = {p: max(hi[p * flights:(p + 1) * flights]) for p in tied}
+        m = max(top.values())
+        tied = [p for p in tied if top[p] == m]
+    return tied, score, decisions
 
 
 def main() -> None:
     import time
 
     deck = load_deck()
-    agent = Rng(1)
-    n = 2000
-    t = time.perf_counter()
-    for i in range(n):
-        playout(deck, 4, i, agent)
-    dt = time.perf_counter() - t
-    print(f"{n / dt:.0f} playouts/s (4 players)")
+    for players in (2, 4):
+        rng = random.Random(1)
+        n = 20_000
+        d = 0
+        t = time.process_time()
+        for _ in range(n):
+            d += playout(deck, players, rng)[2]
+        dt = time.process_time() - t
+        print(f"{players} players: {n / dt:,.0f} playouts/s, {d / dt:,.0f} decisions/s")
 
 
 if __name__ == "__main__":

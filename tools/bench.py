@@ -1,14 +1,23 @@
-"""Benchmark: random-agent playouts per second for every shipped ruleset and variant, in one
-process, side by side with hand-written plain-Python versions (tools/beer_flights_plain.py,
-tools/tic_tac_toe_plain.py) as the speed limit; clone cost and memory per game state; perft;
-import, load and validate times.  Prints one JSON object.
+"""Benchmark: random playouts per second, hand-written plain Python against Tapster, side by side.
 
-    python tools/bench.py [--seconds 2.0] [--players N] [--perft-depth 7] [--quick]
+    python tools/bench.py [--seconds 2.0 | --games N] [--quick] [--json] [--players 4] [--perft-depth 7]
 
-Each rate is the best of three timed runs of about ``--seconds / 3`` each, timed in process
-CPU time (this machine is shared and noisy: a run only ever slows down, and CPU time ignores
-the time another process held the core).  ``ratio`` is hand-written / interpreter with the
-same player count: how many times slower the interpreter is than plain Python.
+For every game with a hand-written baseline - tic-tac-toe, Beer Flights with 2 and 4 players,
+Beer Knight with 2, Belgian Beers Race with 3 (tools/*_plain.py, each as lean as plain Python
+gets) - the same run measures both sides, alternately, with the same kind of random agent (every
+decision uniform among the legal actions), and prints games/s and decisions/s of each side and
+the ratios (hand-written / Tapster: how many times slower the interpreter is).  A decision is
+one pending choice of the ruleset (one ``apply``), one with a single legal action included; the
+baselines count theirs the same way.  The full run (without ``--quick``) adds playouts per
+second for every shipped ruleset and variant, clone cost and memory of a state, perft, and
+import, load and validate times.
+
+With ``--seconds S`` each rate is the best of three timed runs of about S / 3 each; with
+``--games N`` each of the three runs plays N / 3 games (at least one).  Times are process CPU
+time: this machine is shared and noisy, a run only ever slows down, and CPU time ignores the
+time another process held the core.  ``--quick`` measures only the side-by-side table (0.6 s a
+figure unless ``--seconds`` or ``--games`` says otherwise).  ``--json`` prints one JSON object
+instead of the table.
 """
 
 from __future__ import annotations
@@ -16,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import subprocess
 import sys
 import time
@@ -30,38 +40,113 @@ from interpreter import available_rulesets, load_ruleset  # noqa: E402
 from interpreter.rng import Rng  # noqa: E402
 
 
-def _rate(run_one, seconds: float) -> float:
-    best = 0.0
-    i = 0
+def _run(run_one, budget: tuple[str, float], start: int) -> tuple[float, int, int]:
+    """Play games ``run_one(i) -> decisions`` (i = start, start + 1, ...) until ``budget``
+    (``("seconds", s)`` of process CPU time or ``("games", n)``) is spent; return (CPU seconds,
+    games, decisions)."""
+    kind, amount = budget
+    games = decisions = 0
+    t0 = time.process_time()
+    while True:
+        decisions += run_one(start + games)
+        games += 1
+        dt = time.process_time() - t0
+        if (dt >= amount) if kind == "seconds" else (games >= amount):
+            return max(dt, 1e-9), games, decisions
+
+
+def _best_rates(sides: list, budget: tuple[str, float]) -> list[dict]:
+    """For each ``run_one`` in ``sides``, the best games/s and decisions/s of three runs of a third
+    of ``budget`` each, the sides taking turns (so a slow spell on the shared box hits both)."""
+    kind, amount = budget
+    third = (kind, amount / 3 if kind == "seconds" else max(1, round(amount / 3)))
+    best = [{"games_per_s": 0.0, "decisions_per_s": 0.0} for _ in sides]
+    start = [0] * len(sides)
     for _ in range(3):
-        n = 0
-        t0 = time.process_time()
-        while True:
-            run_one(i)
-            i += 1
-            n += 1
-            dt = time.process_time() - t0
-            if dt >= seconds / 3:
-                break
-        best = max(best, n / dt)
-    return best
+        for k, run_one in enumerate(sides):
+            dt, games, decisions = _run(run_one, third, start[k])
+            start[k] += games
+            best[k]["games_per_s"] = max(best[k]["games_per_s"], games / dt)
+            best[k]["decisions_per_s"] = max(best[k]["decisions_per_s"], decisions / dt)
+    return [{k: round(v, 1) for k, v in b.items()} for b in best]
 
 
-def interpreter_rate(name: str, variant: str | None, players: int | None, seconds: float) -> dict:
+def tapster_playout(name: str, variant: str | None, players: int):
+    """``run_one(i)``: one random game of the ruleset with seed ``i`` (each decision uniform among the
+    legal actions, from one agent generator); returns the decisions taken."""
     rs = load_ruleset(name, variant)
-    n = players if players and rs.min_players <= players <= rs.max_players else rs.default_players
     agent = Rng(1)
-    decisions = [0]
 
-    def one(i):
-        st = rs.new_game(n, seed=i)
+    def one(i: int) -> int:
+        st = rs.new_game(players, seed=i)
+        d = 0
         while not st.finished:
             legal = st.legal_actions()
             st.apply(legal[agent.below(len(legal))])
-            decisions[0] += 1
+            d += 1
+        return d
 
-    rate = _rate(one, seconds)
-    return {"players": n, "playouts_per_s": round(rate, 1)}
+    return one
+
+
+def hand_written_playouts() -> list[tuple[str, str, int, object]]:
+    """The baselines as (label, ruleset, players, ``run_one(i) -> decisions``), data loaded once."""
+    import beer_flights_plain as bf
+    import beer_knight_plain as bk
+    import belgian_beers_race_plain as bbr
+    import tic_tac_toe_plain as ttt
+
+    rng = random.Random(1)
+    deck = bf.load_deck()
+    knight = bk.load()
+    race = bbr.load()
+    return [
+        ("tic-tac-toe", "tic_tac_toe", 2, lambda i: ttt.playout(rng)[1]),
+        ("Beer Flights, 2 players", "beer_flights", 2, lambda i: bf.playout(deck, 2, rng)[2]),
+        ("Beer Flights, 4 players", "beer_flights", 4, lambda i: bf.playout(deck, 4, rng)[2]),
+        ("Beer Knight, 2 players", "beer_knight", 2, lambda i: bk.playout(knight, rng)[2]),
+        ("Belgian Beers Race, 3 players", "belgian_beers_race", 3, lambda i: bbr.playout(race, rng, 3)[2]),
+    ]
+
+
+def side_by_side(budget: tuple[str, float]) -> list[dict]:
+    """Every baseline against Tapster on the same game, measured in turns: one row a game."""
+    rows = []
+    for label, name, players, hand in hand_written_playouts():
+        h, t = _best_rates([hand, tapster_playout(name, None, players)], budget)
+        rows.append({
+            "game": label, "hand_written": h, "tapster": t,
+            "ratio_games": round(h["games_per_s"] / t["games_per_s"], 2),
+            "ratio_decisions": round(h["decisions_per_s"] / t["decisions_per_s"], 2),
+        })
+    return rows
+
+
+def table(rows: list[dict]) -> str:
+    """The side-by-side rows as a text table."""
+    head = ("game", "hand games/s", "hand decisions/s", "Tapster games/s", "Tapster decisions/s",
+            "ratio games", "ratio decisions")
+    lines = [head]
+    for r in rows:
+        h, t = r["hand_written"], r["tapster"]
+        lines.append((r["game"], f"{h['games_per_s']:,.0f}", f"{h['decisions_per_s']:,.0f}",
+                      f"{t['games_per_s']:,.0f}", f"{t['decisions_per_s']:,.0f}",
+                      f"{r['ratio_games']:.1f}x", f"{r['ratio_decisions']:.1f}x"))
+    widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
+    out = []
+    for n, line in enumerate(lines):
+        out.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))))
+        if n == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return "\n".join(out)
+
+
+def interpreter_rate(name: str, variant: str | None, players: int | None, budget: tuple[str, float]) -> dict:
+    """Random playouts per second (and decisions per second) of one ruleset and variant."""
+    rs = load_ruleset(name, variant)
+    n = players if players and rs.min_players <= players <= rs.max_players else rs.default_players
+    (rate,) = _best_rates([tapster_playout(name, variant, n)], budget)
+    return {"players": n, "playouts_per_s": rate["games_per_s"], "decisions_per_s": rate["decisions_per_s"]}
 
 
 def state_costs(name: str, variant: str | None, players: int | None) -> dict:
@@ -138,40 +223,41 @@ def perft_figures(depth: int) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seconds", type=float, default=2.0, help="time per figure (default 2)")
-    ap.add_argument("--players", type=int, default=4, help="players where the ruleset allows (default 4)")
+    how = ap.add_mutually_exclusive_group()
+    how.add_argument("--seconds", type=float, help="CPU time per figure (default 2, or 0.6 with --quick)")
+    how.add_argument("--games", type=int, help="games per figure instead of a time")
+    ap.add_argument("--players", type=int, default=4, help="players where the ruleset allows, in the full list (default 4)")
     ap.add_argument("--perft-depth", type=int, default=7, help="Connect Four perft depth (default 7)")
-    ap.add_argument("--quick", action="store_true", help="playouts and ratios only")
+    ap.add_argument("--quick", action="store_true", help="the side-by-side table only")
+    ap.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     args = ap.parse_args(argv)
+    if args.games is not None and args.games < 1:
+        ap.error("--games must be at least 1")
+    if args.seconds is not None and args.seconds <= 0:
+        ap.error("--seconds must be positive")
+    if args.games is not None:
+        budget = ("games", args.games)
+    else:
+        budget = ("seconds", args.seconds if args.seconds is not None else (0.6 if args.quick else 2.0))
 
-    import beer_flights_plain as plain
-    import tic_tac_toe_plain as ttt
-
-    results: dict = {"interpreter": {}}
-    for name in available_rulesets():
-        rs = load_ruleset(name)
-        for variant in [None, *rs.variants]:
-            key = name if variant is None else f"{name}:{variant}"
-            results["interpreter"][key] = interpreter_rate(name, variant, args.players, args.seconds)
-            if not args.quick:
-                results["interpreter"][key].update(state_costs(name, variant, args.players))
-    deck = plain.load_deck()
-    hand: dict = {}
-    for players in (2, 4):
-        agent = Rng(1)
-        rate = _rate(lambda i: plain.playout(deck, players, i, agent), args.seconds)  # noqa: B023
-        mine = interpreter_rate("beer_flights", None, players, args.seconds)["playouts_per_s"]
-        hand[f"beer_flights_{players}p"] = {
-            "hand_written_per_s": round(rate, 1), "tapster_per_s": mine, "ratio": round(rate / mine, 2)}
-    agent = Rng(1)
-    rate = _rate(lambda i: ttt.playout(agent), args.seconds)
-    mine = interpreter_rate("tic_tac_toe", None, 2, args.seconds)["playouts_per_s"]
-    hand["tic_tac_toe"] = {"hand_written_per_s": round(rate, 1), "tapster_per_s": mine, "ratio": round(rate / mine, 2)}
-    results["side_by_side"] = hand
+    results: dict = {"side_by_side": side_by_side(budget)}
+    if not args.json:
+        print(table(results["side_by_side"]), flush=True)
     if not args.quick:
+        results["interpreter"] = {}
+        for name in available_rulesets():
+            rs = load_ruleset(name)
+            for variant in [None, *rs.variants]:
+                key = name if variant is None else f"{name}:{variant}"
+                results["interpreter"][key] = interpreter_rate(name, variant, args.players, budget)
+                results["interpreter"][key].update(state_costs(name, variant, args.players))
         results["perft"] = perft_figures(args.perft_depth)
         results["cold_start"] = cold_start()
-    print(json.dumps(results, indent=2))
+        if not args.json:
+            rest = {k: v for k, v in results.items() if k != "side_by_side"}
+            print(json.dumps(rest, indent=2))
+    if args.json:
+        print(json.dumps(results, indent=2))
     return 0
 
 

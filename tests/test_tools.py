@@ -1,0 +1,197 @@
+"""The hand-written baselines of tools/bench.py (tools/*_plain.py): seeded random playouts end with
+a legal winner, the same seed replays the same game, and a few rules from the rulebooks hold.
+They are the speed limit the interpreter is measured against, so they must play the real game."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+
+import beer_flights_plain as bf  # noqa: E402
+import beer_knight_plain as bk  # noqa: E402
+import belgian_beers_race_plain as bbr  # noqa: E402
+import tic_tac_toe_plain as ttt  # noqa: E402
+
+
+# ------------------------------------------------------------------------------ tic-tac-toe
+def test_tic_tac_toe_playouts_end_legally():
+    rng = random.Random(7)
+    for _ in range(300):
+        winner, decisions = ttt.playout(rng)
+        # X (seat 0) marks on odd decisions: a win comes with X's 3rd-5th or O's 3rd-4th mark
+        assert winner in (0, 1, None)
+        if winner is None:
+            assert decisions == 9
+        else:
+            assert 5 <= decisions <= 9 and decisions % 2 == (1 if winner == 0 else 0)
+
+
+def test_tic_tac_toe_same_seed_same_games_and_known_odds():
+    a = [ttt.playout(random.Random(s)) for s in range(50)]
+    assert a == [ttt.playout(random.Random(s)) for s in range(50)]
+    rng = random.Random(1)
+    results = [ttt.playout(rng)[0] for _ in range(4000)]
+    # random play: X wins about 58.5%, O 28.8%, draws 12.7%
+    assert 0.55 < results.count(0) / 4000 < 0.62
+    assert 0.25 < results.count(1) / 4000 < 0.33
+    assert ttt.perft() == 255168
+
+
+# ------------------------------------------------------------------------------ Beer Flights
+@pytest.mark.parametrize("players", [2, 4])
+def test_beer_flights_playouts_end_legally(players):
+    deck = bf.load_deck()
+    rng = random.Random(players)
+    for _ in range(40):
+        winners, scores, decisions = bf.playout(deck, players, rng)
+        assert winners and all(scores[w] == max(scores) for w in winners)
+        # 10 cards each, 1-3 Hops each: in flights they count, in the Trash they count against
+        assert all(-30 <= s <= 30 for s in scores)
+        # a turn is take-or-draw, keep (after a draw) and place: 2 or 3 decisions
+        assert 2 * 10 * players < decisions <= 3 * 10 * players
+
+
+def test_beer_flights_same_seed_same_game():
+    deck = bf.load_deck()
+    assert [bf.playout(deck, 3, random.Random(s)) for s in range(20)] == \
+        [bf.playout(deck, 3, random.Random(s)) for s in range(20)]
+
+
+def test_beer_flights_never_repeats_a_beer_type_in_a_flight():
+    # p.3 rule 1: with a deck of one beer type, only the first card of each flight stays out of
+    # the Trash: with 1 Hop a card, each player scores 2 * (flights started) - 10
+    ranks, _, _ = bf.load_deck()
+    one_type = (ranks, tuple(1 for _ in range(len(ranks) + 1)), tuple(1 for _ in range(len(ranks) + 1)))
+    rng = random.Random(3)
+    seen = set()
+    for _ in range(60):
+        _, scores, _ = bf.playout(one_type, 2, rng)
+        seen.update(scores)
+    assert seen <= {-10, -8, -6} and -6 in seen
+
+
+# ------------------------------------------------------------------------------ Beer Knight
+def _bk_game(seed: int):
+    data = bk.load()
+    events: list = []
+    result = bk.playout(data, random.Random(seed), trace=events.append)
+    return data, events, result
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_beer_knight_playouts_follow_the_rules(seed):
+    data, events, (winners, halla, decisions) = _bk_game(seed)
+    cards = len(data["type"])
+    deals = [e for e in events if "deal" in e]
+    combats = [e for e in events if "combat" in e]
+    assert deals and combats
+    for e in deals:
+        # DEAL: three Knights, three Mounts and three Weapons to each player
+        for h in e["hands"]:
+            assert sorted(data["type"][c] for c in h) == [0, 0, 0, 1, 1, 1, 2, 2, 2]
+    for e in combats:
+        # every card is in exactly one place
+        everywhere = [c for z in e["zones"] for c in z]
+        assert sorted(everywhere) == list(range(cards))
+        for p in (0, 1):
+            # Figure 2B: 13 + Battle Bonus + dice (+ Last Call); NO NEGATIVE BONUS
+            assert e["totals"][p] == 13 + e["start_mod"][p] + e["bonus"][p] + e["dice"][p] + e["lastcall"][p]
+            assert e["bonus"][p] >= 0
+            assert 0 <= e["lastcall"][p] <= 12
+    # Game Win: the first player with two Knights in Beerhalla
+    assert winners and halla[winners[0]] == 2 and halla[1 - winners[0]] < 2
+    assert decisions >= 6 * len(combats)  # at least the three Combo cards of each player
+
+
+def test_beer_knight_battle_bonus_floor_is_on_the_total():
+    # "NO NEGATIVE BONUS": penalties (a malus, a Monster, a petrified Knight) beyond the Card Powers
+    # and Pairings leave the Battle Bonus at zero; the floor is on the total (issue 29)
+    data = bk.load()
+    floored = []
+    for seed in range(120):
+        events: list = []
+        bk.playout(data, random.Random(seed), trace=events.append)
+        for e in events:
+            if "combat" in e:
+                for p in (0, 1):
+                    assert e["bonus"][p] == max(0, e["raw_bonus"][p])
+                    if e["raw_bonus"][p] < 0:
+                        floored.append(seed)
+    assert floored  # some random games do go below zero
+
+
+def test_beer_knight_same_seed_same_game():
+    data = bk.load()
+    a = [bk.playout(data, random.Random(s)) for s in range(15)]
+    assert a == [bk.playout(data, random.Random(s)) for s in range(15)]
+    assert len({r[2] for r in a}) > 1  # and different seeds give different games
+
+
+def test_beer_knight_card_data_as_loaded():
+    data = bk.load()
+    assert len(data["type"]) == 72 and [len(t) for t in data["by_type"]] == [24, 24, 24]
+    assert len(data["challenges"]) == 36 and len(data["monsters"]) == 12
+    duchess = 0  # k01, The Red Duchess: pairs by name with The Red Horse (m01, row 3)
+    assert data["pair_kind"][duchess] == 1 and data["pair_with"][duchess] == 3
+    assert data["lc"][duchess] == bk.STEAL_TO_COMBO and data["lc_arg"][duchess] == 2  # a Weapon
+
+
+# ------------------------------------------------------------------------------ Belgian Beers Race
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_belgian_beers_race_playouts_follow_the_rules(players):
+    data = bbr.load()
+    rng = random.Random(players)
+    for _ in range(8):
+        events: list = []
+        winners, scores, decisions = bbr.playout(data, rng, players, trace=events.append)
+        days = [e for e in events if "day" in e]
+        final = events[-1]
+        assert [e["day"] for e in days] == [0, 1, 2] and final.get("final")
+        previous = [0] * players
+        for e in days:
+            # every disc reaches the day's last space; daily scoring = bottles/Coasters + 2 a beer tasted
+            assert e["time"] == [bbr.DAYS[e["day"]]] * players
+            assert [v - w for v, w in zip(e["vp"], previous)] == [c + 2 * t for c, t in zip(e["collected"], e["tasted"])]
+            previous = e["vp"]
+            assert all(0 <= b <= bbr.ASLEEP for b in e["breath"])
+            assert all(0 <= n <= bbr.BACKPACK for n in e["beers"]) and all(0 <= c <= bbr.CHEESE_MAX for c in e["cheese"])
+            assert all(t <= 40 for t in e["tasted"])
+        assert winners and all(scores[w] == max(scores) for w in winners)
+        assert scores == final["scores"] and decisions > 0
+
+
+def test_belgian_beers_race_same_seed_same_game():
+    data = bbr.load()
+    a = [bbr.playout(data, random.Random(s)) for s in range(6)]
+    assert a == [bbr.playout(data, random.Random(s)) for s in range(6)]
+
+
+def test_belgian_beers_race_data_and_scoring_examples():
+    data = bbr.load()
+    assert data["ids"][0] == "GP" and len(data["ids"]) == 41
+    assert len(data["bottles"]) == 40 and len(data["bag"]) == 85 and len(data["objectives"]) == 72
+    # Final scoring: "Marc visited 33 breweries; he scores 49 points. Cedric has visited 12, he scores 10"
+    assert bbr.visited_vp(33) == 49 and bbr.visited_vp(12) == 10 and bbr.visited_vp(9) == 0
+    # End of the game: a Brussels brewery is one movement action from the Grand-Place
+    assert data["home"][data["ids"].index("B1")] == 1
+    # the moves that fit in the time left are a prefix of the neighbours sorted by time
+    gp = 0
+    for left in range(6):
+        assert data["fit_bike"][gp][left] == sum(1 for _, t in data["by_bike"][gp] if t <= left)
+
+
+def test_belgian_beers_race_nobody_starts_with_cheese():
+    # Set up 14: the Cheese token starts at the bottom of the strap, so on a board where no
+    # brewery sells cheese nobody ever holds one
+    data = dict(bbr.load())
+    data["cheese"] = tuple(False for _ in data["cheese"])
+    rng = random.Random(11)
+    for _ in range(10):
+        events: list = []
+        bbr.playout(data, rng, 3, trace=events.append)
+        assert all(c == 0 for e in events if "day" in e for c in e["cheese"])
