@@ -617,6 +617,8 @@ class ExplicitMove(Wrapper):
         finally:
             if dkey is not None:
                 dst_ref.settle(env, dst, dkey)
+        if inner.refill_now:
+            st.refill_immediately(env)
         if st.lazy:
             prune(st)
         if inner.name:

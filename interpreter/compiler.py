@@ -673,6 +673,16 @@ class Ctx:
             z.visibility = spec.get("visibility", "public")
             z.refill_from = spec.get("refill_from")
             z.refill_shuffle = bool(spec.get("refill_shuffle", True))
+            z.refill_when = spec.get("refill_when", "on_draw")
+            if z.refill_when not in ("on_draw", "immediately"):
+                self.errors.append(self.error(
+                    f"`refill_when` is `on_draw` or `immediately`, found {z.refill_when!r}", path + ("refill_when",)))
+                z.refill_when = "on_draw"
+            if z.refill_when == "immediately" and (z.refill_from is None or z.per_player or count is not None):
+                self.errors.append(self.error(
+                    "`refill_when: immediately` needs `refill_from` on one shared zone (not `per_player`, no `count`)",
+                    path + ("refill_when",)))
+                z.refill_when = "on_draw"
             z.depth = int(z.per_player) + int(count is not None)
             z.keyed = bool(spec.get("keyed", False))
             if z.keyed:

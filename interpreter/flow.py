@@ -457,14 +457,15 @@ class Move(Effect):
     ``what`` (components, or one) from anywhere (or from ``from``), or the top ``count`` of
     ``from`` when ``what`` is absent; ``to`` the zone; ``at``: ``top`` (default), ``bottom``,
     or an index expression; ``as``: bind the moved components (a list) to a local name.
-    Drawing from an empty zone with ``refill_from`` first refills and shuffles it.  A keyed
-    zone's stack (``to: "field[k]"``) is created when first moved into and forgotten when a
-    move leaves it empty.
+    Drawing from an empty zone with ``refill_from`` first refills and shuffles it; after the
+    move, every zone declared ``refill_when: immediately`` that is empty is refilled at once
+    (``refill_now``: the ruleset declares one).  A keyed zone's stack (``to: "field[k]"``) is
+    created when first moved into and forgotten when a move leaves it empty.
     """
 
     verb = "move"
     simple = True
-    __slots__ = ("what", "src", "dst", "count", "at", "name", "keyed")
+    __slots__ = ("what", "src", "dst", "count", "at", "name", "keyed", "refill_now")
 
     @classmethod
     def compile(cls, ctx, spec, path, scope):
@@ -482,6 +483,7 @@ class Move(Effect):
         e.name = spec.get("as")
         e.binds = (e.name,) if e.name else ()
         e.keyed = type(e.dst) is KeyedZoneRef or type(e.src) is KeyedZoneRef
+        e.refill_now = any(z.refill_when == "immediately" for z in ctx.zones.values())
         return e
 
     def run(self, st, loc):
@@ -510,6 +512,8 @@ class Move(Effect):
             except ValueError:
                 raise FlowError(f"{items.id} is not in `{self.src.text}`", self.mark) from None
             dst.append(items)
+            if self.refill_now:
+                st.refill_immediately(env)
             return _bind(loc, self.name, [items]) if self.name else None
         return self._transfer(st, env, src, dst, items)
 
@@ -581,6 +585,8 @@ class Move(Effect):
         else:
             i = at(env)
             dst[i:i] = moved
+        if self.refill_now:
+            st.refill_immediately(env)
         if self.name:
             return _bind(env.loc, self.name, moved)
         return None

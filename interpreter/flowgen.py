@@ -415,7 +415,7 @@ def _zone(w: _Writer, ref, target: str) -> bool:
 
 
 def _move(w: _Writer, eff) -> None:
-    if eff.keyed or eff.src is None:
+    if eff.keyed or eff.src is None or eff.refill_now:
         _own_run(w, eff)
         return
     eff_name = w.ns.bind(eff, "EFF")

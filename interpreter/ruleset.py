@@ -26,12 +26,15 @@ __all__ = ["Ruleset", "ZoneDecl", "VarDecl", "Procedure", "Trigger", "Kind"]
 class ZoneDecl:
     """A declared zone: ``name``; ``per_player`` (one per seat); ``count`` (that many zones,
     per seat if per-player); ``visibility`` public | owner | hidden; ``refill_from`` (a
-    ZoneRef refilling this zone when drawn empty) and ``refill_shuffle``; ``depth`` how many
+    ZoneRef refilling this zone when empty), ``refill_shuffle`` and ``refill_when``
+    (``"on_draw"``: when a move draws from it empty; ``"immediately"``: as soon as a move leaves
+    it empty, or puts components in its source while it is empty); ``depth`` how many
     indexes reach a single zone; ``keyed`` (a :class:`~interpreter.state.Keyed` dict from keys
     to stacks, e.g. the places ``(x, y)`` of a grid: one index, the key, reaches a stack)."""
 
     __slots__ = (
-        "name", "per_player", "count", "visibility", "refill_from", "refill_shuffle", "depth", "description", "keyed",
+        "name", "per_player", "count", "visibility", "refill_from", "refill_shuffle", "refill_when", "depth", "description",
+        "keyed",
     )  # fmt: skip
 
     def empty(self, n: int) -> list | Keyed:

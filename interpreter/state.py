@@ -309,6 +309,13 @@ class State:
         if self.log is not None:
             self.log.append((None, f"{decl.name} was empty: {source_ref.text} shuffled into it"))
 
+    def refill_immediately(self, env: Env) -> None:
+        """Refill every zone declared ``refill_when: immediately`` that is empty now (run after
+        each move of a ruleset that declares one; such a zone is one shared zone)."""
+        for decl in self.ruleset.zone_list:
+            if decl.refill_when == "immediately" and not self.zones[decl.name]:
+                self.refill(decl, self.zones[decl.name], env, (decl.name,))
+
     def remove_anywhere(self, comp: Component, mark=None) -> None:
         """Take ``comp`` out of whichever zone holds it.
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from interpreter.expression import Env, compile_expression
 from interpreter.rng import Rng
 
 from .conftest import compiled
@@ -51,6 +52,8 @@ def test_every_card_ability_fires():
     wanted |= {f"hmb:{r['hmb']}" for r in cards if r["hmb"]}
     wanted |= {f"pair_ab:{r['pair_ab']}" for r in cards if r["pair_ab"]}
     wanted |= {f"pair:{r['pair_kind']}" for r in cards if r["pair_kind"]}
+    wanted |= {f"pair2:{r['pair2_kind']}" for r in cards if r["pair2_kind"]}
+    wanted |= {f"ch_conn:{r['ch_ab']}" for r in cards if r["ch_ab"]}
     wanted |= {"last_call", "card_swap"}
     missing = wanted - _fired(None, 300)
     assert not missing, f"abilities never fired in 300 games: {sorted(missing)}"
@@ -72,6 +75,7 @@ def test_every_ability_is_a_procedure():
     rs = compiled("beer_knight")
     names = {r["lc"] for r in _rows("cards.csv")} | {r["hmb"] for r in _rows("cards.csv")}
     names |= {r["pair_ab"] for r in _rows("cards.csv")} | {r["power"] for r in _rows("baronies.csv")}
+    names |= {r["ch_ab"] for r in _rows("cards.csv")}
     for n in names - {""}:
         assert f"ab_{n}" in rs.procedures, n
     for r in _rows("challenges.csv"):
@@ -89,15 +93,20 @@ def test_card_anatomy():
     assert all(r["hmb"] and not r["lc"] for r in cards if r["type"] != "Knight")
     assert all(r["pair_kind"] for r in cards)
     assert len(_rows("challenges.csv")) == 36 and len(_rows("baronies.csv")) == 12
+    # World Domination 1.1.1: "12 Baronys, each with a different power"
+    assert len({(r["power"], r["power_arg"]) for r in _rows("baronies.csv")}) == 12
+    challenge_types = {r["ctype"] for r in _rows("challenges.csv")}
+    assert all(r["ch_type"] in challenge_types for r in cards if r["ch_type"])
 
 
 @pytest.mark.parametrize("seed", range(30))
 def test_rule_invariants_in_random_games(seed):
     seen = {"combats": 0}
+    bonus = compile_expression("[battle_bonus(p) for p in players]", compiled("beer_knight").scope)
 
     def watch(st):
         v = st.vars
-        assert all(b >= 0 for b in v["bonus"]), "Battle Bonus below zero"
+        assert all(b >= 0 for b in bonus(Env(st, {}))), "Battle Bonus below zero"
         assert len(v["lc_used"]) == len(set(v["lc_used"])), "a Liquid Courage used twice"
         assert sum(len(h) for h in st.zones["beerhalla"]) <= 3
         seen["combats"] = v["combats"]
