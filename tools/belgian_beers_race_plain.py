@@ -17,7 +17,12 @@ found the ruleset departing from them:
 - the tastings on public transport belong to the trip: taken (or not) right after it, before the
   turn can end, even when the trip ends the day;
 - camping is never cut short: the camper converts until going to sleep;
-- a player who falls asleep in a toast gains Cheers! only for the beers tasted.
+- a player who falls asleep in a toast gains Cheers! only for the beers tasted;
+- a toast breaks the bike run of everyone in it ("without any other action between TU");
+- every player whose disc reaches a Broken Bottle token by spending time has the choice, a
+  toasted player too, once for each token reached (the active player first; R6);
+- a toasted player shares only the objectives the toast achieved ("following the action of
+  toasting"; R5).
 
 A random playout takes every decision the ruleset asks for, uniformly among its legal options,
 and counts it the same way: each action of the active player (sip/eat cheese/convert/sleep/
@@ -211,6 +216,10 @@ def playout(data: dict, rng: random.Random, players: int = 3, trace=None) -> tup
     tries = [0] * players
     hitch_to = [-1] * players
     bike_run = [0] * players
+    # R6: the Broken Bottle tokens are offered on the spaces after offered[p] up to reach[p], the
+    # furthest space reached by spending time (a jump to the day's last space reaches nothing)
+    offered = [0] * players
+    reach = [0] * players
     gp_at = [10 ** 6] * players
     collected = [0] * players
     visited = [set() for _ in P]
@@ -231,9 +240,24 @@ def playout(data: dict, rng: random.Random, players: int = 3, trace=None) -> tup
 
     def advance(p, k):
         t = time[p] + k
-        time[p] = t if t < end else end
+        time[p] = reach[p] = t if t < end else end
         stamp[p] = g[0]
         g[0] += 1
+
+    def day_over(p):
+        time[p] = end
+        stamp[p] = g[0]
+        g[0] += 1
+
+    def broken_bottles(p):
+        """Removal of Objective cards: a choice for each token p's disc reached (R6)."""
+        for tok in [x for x in broken if offered[p] < x <= reach[p]]:
+            if achievable:
+                x = pick(len(achievable) + 1)
+                if x < len(achievable):
+                    broken.remove(tok)
+                    achievable.pop(x)
+        offered[p] = reach[p]
 
     def most(p):
         b = bp[p]
@@ -244,7 +268,7 @@ def playout(data: dict, rng: random.Random, players: int = 3, trace=None) -> tup
         return best
 
     def taste(p, c):
-        if tasted[p] < 40:
+        if tasted[p] < 20:  # R16: the track stops at 40 points, 2 a beer
             tasted[p] += 1
         tas_c[p][c] += 1
         events[p].append(E_TASTE * 64 + c)
@@ -255,7 +279,7 @@ def playout(data: dict, rng: random.Random, players: int = 3, trace=None) -> tup
                 breath[p] = ASLEEP
                 asleep[p] = True
                 camping[p] = False
-                advance(p, 99)
+                day_over(p)
                 return True
         else:
             breath[p] += 1
@@ -373,7 +397,9 @@ def playout(data: dict, rng: random.Random, players: int = 3, trace=None) -> tup
         # Toasting: with every player present who has not finished the day and carries a beer
         qs = [q for q in P if q != p and pos[q] == n and time[q] < end and (bp[q][0] or bp[q][1] or bp[q][2] or bp[q][3])]
         if qs and sum(bp[p]) >= len(qs):
+            before = [(q, o) for q in qs for o in achievable if OBJ[o][2] != ORANGE and met(o, q)]
             advance(p, 1)
+            bike_run[p] = 0
             for q in qs:
                 gq = most(q)
                 h = most(p)
@@ -381,6 +407,8 @@ def playout(data: dict, rng: random.Random, players: int = 3, trace=None) -> tup
                 bp[p][h] -= 1
                 cheers[q] += 1
                 events[q] = [E_TOAST * 64 + ANY]
+                bike_run[q] = 0
+                offered[q] = time[q]
                 advance(q, 1)
                 taste(q, h)
                 if not asleep[p]:
@@ -390,11 +418,14 @@ def playout(data: dict, rng: random.Random, players: int = 3, trace=None) -> tup
             ev.append(E_TOAST * 64 + ANY)
             check_objectives(p)
             for o in list(achievable):
-                ms = [q for q in qs if met(o, q)]
+                ms = [q for q in qs if met(o, q) and (q, o) not in before]
                 if ms:
                     for q in ms:
                         shared[q] += (OBJ[o][6] + 1) // 2
                     achievable.remove(o)
+            broken_bottles(p)
+            for q in qs:
+                broken_bottles(q)
 
     def sips(p, k):
         """Public transport: one beer of the backpack may be tasted per 2 TU of the trip."""
@@ -424,7 +455,7 @@ def playout(data: dict, rng: random.Random, players: int = 3, trace=None) -> tup
                 break
             b = bp[p]
             while True:
-                t_before = time[p]
+                offered[p] = reach[p] = time[p]
                 events[p] = []
                 here = pos[p]
                 left = end - time[p]
@@ -450,8 +481,7 @@ def playout(data: dict, rng: random.Random, players: int = 3, trace=None) -> tup
                         taste(p, c)
                     else:
                         camping[p] = False
-                        advance(p, 99)
-                        t_before = time[p]
+                        day_over(p)
                 else:
                     nbike = FIT_BIKE[here][left] if breath[p] < NO_BIKE else 0
                     ntr = FIT_TR[here][left // 2 if breath[p] >= X2 else left]
@@ -548,22 +578,13 @@ def playout(data: dict, rng: random.Random, players: int = 3, trace=None) -> tup
                                 elif x < ntaste + nbuy + ncheese + ncamp:
                                     camping[p] = True
                                 else:
-                                    advance(p, 99)
-                                    t_before = time[p]
-                if asleep[p]:
-                    t_before = time[p]
+                                    day_over(p)
                 # after the action: objectives, a Broken Bottle token reached (R6)
                 if achievable:
                     check_objectives(p)
+                if reach[p] > offered[p]:
+                    broken_bottles(p)
                 tp = time[p]
-                if tp > t_before and achievable:
-                    for tok in broken:
-                        if t_before < tok <= tp:
-                            x = pick(len(achievable) + 1)
-                            if x < len(achievable):
-                                broken.remove(tok)
-                                achievable.pop(x)
-                            break
                 # the turn ends once the disc has overtaken every other (or the day is over);
                 # a camper converts until going to sleep
                 if tp >= end:
