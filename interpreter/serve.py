@@ -155,8 +155,9 @@ class Limits:
     ``creations_per_hour``: tables one client address may create in an hour; ``max_tables``: all
     live tables; ``finished_ttl`` / ``idle_ttl``: seconds after which a finished / untouched table
     is deleted; ``max_body``: bytes of a request body; ``compiled_cache``: compiled rulesets kept
-    (least recently used dropped); ``max_connections``: open connections (more are closed at
-    once); ``request_timeout``: seconds a connection may take to send a whole request.
+    (least recently used dropped); ``max_connections`` / ``connections_per_client``: open
+    connections in all / from one client address (more are closed at once);
+    ``request_timeout``: seconds a connection may take to send a whole request.
     """
 
     max_agent_seconds: float = 3.0
@@ -170,6 +171,7 @@ class Limits:
     max_body: int = 8192
     compiled_cache: int = 32
     max_connections: int = 200
+    connections_per_client: int = 64
     request_timeout: float = 10.0
 
 
@@ -203,10 +205,17 @@ def _schema_error(validator, data) -> str | None:
                 "minimum": "too small", "additionalProperties": "not a field here", "required": "missing a field",
                 "maxItems": "too long a list", "maxProperties": "too many entries", "oneOf": "of another kind",
                 "propertyNames": "a name too long or empty"}.get(err.validator, "not valid")
-    detail = {"type": f" (expected {err.validator_value})", "maximum": f" (at most {err.validator_value})",
-              "minimum": f" (at least {err.validator_value})", "maxLength": f" (at most {err.validator_value} characters)",
-              "required": f" ({', '.join(err.validator_value)})"}.get(err.validator, "")
-    if err.validator == "additionalProperties":
+    kind, value = err.validator, err.validator_value
+    detail = ""
+    if kind == "type":
+        detail = f" (expected {' or '.join(value) if isinstance(value, list) else value})"
+    elif kind in ("maximum", "minimum"):
+        detail = f" ({'at most' if kind == 'maximum' else 'at least'} {value})"
+    elif kind == "maxLength":
+        detail = f" (at most {value} characters)"
+    elif kind == "required" and isinstance(value, list):
+        detail = f" ({', '.join(map(str, value))})"
+    elif kind == "additionalProperties":
         extra = sorted(set(err.instance) - set(err.schema.get("properties", {}))) if isinstance(err.instance, dict) else []
         detail = f" ({', '.join(repr(_say(k)[:40]) for k in extra[:3])})" if extra else ""
         where = "/".join(str(x) for x in err.absolute_path) or "the request"
@@ -304,7 +313,9 @@ class Table:
 
     ``lock`` guards ``state`` and ``record`` (taken by request handlers and agent workers);
     ``job`` is the agent move queued or under way (None when none); ``updated`` is the time
-    (seconds since the epoch) of the last change; ``deleted`` is set when the table is deleted.
+    (seconds since the epoch) of the last change; ``deleted`` is set when the table is deleted;
+    ``failure`` holds an agent's error (the table then waits); ``retries`` counts the failed
+    writes of the agent move under way.
     """
 
     def __init__(self, record: TableRecord, rs: Ruleset, state: State):
@@ -316,6 +327,7 @@ class Table:
         self.updated = record.updated or time.time()
         self.deleted = False
         self.failure: str | None = None
+        self.retries = 0
         self._waiters: set = set()
         self._waiters_lock = threading.Lock()
 
@@ -444,7 +456,13 @@ class TableServer:
                 return rs
         if not isinstance(params, dict):
             raise TapsterError("params: expected NAME: VALUE pairs")
-        rs = load_ruleset(settings["ruleset"], settings.get("variant") or None, {"params": params} if params else None)
+        try:
+            rs = load_ruleset(settings["ruleset"], settings.get("variant") or None, {"params": params} if params else None)
+        except TapsterError as exc:
+            errors = getattr(exc, "errors", None)  # a ruleset's problems: the first one says what is wrong
+            if errors:
+                raise TapsterError(_say(getattr(errors[0], "message", errors[0]))) from None
+            raise
         with self._compile_lock:
             self._compiled[key] = rs
             while len(self._compiled) > self.limits.compiled_cache:
@@ -652,15 +670,17 @@ class TableServer:
             except RuntimeError:  # the pool is shut down: the server is stopping
                 table.job = None
 
-    def _agent_job(self, table: Table, retry: float = 1.0) -> None:
+    def _agent_job(self, table: Table) -> None:
         moved, again = False, 0.0
         try:
             moved = self._agent_move(table)
+            table.retries = 0
         except IllegalActionError:
             moved = True  # the table moved on meanwhile: think again
         except TapsterError as exc:
-            if getattr(exc, "retry", False):
-                again = min(30.0, retry * 2)
+            if getattr(exc, "retry", False):  # the move could not be written: again after 0.5, 1, 2 ... 30 s
+                again = min(30.0, 0.5 * 2 ** table.retries)
+                table.retries += 1
             else:
                 table.failure = _say(f"an agent failed: {exc.message}")
                 log.warning("table %s: %s", table.record.id, table.failure)
@@ -1052,10 +1072,12 @@ seat's page then says: &ldquo;{escape(CREATOR_SEED_NOTE)}&rdquo;</p></fieldset>
         except TapsterError as exc:
             return _error(f'{exc.message}; expected {{"action": TEXT, "version": N}}')
         version = data.get("version")
+        action = data["action"]
         try:
-            await run_in_threadpool(server.take, table, seat, data["action"], None if version is None else int(version))
-        except IllegalActionError as exc:
-            return _error(exc.message, 409, version=table.version)
+            await run_in_threadpool(server.take, table, seat, action, None if version is None else int(version))
+        except IllegalActionError as exc:  # the action's text is cut in the answer: it is the sender's own
+            shown = action if len(action) <= 60 else action[:59] + "\u2026"
+            return _error(exc.message.replace(action, shown), 409, version=table.version)
         except TapsterError as exc:
             return _error(exc.message, 503, version=table.version)
         table.notify()
@@ -1152,9 +1174,10 @@ def _check_port(host: str, port: int) -> None:
             raise TapsterError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
 
 
-def guarded_protocol(max_connections: int, request_timeout: float):
-    """uvicorn's h11 protocol class with two guards uvicorn lacks: a connection beyond
-    ``max_connections`` open ones is closed at once, and one that has not sent a whole request
+def guarded_protocol(max_connections: int, request_timeout: float, per_client: int | None = None):
+    """uvicorn's h11 protocol class with the guards uvicorn lacks: a connection beyond
+    ``max_connections`` open ones, or beyond ``per_client`` from one client address, is closed
+    at once, and one that has not sent a whole request
     (headers and body) ``request_timeout`` seconds after it opened or after its last response
     is closed (a half-open connection cannot hold a slot for long)."""
     import h11
@@ -1164,7 +1187,9 @@ def guarded_protocol(max_connections: int, request_timeout: float):
         def connection_made(self, transport):
             super().connection_made(transport)
             self._deadline = None
-            if len(self.connections) > max_connections:
+            host = self.client[0] if self.client else None
+            if len(self.connections) > max_connections or (
+                    per_client and sum(1 for c in self.connections if c.client and c.client[0] == host) > per_client):
                 transport.close()
                 return
             self._arm()
@@ -1229,7 +1254,7 @@ def serve(ruleset: str | None, host: str, port: int, db: str, limits: Limits | N
     print(f"tapster serve: {len(server.tables)} table(s) restored from {Path(db).name}; open http://{host}:{port}/", flush=True)
     try:
         uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=1,
-                    http=guarded_protocol(limits.max_connections, limits.request_timeout),
+                    http=guarded_protocol(limits.max_connections, limits.request_timeout, limits.connections_per_client),
                     limit_concurrency=limits.max_connections, timeout_keep_alive=5, h11_max_incomplete_event_size=16 * 1024,
                     backlog=256, proxy_headers=False)
     finally:
