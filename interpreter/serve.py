@@ -772,11 +772,13 @@ def _parse_params(text: str) -> dict:
 
 _PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>{title}</title><link rel="stylesheet" href="/static/table.css"></head>
 <body>{body}</body></html>"""
 
-_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY",
+# ``same-origin``: a seat's link (its token) is never sent to another site, and the browser still
+# sends this server's own Origin with the page's POSTs (with ``no-referrer`` it sends ``null``).
+_HEADERS = {"Cache-Control": "no-store", "Referrer-Policy": "same-origin", "X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY",
             "Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'"}
 
 
