@@ -625,6 +625,7 @@ class TableServer:
             if seat not in st.current_players():
                 raise IllegalActionError("it is not your turn", ())
             self._commit(table, seat, action)
+            self.schedule_agents(table)
 
     def _commit(self, table: Table, seat: int, action: Any) -> None:
         new = table.state.clone()
@@ -653,22 +654,27 @@ class TableServer:
             return False
         return table.record.settings["agents"][st.current_players()[0]] != "human"
 
-    def schedule_agents(self, table: Table, delay: float = 0.0) -> None:
+    def schedule_agents(self, table: Table, delay: float = 0.0, wait: bool = True) -> None:
         """Queue the next agent move of ``table`` in the worker pool when an agent is to move
         and none is queued; each move queues the next, so the tables' agents take turns in the
-        pool.  ``delay`` seconds first (a retry after a failed write)."""
+        pool.  ``delay`` seconds first (a retry after a failed write); ``wait=False`` gives up
+        at once when the table is busy (a check from the event loop, which must not block)."""
         if delay > 0:
             timer = threading.Timer(delay, self.schedule_agents, (table,))
             timer.daemon = True
             timer.start()
             return
-        with table.lock:
+        if not table.lock.acquire(blocking=wait):
+            return
+        try:
             if table.job is not None or not self.waiting_for_agent(table):
                 return
             try:
                 table.job = self.pool.submit(self._agent_job, table)
             except RuntimeError:  # the pool is shut down: the server is stopping
                 table.job = None
+        finally:
+            table.lock.release()
 
     def _agent_job(self, table: Table) -> None:
         moved, again = False, 0.0
@@ -927,9 +933,13 @@ seat's page then says: &ldquo;{escape(CREATOR_SEED_NOTE)}&rdquo;</p></fieldset>
                              None if players is None else int(players), [str(a) for a in agents],
                              None if seed is None else int(seed), params, client)
 
-    async def _created(data: dict, client: str) -> tuple[Table, dict]:
-        table, tokens = await run_in_threadpool(_create, data, client)
+    def _create_and_start(data: dict, client: str) -> tuple[Table, dict]:
+        table, tokens = _create(data, client)
         server.schedule_agents(table)
+        return table, tokens
+
+    async def _created(data: dict, client: str) -> tuple[Table, dict]:
+        table, tokens = await run_in_threadpool(_create_and_start, data, client)
         await server.settle(table, agent_wait)
         return table, tokens
 
@@ -1005,7 +1015,7 @@ seat's page then says: &ldquo;{escape(CREATOR_SEED_NOTE)}&rdquo;</p></fieldset>
     def _seat(request: Request) -> tuple[Table, int] | None:
         found = server.find(request.path_params["tid"], request.path_params["token"])
         if found is not None:
-            server.schedule_agents(found[0])  # an agent move lost (a failed write) starts again
+            server.schedule_agents(found[0], wait=False)  # an agent move lost (a failed write) starts again
         return found
 
     def _link(request: Request) -> str:
@@ -1016,7 +1026,7 @@ seat's page then says: &ldquo;{escape(CREATOR_SEED_NOTE)}&rdquo;</p></fieldset>
         if found is None:
             return _forbidden()
         table, seat = found
-        v = table.view(seat, _link(request))
+        v = await run_in_threadpool(table.view, seat, _link(request))
         body = (f'<main class="seat" data-version="{v["version"]}"><div id="message" role="status"></div>'
                 f'<div id="view">{v["html"]}</div></main><script src="/static/table.js"></script>')
         return _page(f"{table.rs.title}: P{seat + 1}", body)
@@ -1026,13 +1036,9 @@ seat's page then says: &ldquo;{escape(CREATOR_SEED_NOTE)}&rdquo;</p></fieldset>
         if found is None:
             return _forbidden()
         table, seat = found
-        return JSONResponse(table.view(seat, _link(request)), headers={"Cache-Control": "no-store"})
+        return JSONResponse(await run_in_threadpool(table.view, seat, _link(request)), headers={"Cache-Control": "no-store"})
 
-    async def replay_log(request: Request) -> Response:
-        found = _seat(request)
-        if found is None:
-            return _forbidden()
-        table, _ = found
+    def _log(table: Table) -> Response:
         with table.lock:
             if not table.state.finished:
                 return _error("the replay log (with the seed) is given once the game is over", 403)
@@ -1041,6 +1047,12 @@ seat's page then says: &ldquo;{escape(CREATOR_SEED_NOTE)}&rdquo;</p></fieldset>
                     "players": s["players"], "seed": s["seed"], "agents": s["agents"],
                     "actions": [a for _, a in table.record.actions], "outcome": table.state.outcome().to_json()}
         return JSONResponse(data, headers={"Cache-Control": "no-store", "Content-Disposition": 'attachment; filename="tapster-game.json"'})
+
+    async def replay_log(request: Request) -> Response:
+        found = _seat(request)
+        if found is None:
+            return _forbidden()
+        return await run_in_threadpool(_log, found[0])
 
     async def events(request: Request) -> Response:
         found = _seat(request)
@@ -1083,7 +1095,6 @@ seat's page then says: &ldquo;{escape(CREATOR_SEED_NOTE)}&rdquo;</p></fieldset>
         except TapsterError as exc:
             return _error(exc.message, 503, version=table.version)
         table.notify()
-        server.schedule_agents(table)
         await server.settle(table, agent_wait)
         if table.failure:
             return _error(table.failure, 500, version=table.version)
@@ -1190,8 +1201,8 @@ def guarded_protocol(max_connections: int, request_timeout: float, per_client: i
             super().connection_made(transport)
             self._deadline = None
             host = self.client[0] if self.client else None
-            if len(self.connections) > max_connections or (
-                    per_client and sum(1 for c in self.connections if c.client and c.client[0] == host) > per_client):
+            live = [c for c in self.connections if not c.transport.is_closing()]  # those refused are gone already
+            if len(live) > max_connections or (per_client and sum(1 for c in live if c.client and c.client[0] == host) > per_client):
                 transport.close()
                 return
             self._arm()

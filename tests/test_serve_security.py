@@ -277,7 +277,7 @@ def test_a_pending_agent_move_resumes_on_restore(tmp_path, monkeypatch):
     answer = _create(client, **body)
     table = server.tables[answer["table"]]
     with monkeypatch.context() as m:  # the server dies before its agents move
-        m.setattr(TableServer, "schedule_agents", lambda self, table, delay=0.0: None)
+        m.setattr(TableServer, "schedule_agents", lambda self, table, delay=0.0, wait=True: None)
         pick = random.Random(5)
         while table.state.current_players()[0] != 2:
             p = table.state.current_players()[0]
