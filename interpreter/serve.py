@@ -423,8 +423,13 @@ class TableServer:
     def __init__(self, store: TableStore, rulesets: list[str] | None = None, limits: Limits | None = None):
         self.store = store
         self.limits = limits or Limits()
-        self.rulesets = list(rulesets) if rulesets else available_rulesets()
         self._compiled: OrderedDict = OrderedDict()
+        self._sources: dict[str, str] = {}  # the name a client uses -> what loads it (a name, or the operator's path)
+        self.rulesets: list[str] = []
+        for source in rulesets or available_rulesets():
+            name = load_ruleset(source).name if ("/" in source or "\\" in source or source.endswith((".yaml", ".yml"))) else source
+            self._sources[name] = source
+            self.rulesets.append(name)
         self._compile_lock = threading.Lock()
         self._created: OrderedDict = OrderedDict()  # client -> deque of creation times
         self._tables_lock = threading.Lock()
@@ -444,6 +449,11 @@ class TableServer:
 
     # -- rulesets -------------------------------------------------------------------------------
 
+    def source(self, name: str) -> str:
+        """What loads the ruleset clients call ``name`` (a ruleset given as a path is offered by its
+        own name, so no server path reaches a client)."""
+        return self._sources.get(name, name)
+
     def ruleset(self, settings: dict) -> Ruleset:
         """The compiled ruleset of a table's settings, from a bounded cache (least recently used
         dropped).  Raises TapsterError as ``load_ruleset`` does."""
@@ -457,7 +467,7 @@ class TableServer:
         if not isinstance(params, dict):
             raise TapsterError("params: expected NAME: VALUE pairs")
         try:
-            rs = load_ruleset(settings["ruleset"], settings.get("variant") or None, {"params": params} if params else None)
+            rs = load_ruleset(self.source(settings["ruleset"]), settings.get("variant") or None, {"params": params} if params else None)
         except TapsterError as exc:
             errors = getattr(exc, "errors", None)  # a ruleset's problems: the first one says what is wrong
             if errors:
@@ -882,6 +892,8 @@ def build_app(server: TableServer, default_ruleset: str | None = None, allowed_h
     from html import escape
 
     agent_wait = max(30.0, server.limits.max_agent_seconds * 4)
+    if default_ruleset is not None and default_ruleset not in server.rulesets:
+        default_ruleset = next((n for n, src in server._sources.items() if src == default_ruleset), default_ruleset)
 
     def form_page(error: str = "", status: int = 400) -> HTMLResponse:
         opts = []

@@ -606,3 +606,17 @@ def _state(db: Path, rs):
 
 def _finished(db: Path, rs) -> bool:
     return _state(db, rs).is_terminal()
+
+
+def test_no_server_path_reaches_a_client(tmp_path):
+    path = str(ROOT / "rulesets" / "tic_tac_toe" / "ruleset.yaml")
+    server = TableServer(SQLiteStore(str(tmp_path / "t.sqlite")), [path])
+    client = TestClient(build_app(server, path))
+    assert server.rulesets == ["tic_tac_toe"]  # a ruleset given as a path is offered by its name
+    texts = [client.get("/").text, client.post("/api/tables", json={"ruleset": path}).text,
+             client.post("/api/tables", json={"variant": "huge"}).text, client.post("/tables", data={"variant": "x"}).text]
+    answer = _create(client, agents=["human", "human"])
+    texts.append(client.get(answer["seats"]["0"]).text)
+    assert all(str(ROOT) not in t and "/rulesets/" not in t for t in texts), texts
+    assert "ruleset.yaml" not in texts[0] + texts[-1]  # the form and the pages name no file
+    assert server.tables[answer["table"]].record.settings["ruleset"] == "tic_tac_toe"
