@@ -53,7 +53,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict, deque
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -407,6 +407,76 @@ class Table:
                 self._waiters.discard(key)
 
 
+class FairPool:
+    """A fixed pool of worker threads that takes its jobs from one queue per client in turn
+    (round robin), so one client's many tables cannot make another's wait behind all of them.
+
+    ``workers``: the threads (named ``tapster-agent-N``, started at the first job).  :meth:`submit` returns a
+    :class:`concurrent.futures.Future`; :meth:`shutdown` lets the jobs under way finish and
+    cancels the queued ones.
+    """
+
+    def __init__(self, workers: int):
+        self._queues: OrderedDict = OrderedDict()  # client -> deque of (future, fn, args)
+        self._ready = threading.Condition()
+        self._stopping = False
+        self._workers = workers
+        self._threads: list[threading.Thread] = []
+
+    def submit(self, client: str, fn, *args) -> Future:
+        """Queue ``fn(*args)`` behind ``client``'s earlier jobs.  Raises RuntimeError after
+        :meth:`shutdown`."""
+        future: Future = Future()
+        with self._ready:
+            if self._stopping:
+                raise RuntimeError("the pool is shut down")
+            self._queues.setdefault(client, deque()).append((future, fn, args))
+            if not self._threads:
+                self._threads = [threading.Thread(target=self._work, name=f"tapster-agent-{i}", daemon=True)
+                                 for i in range(self._workers)]
+                for t in self._threads:
+                    t.start()
+            self._ready.notify()
+        return future
+
+    def _next(self):
+        with self._ready:
+            while not self._stopping and not self._queues:
+                self._ready.wait()
+            if self._stopping:
+                return None
+            client, queue = next(iter(self._queues.items()))
+            job = queue.popleft()
+            del self._queues[client]
+            if queue:
+                self._queues[client] = queue  # to the back of the line
+            return job
+
+    def _work(self) -> None:
+        while (job := self._next()) is not None:
+            future, fn, args = job
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(fn(*args))
+            except BaseException as exc:  # noqa: BLE001 - handed to the future
+                future.set_exception(exc)
+
+    def shutdown(self) -> None:
+        """Stop taking jobs: those under way finish, queued ones are cancelled."""
+        with self._ready:
+            self._stopping = True
+            for queue in self._queues.values():
+                for future, _, _ in queue:
+                    future.cancel()
+            self._queues.clear()
+            self._ready.notify_all()
+            threads = list(self._threads)
+        for t in threads:
+            if t is not threading.current_thread():
+                t.join()
+
+
 class _TooMany(TapsterError):
     """A client has reached a quota (answered 429)."""
 
@@ -433,7 +503,7 @@ class TableServer:
         self._compile_lock = threading.Lock()
         self._created: OrderedDict = OrderedDict()  # client -> deque of creation times
         self._tables_lock = threading.Lock()
-        self.pool = ThreadPoolExecutor(max_workers=self.limits.agent_workers, thread_name_prefix="tapster-agent")
+        self.pool = FairPool(self.limits.agent_workers)
         self.tables: dict[str, Table] = {}
         for rec in store.load_all():
             rs = self.ruleset(rec.settings)
@@ -444,7 +514,7 @@ class TableServer:
 
     def close(self) -> None:
         """Stop the agent workers (moves under way finish) and close the store."""
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        self.pool.shutdown()
         self.store.close()
 
     # -- rulesets -------------------------------------------------------------------------------
@@ -667,7 +737,7 @@ class TableServer:
     def schedule_agents(self, table: Table, delay: float = 0.0, wait: bool = True) -> None:
         """Queue the next agent move of ``table`` in the worker pool when an agent is to move
         and none is queued; each move queues the next, so the tables' agents take turns in the
-        pool.  ``delay`` seconds first (a retry after a failed write); ``wait=False`` gives up
+        pool (and clients in turn: :class:`FairPool`).  ``delay`` seconds first (a retry after a failed write); ``wait=False`` gives up
         at once when the table is busy (a check from the event loop, which must not block)."""
         if delay > 0:
             timer = threading.Timer(delay, self.schedule_agents, (table,))
@@ -680,7 +750,7 @@ class TableServer:
             if table.job is not None or not self.waiting_for_agent(table):
                 return
             try:
-                table.job = self.pool.submit(self._agent_job, table)
+                table.job = self.pool.submit(table.record.settings.get("client", ""), self._agent_job, table)
             except RuntimeError:  # the pool is shut down: the server is stopping
                 table.job = None
         finally:

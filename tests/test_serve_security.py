@@ -200,8 +200,11 @@ def test_agent_effort_is_capped(tmp_path):
 
 
 def test_agents_think_in_a_bounded_pool_apart_from_requests(tmp_path, monkeypatch):
+    threads = set()
+
     class Slow:
         def act(self, state, seat):
+            threads.add(threading.current_thread())
             time.sleep(0.4)
             return state.legal_actions()[0]
 
@@ -216,8 +219,31 @@ def test_agents_think_in_a_bounded_pool_apart_from_requests(tmp_path, monkeypatc
     assert client.get(calm["seats"]["0"] + "/view").status_code == 200
     assert client.post(calm["seats"]["0"] + "/act", json={"action": "mark(4)", "version": 0}).json() == {"version": 1}
     assert time.monotonic() - started < 0.35  # not behind six agents' 2.4 s of thinking
-    assert sum(t.name.startswith("tapster-agent") for t in threading.enumerate()) <= 1
     assert _wait(lambda: all(t.version == 1 for t in busy), 10)  # each agent moved, in turn
+    assert len(threads) == 1 and threading.current_thread() not in threads  # one worker, not a request's thread
+
+
+def test_clients_take_turns_in_the_agent_pool(tmp_path, monkeypatch):
+    order = []
+
+    class Slow:
+        def act(self, state, seat):
+            time.sleep(0.15)
+            order.append(threading.current_thread())
+            return state.legal_actions()[0]
+
+    monkeypatch.setattr(serve_mod, "make_agent", lambda spec, seed: Slow())
+    server, _ = _server(tmp_path, Limits(agent_workers=1))
+    many = [server.create("tic_tac_toe", None, None, ["random", "human"], client="many")[0] for _ in range(8)]
+    one = server.create("tic_tac_toe", None, None, ["random", "human"], client="one")[0]
+    for table in many:
+        server.schedule_agents(table)
+    server.schedule_agents(one)
+    assert _wait(lambda: one.version == 1, 5)
+    moved_before = sum(t.version for t in many)
+    assert moved_before <= 2, moved_before  # not behind all eight of the other client's tables
+    assert _wait(lambda: all(t.version == 1 for t in many), 10)
+    assert len(set(order)) == 1 and order[0].name == "tapster-agent-0"
 
 
 def test_table_creation_is_limited_per_client(tmp_path):
