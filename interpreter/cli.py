@@ -1435,11 +1435,13 @@ def _perft_subtrees(st: State, depth: int | None, want: int = 16) -> tuple[list,
               help="Seconds a connection may take to send a whole request (half-open ones are closed then).")
 @click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME",
               help="A Host name the server answers to (repeatable; default: the loopback names on 127.0.0.1, any otherwise).")
+@click.option("--trusted-proxy", "proxies", multiple=True, metavar="ADDRESS",
+              help="A reverse proxy's address whose X-Forwarded-For and X-Forwarded-Proto are believed (repeatable; default: none).")
 @click.option("--allowed-origin", "origins", multiple=True, metavar="URL",
               help="Another origin (https://example.org) whose pages may POST here (repeatable; default: none).")
 def serve(ruleset, host, port, db, max_agent_seconds, max_agent_iterations, agent_workers, tables_per_client,
           creations_per_hour, finished_hours, idle_hours, max_connections, connections_per_client, request_timeout,
-          allowed_hosts, origins) -> int:
+          allowed_hosts, proxies, origins) -> int:
     """Serve a web page where players create a table and play it from their browsers, each
     seat through its own secret link (only RULESET's tables, or any shipped ruleset's).
     See the README's Security section for the limits and serving beyond one machine.
@@ -1453,7 +1455,7 @@ def serve(ruleset, host, port, db, max_agent_seconds, max_agent_iterations, agen
                     tables_per_client=tables_per_client, creations_per_hour=creations_per_hour,
                     finished_ttl=finished_hours * 3600, idle_ttl=idle_hours * 3600, max_connections=max_connections,
                     request_timeout=request_timeout, connections_per_client=connections_per_client)
-    run_server(ruleset, host, port, db, limits, list(allowed_hosts) or None, tuple(origins))
+    run_server(ruleset, host, port, db, limits, list(allowed_hosts) or None, tuple(origins), tuple(proxies))
     return EXIT_OK
 
 

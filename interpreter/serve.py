@@ -1322,12 +1322,14 @@ def _loopback(host: str) -> bool:
 
 
 def serve(ruleset: str | None, host: str, port: int, db: str, limits: Limits | None = None,
-          allowed_hosts: list[str] | None = None, origins: tuple[str, ...] = ()) -> None:
+          allowed_hosts: list[str] | None = None, origins: tuple[str, ...] = (), proxies: tuple[str, ...] = ()) -> None:
     """Run the server until interrupted (uvicorn), tables kept in the SQLite file ``db``.
 
     ``limits``: what each client may do (:class:`Limits`); ``allowed_hosts``: the ``Host``
     names answered (default: the loopback names when ``host`` is a loopback address, else any);
-    ``origins``: other sites whose pages may POST here.
+    ``origins``: other sites whose pages may POST here; ``proxies``: the addresses of reverse
+    proxies whose ``X-Forwarded-For`` / ``X-Forwarded-Proto`` are believed (the client address the
+    per-client limits count, and the scheme the ``Origin`` check expects); none by default.
 
     Raises TapsterError: the web packages are missing, ``ruleset`` does not load, the port is
     in use, the database cannot be opened, or a stored table no longer loads.
@@ -1351,6 +1353,6 @@ def serve(ruleset: str | None, host: str, port: int, db: str, limits: Limits | N
         uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=1,
                     http=guarded_protocol(limits.max_connections, limits.request_timeout, limits.connections_per_client),
                     limit_concurrency=limits.max_connections, timeout_keep_alive=5, h11_max_incomplete_event_size=16 * 1024,
-                    backlog=256, proxy_headers=False)
+                    backlog=256, proxy_headers=bool(proxies), forwarded_allow_ips=list(proxies) or None)
     finally:
         server.close()

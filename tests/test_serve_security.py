@@ -646,3 +646,22 @@ def test_no_server_path_reaches_a_client(tmp_path):
     assert all(str(ROOT) not in t and "/rulesets/" not in t for t in texts), texts
     assert "ruleset.yaml" not in texts[0] + texts[-1]  # the form and the pages name no file
     assert server.tables[answer["table"]].record.settings["ruleset"] == "tic_tac_toe"
+
+
+def test_forwarded_addresses_are_believed_only_from_a_trusted_proxy(tmp_path):
+    body = json.dumps({"ruleset": "tic_tac_toe"}).encode()
+
+    def create(srv, forwarded, proto="http"):
+        return srv.request("POST", "/api/tables", body, {"Content-Type": "application/json", "X-Forwarded-For": forwarded,
+                                                         "X-Forwarded-Proto": proto, "Origin": f"{proto}://127.0.0.1:{srv.port}"})[0]
+
+    srv = Served(tmp_path / "a.sqlite", "--tables-per-client", "1", "--trusted-proxy", "127.0.0.1").start()
+    try:
+        assert [create(srv, "10.0.0.1"), create(srv, "10.0.0.1"), create(srv, "10.0.0.2", "https")] == [200, 429, 200]
+    finally:
+        srv.stop()
+    srv = Served(tmp_path / "b.sqlite", "--tables-per-client", "1").start()
+    try:  # without --trusted-proxy the header is anyone's to write: the connection's address counts
+        assert [create(srv, "10.0.0.1"), create(srv, "10.0.0.2")] == [200, 429]
+    finally:
+        srv.stop()
