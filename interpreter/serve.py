@@ -155,7 +155,8 @@ class Limits:
     ``creations_per_hour``: tables one client address may create in an hour; ``max_tables``: all
     live tables; ``finished_ttl`` / ``idle_ttl``: seconds after which a finished / untouched table
     is deleted; ``max_body``: bytes of a request body; ``compiled_cache``: compiled rulesets kept
-    (least recently used dropped); ``max_connections`` / ``connections_per_client``: open
+    (least recently used dropped); ``custom_rulesets``: distinct parameter settings the live tables
+    may hold (each is a compiled ruleset of a few MB); ``max_connections`` / ``connections_per_client``: open
     connections in all / from one client address (more are closed at once);
     ``request_timeout``: seconds a connection may take to send a whole request.
     """
@@ -170,6 +171,7 @@ class Limits:
     idle_ttl: float = 7 * 24 * 3600.0
     max_body: int = 8192
     compiled_cache: int = 32
+    custom_rulesets: int = 32
     max_connections: int = 200
     connections_per_client: int = 64
     request_timeout: float = 10.0
@@ -407,6 +409,27 @@ class Table:
                 self._waiters.discard(key)
 
 
+def _rules_key(settings: dict) -> str:
+    """The compiled ruleset a table's settings name: ruleset, variant and parameters as JSON."""
+    return json.dumps([settings["ruleset"], settings.get("variant") or None, settings.get("params") or {}], sort_keys=True)
+
+
+def client_address(address: str) -> str:
+    """The client a connection's address counts as for the quotas: an IPv4 address itself, an
+    IPv6 address its /64 network (one subscriber's share; anything else as given)."""
+    import ipaddress
+
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if ip.version == 4:
+        return str(ip)
+    if ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+
+
 class FairPool:
     """A fixed pool of worker threads that takes its jobs from one queue per client in turn
     (round robin), so one client's many tables cannot make another's wait behind all of them.
@@ -528,7 +551,7 @@ class TableServer:
         """The compiled ruleset of a table's settings, from a bounded cache (least recently used
         dropped).  Raises TapsterError as ``load_ruleset`` does."""
         params = settings.get("params") or {}
-        key = json.dumps([settings["ruleset"], settings.get("variant"), params], sort_keys=True)
+        key = _rules_key(settings)
         with self._compile_lock:
             rs = self._compiled.get(key)
             if rs is not None:
@@ -609,7 +632,7 @@ class TableServer:
         or agent, an agent beyond the limits, no human seat; _TooMany: a quota reached.
         """
         now = time.time()
-        client_key = _hash(f"client:{client}")[:32]
+        client_key = _hash(f"client:{client_address(client)}")[:32]
         params = params or {}
         with self._tables_lock:
             self._admit(client_key, now)
@@ -625,6 +648,12 @@ class TableServer:
         if "human" not in agents:
             raise TapsterError("at least one seat must be a person (human)")
         if params:
+            key = _rules_key({"ruleset": ruleset, "variant": variant or None, "params": params})
+            with self._tables_lock:
+                custom = {_rules_key(t.record.settings) for t in self.tables.values() if t.record.settings.get("params")}
+            if key not in custom and len(custom) >= self.limits.custom_rulesets:
+                raise _TooMany(f"this server holds tables with {self.limits.custom_rulesets} different parameter settings already "
+                               "(the most it keeps); play with the defaults or a variant, or try again later")
             rs = self.ruleset({"ruleset": ruleset, "variant": variant or None, "params": params})
         if seed is None:
             seed_value: int | str = rng_mod.secure_seed()

@@ -280,6 +280,27 @@ def test_only_valid_requests_compile_and_the_cache_is_bounded(tmp_path, monkeypa
     assert len(compiled) == 10 and len(server._compiled) <= 4
 
 
+def test_live_tables_hold_few_distinct_parameter_settings(tmp_path):
+    server, client = _server(tmp_path, Limits(custom_rulesets=3, tables_per_client=100, creations_per_hour=100))
+    for games in (1, 2, 3, 3):
+        _create(client, ruleset="beer_cards", agents=["human", "human"], params={"games": games})
+    r = client.post("/api/tables", json={"ruleset": "beer_cards", "params": {"games": 4}})
+    assert r.status_code == 429 and "3 different parameter settings" in r.json()["error"]
+    # the defaults, a variant and a setting already held are still served
+    _create(client, ruleset="beer_cards", agents=["human", "human"])
+    _create(client, ruleset="beer_cards", agents=["human", "human"], params={"games": 2})
+    assert len({id(t.rs) for t in server.tables.values()}) == 4
+
+
+def test_quotas_count_an_ipv6_client_by_its_64_network():
+    from interpreter.serve import client_address
+
+    assert client_address("2001:db8:1:2:aaaa::1") == client_address("2001:db8:1:2:bbbb::9") == "2001:db8:1:2::/64"
+    assert client_address("2001:db8:1:3::1") != client_address("2001:db8:1:2::1")
+    assert client_address("::ffff:10.0.0.1") == client_address("10.0.0.1") == "10.0.0.1"
+    assert client_address("testclient") == "testclient"
+
+
 # -- 3. tables recover and expire ------------------------------------------------------------------
 
 def _play_people(client, server, tid, seats, pick, stop_after=None):
