@@ -409,6 +409,21 @@ class Table:
                 self._waiters.discard(key)
 
 
+def _like(default: Any, value: Any) -> bool:
+    """Whether a client's parameter ``value`` is of its default's kind: a whole number for a whole
+    number, a number for a number, text, true/false, or a list whose items are all like the
+    default's first item (a ruleset's declaration then checks its range)."""
+    if type(default) is bool or type(value) is bool:
+        return type(default) is type(value)
+    if type(default) is int:
+        return type(value) is int
+    if type(default) is float:
+        return type(value) in (int, float)
+    if isinstance(default, list):
+        return isinstance(value, list) and (not default or all(_like(default[0], v) for v in value))
+    return type(default) is type(value)
+
+
 def _rules_key(settings: dict) -> str:
     """The compiled ruleset a table's settings name: ruleset, variant and parameters as JSON."""
     return json.dumps([settings["ruleset"], settings.get("variant") or None, settings.get("params") or {}], sort_keys=True)
@@ -587,10 +602,8 @@ class TableServer:
         for name, value in params.items():
             if name not in rs.params:
                 raise TapsterError(f"{rs.title} has no parameter {_say(name)!r}; parameters: {', '.join(rs.params) or 'none'}")
-            default = rs.params[name]
-            if type(default) is not type(value) and not (type(default) in (int, float) and type(value) in (int, float)
-                                                        and type(value) is not bool and type(default) is not bool):
-                raise TapsterError(f"parameter {name} must be like its default {_say(json.dumps(default))}")
+            if not _like(rs.params[name], value):
+                raise TapsterError(f"parameter {name} must be like its default {_say(json.dumps(rs.params[name]))}")
         return rs
 
     # -- tables ---------------------------------------------------------------------------------
@@ -710,7 +723,11 @@ class TableServer:
         for table in list(self.tables.values()):
             age = now - table.updated
             if age > self.limits.idle_ttl or (table.state.finished and age > self.limits.finished_ttl):
-                self.delete(table)
+                try:
+                    self.delete(table)
+                except Exception as exc:  # noqa: BLE001 - a busy database: the next sweep deletes it
+                    log.warning("table %s could not be deleted yet: %s", table.record.id, exc)
+                    continue
                 gone += 1
         return gone
 
@@ -1231,7 +1248,11 @@ seat's page then says: &ldquo;{escape(CREATOR_SEED_NOTE)}&rdquo;</p></fieldset>
         table = _creator(request)
         if table is None:
             return _forbidden()
-        await run_in_threadpool(server.delete, table)
+        try:
+            await run_in_threadpool(server.delete, table)
+        except Exception as exc:  # noqa: BLE001 - the database refused the write: nothing was deleted
+            log.warning("table %s could not be deleted: %s", table.record.id, exc)
+            return _error("the table could not be deleted just now; try again", 503)
         if _media_type(request) == "application/json":
             return JSONResponse({"deleted": table.record.id})
         return _page("Tapster: table deleted", '<main class="delete"><h1>The table is deleted.</h1></main>')
