@@ -218,7 +218,7 @@ def test_agents_think_in_a_bounded_pool_apart_from_requests(tmp_path, monkeypatc
     started = time.monotonic()
     assert client.get(calm["seats"]["0"] + "/view").status_code == 200
     assert client.post(calm["seats"]["0"] + "/act", json={"action": "mark(4)", "version": 0}).json() == {"version": 1}
-    assert time.monotonic() - started < 0.35  # not behind six agents' 2.4 s of thinking
+    assert time.monotonic() - started < 1.0  # not behind six agents' 2.4 s of thinking
     assert _wait(lambda: all(t.version == 1 for t in busy), 10)  # each agent moved, in turn
     assert len(threads) == 1 and threading.current_thread() not in threads  # one worker, not a request's thread
 
