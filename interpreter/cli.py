@@ -1412,16 +1412,50 @@ def _perft_subtrees(st: State, depth: int | None, want: int = 16) -> tuple[list,
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every network).")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help="Port to listen on.")
 @click.option("--db", "db", default="tapster-tables.sqlite", show_default=True, type=click.Path(dir_okay=False),
-              help="The SQLite file keeping the tables (restored on start).")
-def serve(ruleset, host, port, db) -> int:
+              help="The SQLite file keeping the tables (restored on start; created readable by its owner only).")
+@click.option("--max-agent-seconds", type=click.FloatRange(0.1, 3600), default=3.0, show_default=True,
+              help="The longest an agent may think a move (mcts:seconds=...).")
+@click.option("--max-agent-iterations", type=click.IntRange(1, 10_000_000), default=5000, show_default=True,
+              help="The most iterations an agent may ask for a move (mcts:iterations=...).")
+@click.option("--agent-workers", type=click.IntRange(1, 64), default=2, show_default=True,
+              help="Threads moving agents (apart from those answering requests).")
+@click.option("--tables-per-client", type=click.IntRange(1, 100_000), default=20, show_default=True,
+              help="Live tables one client address may hold.")
+@click.option("--creations-per-hour", type=click.IntRange(1, 100_000), default=60, show_default=True,
+              help="Tables one client address may create in an hour.")
+@click.option("--finished-hours", type=click.FloatRange(0.01, 1e6), default=24.0, show_default=True,
+              help="Hours after which a finished table is deleted.")
+@click.option("--idle-hours", type=click.FloatRange(0.01, 1e6), default=168.0, show_default=True,
+              help="Hours after which a table nobody moved at is deleted.")
+@click.option("--max-connections", type=click.IntRange(1, 100_000), default=200, show_default=True,
+              help="Open connections served at once (more are closed at once).")
+@click.option("--connections-per-client", type=click.IntRange(1, 100_000), default=64, show_default=True,
+              help="Open connections from one client address (behind a proxy: set it to --max-connections).")
+@click.option("--request-timeout", type=click.FloatRange(0.5, 3600), default=10.0, show_default=True,
+              help="Seconds a connection may take to send a whole request (half-open ones are closed then).")
+@click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME",
+              help="A Host name the server answers to (repeatable; default: the loopback names on 127.0.0.1, any otherwise).")
+@click.option("--trusted-proxy", "proxies", multiple=True, metavar="ADDRESS",
+              help="A reverse proxy's address whose X-Forwarded-For and X-Forwarded-Proto are believed (repeatable; default: none).")
+@click.option("--allowed-origin", "origins", multiple=True, metavar="URL",
+              help="Another origin (https://example.org) whose pages may POST here (repeatable; default: none).")
+def serve(ruleset, host, port, db, max_agent_seconds, max_agent_iterations, agent_workers, tables_per_client,
+          creations_per_hour, finished_hours, idle_hours, max_connections, connections_per_client, request_timeout,
+          allowed_hosts, proxies, origins) -> int:
     """Serve a web page where players create a table and play it from their browsers, each
     seat through its own secret link (only RULESET's tables, or any shipped ruleset's).
+    See the README's Security section for the limits and serving beyond one machine.
 
     Needs the web extra: pip install 'tapster[web]'.
     """
+    from .serve import Limits
     from .serve import serve as run_server
 
-    run_server(ruleset, host, port, db)
+    limits = Limits(max_agent_seconds=max_agent_seconds, max_agent_iterations=max_agent_iterations, agent_workers=agent_workers,
+                    tables_per_client=tables_per_client, creations_per_hour=creations_per_hour,
+                    finished_ttl=finished_hours * 3600, idle_ttl=idle_hours * 3600, max_connections=max_connections,
+                    request_timeout=request_timeout, connections_per_client=connections_per_client)
+    run_server(ruleset, host, port, db, limits, list(allowed_hosts) or None, tuple(origins), tuple(proxies))
     return EXIT_OK
 
 

@@ -1,22 +1,78 @@
-"""The random generator every chance event draws from: SplitMix64, state = one integer.
+"""The random generator every chance event draws from: SplitMix64, state = one integer; and a
+secure counter-mode generator over BLAKE2b for tables served to people (``tapster serve``).
 
 Python's ``random`` module is not used for game chance because its state is 625 numbers (slow to
 clone for tree search), and its algorithms for ``shuffle``/``randrange`` have changed between
 Python versions; one 64-bit integer and our own Fisher-Yates give the same game, byte for byte,
 on every Python, and make ``clone()`` and ``to_json()`` trivial.
+
+SplitMix64 is fast but predictable: 64 bits of state and an invertible output mixer, so the dice
+and cards a seat sees constrain the state, and a small seed can be searched.  Analysis, search,
+playouts and every seed given as a number keep it, with exactly the sequences they always had.
+A served table instead draws its seed from :mod:`secrets` (:func:`secure_seed`, 256 bits,
+written ``blake2b:<64 hex digits>``); :func:`seed_state` turns such a seed into the state of a
+counter-mode generator: output ``i`` is the first 8 bytes of keyed BLAKE2b of the counter ``i``
+with the 256-bit key, so outputs reveal nothing of the key (BLAKE2b is a pseudo-random function
+under its key) and knowing the public engine does not help.  Its state is still one Python
+integer, ``SECURE | key << 64 | counter`` (321 bits), so ``State.clone()``, ``to_json()`` and a
+replay are exact with no change to the engine: :func:`below` and :func:`next_state` take either
+kind of state.
 """
 
 from __future__ import annotations
 
-__all__ = ["Rng", "MASK", "seed_state", "next_state", "below"]
+import hashlib
+import re
+import secrets
+
+__all__ = ["Rng", "MASK", "SECURE", "SECURE_PREFIX", "seed_state", "next_state", "below", "secure_seed", "is_secure", "is_state"]
 
 MASK = (1 << 64) - 1
 _GAMMA = 0x9E3779B97F4A7C15
 
+#: The marker bit of a secure generator's state (above its 256-bit key and 64-bit counter).
+SECURE = 1 << 320
+#: How a secure seed is written: this prefix, then 64 lower-case hex digits (256 bits).
+SECURE_PREFIX = "blake2b:"
+_SECURE_SEED = re.compile(r"blake2b:[0-9a-f]{64}\Z")
+_KEY_MASK = (1 << 256) - 1
+_PERSON = b"tapster-rng"
+
+
+def secure_seed() -> str:
+    """A new secure seed: ``blake2b:`` and 256 bits from :mod:`secrets` as 64 hex digits."""
+    return SECURE_PREFIX + secrets.token_hex(32)
+
+
+def is_secure(s: int) -> bool:
+    """Whether generator state ``s`` is a secure (BLAKE2b counter-mode) generator's."""
+    return s > MASK
+
+
+def is_state(s: object) -> bool:
+    """Whether ``s`` is a valid generator state of either kind (an int: 64 bits, or
+    :data:`SECURE` with a 256-bit key and a 64-bit counter)."""
+    return type(s) is int and (0 <= s <= MASK or s >> 320 == 1)
+
+
+def _secure_next(s: int) -> tuple[int, int]:
+    """The secure generator's step: (new state, keyed BLAKE2b of the counter as 64 bits)."""
+    counter = s & MASK
+    key = ((s >> 64) & _KEY_MASK).to_bytes(32, "little")
+    out = hashlib.blake2b(counter.to_bytes(8, "little"), digest_size=8, key=key, person=_PERSON).digest()
+    return (s & ~MASK) | ((counter + 1) & MASK), int.from_bytes(out, "little")
+
 
 def seed_state(seed: int | str) -> int:
-    """The generator state for a seed (an int or a string)."""
+    """The generator state for a seed (an int or a string).
+
+    A string written as :func:`secure_seed` writes them (``blake2b:`` and 64 hex digits) gives
+    the secure generator keyed with those 256 bits (counter 0); any other seed gives SplitMix64
+    as it always has.
+    """
     if isinstance(seed, str):
+        if seed.startswith(SECURE_PREFIX) and _SECURE_SEED.match(seed):
+            return SECURE | int(seed[len(SECURE_PREFIX):], 16) << 64
         h = 1469598103934665603
         for b in seed.encode("utf-8"):
             h = ((h ^ b) * 1099511628211) & MASK
@@ -26,6 +82,8 @@ def seed_state(seed: int | str) -> int:
 
 def next_state(s: int) -> tuple[int, int]:
     """Advance state ``s``; return (new state, a uniform 64-bit output)."""
+    if s > MASK:
+        return _secure_next(s)
     s = (s + _GAMMA) & MASK
     z = s
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
@@ -41,7 +99,8 @@ def below(s: int, n: int) -> tuple[int, int]:
     """A uniform integer in ``[0, n)`` by rejection (no modulo bias); returns (new state, value).
 
     The SplitMix64 step is written out here rather than called (a draw is on the hot path of
-    every shuffle and die); the sequence is exactly :func:`next_state`'s.
+    every shuffle and die); the sequence is exactly :func:`next_state`'s.  A secure state
+    (more than 64 bits) draws its outputs from :func:`next_state` instead, the same way.
 
     Raises:
         ValueError: ``n`` is not positive, or more than 2**64 (the generator's range).
@@ -53,6 +112,11 @@ def below(s: int, n: int) -> tuple[int, int]:
         limit = (1 << 64) - ((1 << 64) % n)
         if len(_LIMITS) < 4096:
             _LIMITS[n] = limit
+    if s > 0xFFFFFFFFFFFFFFFF:
+        while True:
+            s, z = _secure_next(s)
+            if z < limit:
+                return s, z % n
     while True:
         s = (s + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
         z = ((s ^ (s >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
@@ -63,7 +127,8 @@ def below(s: int, n: int) -> tuple[int, int]:
 
 
 class Rng:
-    """A SplitMix64 generator object, for agents (game chance lives in ``State.rng``)."""
+    """A generator object (SplitMix64, or the secure one for a ``blake2b:`` seed), for agents (game
+    chance lives in ``State.rng``)."""
 
     __slots__ = ("state",)
 

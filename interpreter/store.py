@@ -13,6 +13,7 @@ WAL mode.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -35,7 +36,8 @@ class TableRecord:
     ``id`` (text), ``settings`` (JSON data: ruleset, variant, params, players, seed, agents by
     seat), ``token_hashes`` (hex SHA-256 of each seat's token, None for an agent's seat),
     ``state`` (``State.to_json()``), ``version`` (actions taken so far), ``actions`` (their
-    texts with the seat that took each: ``[seat, text]``).
+    texts with the seat that took each: ``[seat, text]``), ``updated`` (seconds since the epoch
+    of the last change; 0 for a new record).
     """
 
     id: str
@@ -44,6 +46,7 @@ class TableRecord:
     state: dict
     version: int = 0
     actions: list = field(default_factory=list)
+    updated: float = 0.0
 
 
 class TableStore(Protocol):
@@ -62,6 +65,9 @@ class TableStore(Protocol):
     def load_all(self) -> list[TableRecord]:
         """Every stored table with its actions, oldest first."""
 
+    def delete(self, table_id: str) -> None:
+        """Delete a table and its actions (nothing happens for an unknown id)."""
+
     def close(self) -> None:
         """Release the database."""
 
@@ -69,12 +75,21 @@ class TableStore(Protocol):
 class SQLiteStore:
     """A :class:`TableStore` in one SQLite file (``path``; ``":memory:"`` for tests), WAL mode.
 
-    Safe to share between threads (one connection behind a lock).
+    The file holds every table's hidden state and seed: it is created readable and writable by
+    its owner only (mode 600; an existing file is set so), and SQLite gives its ``-wal`` and
+    ``-shm`` files the same mode.  A write waits up to ``busy_seconds`` for another process's
+    lock.  Safe to share between threads (one connection behind a lock).
+
+    Raises TapsterError when the file cannot be opened.
     """
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, busy_seconds: float = 5.0):
         try:
-            self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            if path != ":memory:" and not path.startswith("file:"):
+                os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+                if os.stat(path).st_mode & 0o077:
+                    os.chmod(path, 0o600)
+            self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=busy_seconds)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.executescript(
@@ -87,24 +102,27 @@ class SQLiteStore:
                     action TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (table_id, n));
                 """
             )
-        except sqlite3.Error as exc:
-            raise TapsterError(f"cannot open the table database {path}: {exc}") from None
+        except (sqlite3.Error, OSError) as exc:
+            raise TapsterError(f"cannot open the table database {path}: {getattr(exc, 'strerror', None) or exc}") from None
         self._lock = threading.Lock()
 
     def create(self, table: TableRecord) -> None:
         """See :meth:`TableStore.create`."""
         now = time.time()
         with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
             try:
-                self._db.execute("BEGIN IMMEDIATE")
                 self._db.execute(
                     "INSERT INTO tables VALUES (?, ?, ?, ?, 0, ?, ?)",
                     (table.id, json.dumps(table.settings), json.dumps(table.token_hashes), json.dumps(table.state), now, now),
                 )
-                self._db.execute("COMMIT")
             except sqlite3.IntegrityError:
                 self._db.execute("ROLLBACK")
                 raise TapsterError(f"table {table.id!r} exists already") from None
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
 
     def record(self, table_id: str, version: int, seat: int, action: str, state: dict) -> None:
         """See :meth:`TableStore.record`."""
@@ -127,13 +145,26 @@ class SQLiteStore:
     def load_all(self) -> list[TableRecord]:
         """See :meth:`TableStore.load_all`."""
         with self._lock:
-            rows = self._db.execute("SELECT id, settings, token_hashes, state, version FROM tables ORDER BY created, id").fetchall()
+            rows = self._db.execute(
+                "SELECT id, settings, token_hashes, state, version, updated FROM tables ORDER BY created, id").fetchall()
             out = []
-            for tid, settings, hashes, state, version in rows:
+            for tid, settings, hashes, state, version, updated in rows:
                 acts = self._db.execute("SELECT seat, action FROM actions WHERE table_id = ? ORDER BY n", (tid,)).fetchall()
                 out.append(TableRecord(tid, json.loads(settings), json.loads(hashes), json.loads(state), version,
-                                       [[s, a] for s, a in acts]))
+                                       [[s, a] for s, a in acts], updated))
             return out
+
+    def delete(self, table_id: str) -> None:
+        """See :meth:`TableStore.delete`."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("DELETE FROM actions WHERE table_id = ?", (table_id,))
+                self._db.execute("DELETE FROM tables WHERE id = ?", (table_id,))
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
 
     def close(self) -> None:
         """See :meth:`TableStore.close`."""

@@ -279,3 +279,26 @@ def test_a_stale_page_is_refused_with_a_message(browser, tmp_path):
     finally:
         ctx.close()
         server.kill()
+
+
+def test_the_creator_seed_note_and_the_delete_link(browser, tmp_path):
+    # A practice table (its seed typed on the form) says so on every seat's page; the creator's
+    # delete link deletes it, and an open seat page is told.
+    server = Server(tmp_path / "tables.sqlite").start()
+    ctx = browser.new_context()
+    try:
+        creator = ctx.new_page()
+        table, links = _create_table(creator, server, "tic_tac_toe", None, 2, ["human", "human"], {}, seed=7)
+        assert "Seeded by the creator" in creator.inner_text("main")
+        seat = ctx.new_page()
+        seat.goto(server.url + links[1])
+        assert "Seeded by the creator: hidden cards are known to whoever knows the seed." in seat.inner_text("#view")
+        creator.click("a.delete-link")
+        creator.click("#delete")
+        creator.wait_for_selector("text=The table is deleted.")
+        seat.wait_for_selector("#message.error")
+        assert "deleted" in seat.inner_text("#message") and seat.locator("button.action:enabled").count() == 0
+        assert seat.request.get(server.url + links[1] + "/view").status == 403
+    finally:
+        ctx.close()
+        server.kill()

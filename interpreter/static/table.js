@@ -8,6 +8,7 @@
   var message = document.getElementById("message");
   var version = parseInt(main.getAttribute("data-version"), 10);
   var busy = false;
+  var deleted = false;
 
   function say(text, isError) {
     message.textContent = text || "";
@@ -59,7 +60,14 @@
       var v = parseInt(ev.data, 10);
       if (v !== version) { refresh(); }
     };
+    source.addEventListener("deleted", function () {  // the creator deleted the table, or it expired
+      source.close();
+      deleted = true;
+      view.querySelectorAll("button.action").forEach(function (b) { b.disabled = true; });
+      say("This table was deleted.", true);
+    });
     source.onerror = function () {
+      if (deleted) { return; }
       if (source.readyState === EventSource.CLOSED) {
         source.close();
         window.setTimeout(listen, 1000);
