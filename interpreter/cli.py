@@ -777,7 +777,9 @@ class _Run:
         n = _check_players(rs, self.players)
         return rs, n, _seat_agents(self.agents, n)
 
-    def play(self, name: str, rs: Ruleset, n: int, names: list[str], variant, params: dict):
+    def play(self, name: str, rs: Ruleset, n: int, names: list[str], variant, params: dict, per_game=None):
+        """Play side ``name``; ``per_game``: a :class:`interpreter.balance.PerGame` that also
+        records each game's values (for a paired comparison)."""
         from .balance import Tally
         from .runner import auto_rounds, narrow_enough, play_run
 
@@ -787,6 +789,9 @@ class _Run:
         task = self.progress.add_task(name, total=total) if self.progress else None
         rounds = [range(self.games)] if self.games is not None else auto_rounds(min(200, self.max_games), self.max_games)
         export = (lambda r: self.exporter.write(name, r)) if self.exporter else None
+        if per_game is not None:
+            write = export
+            export = (lambda r: (per_game.add(r), write(r))) if write else per_game.add
         advance = (lambda k: self.progress.advance(task, k)) if self.progress else None
         for indices in rounds:
             if self.progress and self.games is None:
@@ -911,15 +916,19 @@ def _parse_side(ctx: click.Context, text: str) -> tuple[str | None, dict]:
 @_ruleset_arg
 @click.argument("sides", nargs=-1, required=True, metavar="SIDE SIDE [SIDE...]")
 @_balance_options
+@click.option("--unpaired", is_flag=True,
+              help="Test the sides as independent samples (two-proportion z, Welch t), not as pairs of games sharing seeds.")
 @click.pass_context
 def compare(ctx, ruleset, sides, games, precision, max_games, players, seed, agents, jobs, backend, ray_address,
-            report_dir, export_file, as_json) -> int:
+            report_dir, export_file, as_json, unpaired) -> int:
     """Analyse each SIDE and compare every later side with the first: each metric's difference
-    with its 95% interval and a test (two-proportion z for rates, Welch's t for means), and a
-    sentence.  A SIDE is `base`, a variant and/or NAME=VALUE pairs joined by commas
+    with its 95% interval and a test, and a sentence.  Game i of every side is seeded (SEED, i),
+    so the sides are compared as pairs of games: the interval of the per-seed differences,
+    McNemar's exact test for rates and the paired t for means (--unpaired: two-proportion z and
+    Welch's t).  A SIDE is `base`, a variant and/or NAME=VALUE pairs joined by commas
     (`tapster compare beer_flights base turns=5`, `tapster compare drink_and_beat base complex`)."""
+    from .balance import PerGame, metrics
     from .balance import compare as compare_tallies
-    from .balance import metrics
     from .report import analysis_tables, comparison_table, write_report
 
     if len(sides) < 2:
@@ -929,17 +938,19 @@ def compare(ctx, ruleset, sides, games, precision, max_games, players, seed, age
     for text in sides:
         variant, p = _parse_side(ctx, text)
         parsed.append((text, variant, p, *run.side(variant, p)))
-    tallies = []
+    tallies, per_game = [], []
     with run:
         for name, variant, p, rs, n, names in parsed:
-            tallies.append((name, names, run.play(name, rs, n, names, variant, p)))
+            per_game.append(None if unpaired else PerGame(n))
+            tallies.append((name, names, run.play(name, rs, n, names, variant, p, per_game=per_game[-1])))
             if run.interrupted:
                 break
     comparisons = []
-    for name, _, t in tallies[1:]:
+    for k, (name, _, t) in enumerate(tallies[1:], 1):
         if t.players != tallies[0][2].players:
             raise TapsterError(f"side {name} has {t.players} players, {tallies[0][0]} {tallies[0][2].players}: use --players")
-        comparisons.append((tallies[0][0], name, compare_tallies(tallies[0][2], t)))
+        pairs = None if unpaired else (per_game[0], per_game[k])
+        comparisons.append((tallies[0][0], name, compare_tallies(tallies[0][2], t, pairs=pairs)))
     analyses = [(name, metrics(t)) for name, _, t in tallies]
     if report_dir and analyses:
         write_report(report_dir, f"{parsed[0][3].title}: {' vs '.join(sides)}", analyses,
@@ -947,6 +958,7 @@ def compare(ctx, ruleset, sides, games, precision, max_games, players, seed, age
     if as_json:
         _echo_json({**run.head(), "sides": [{"side": name, "agents": names, "metrics": m}
                                             for (name, m), (_, names, _) in zip(analyses, tallies)],
+                    "paired": not unpaired,
                     "comparisons": [{"a": a, "b": b, "rows": rows} for a, b, rows in comparisons]})
     else:
         out = _stdout()

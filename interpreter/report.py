@@ -287,7 +287,7 @@ def analysis_tables(title: str, m: dict, agents: list[str], actions: int = 12) -
 
 def comparison_table(names: tuple[str, str], rows: list[dict]):
     """A rich table of :func:`interpreter.balance.compare` rows: both values, the difference
-    with its interval, the p-value."""
+    with its interval, the p-value and the test that gave it."""
     from rich.table import Table
 
     t = Table(title=f"{names[0]} vs {names[1]} (differences {names[1]} - {names[0]}, 95% CI)")
@@ -301,7 +301,7 @@ def comparison_table(names: tuple[str, str], rows: list[dict]):
         else:
             diff = f"{d['value']:+.3g} [{d['low']:+.3g}, {d['high']:+.3g}]"
         t.add_row(r["metric"], _ci(r["a"], pct), _ci(r["b"], pct), diff, "n/a" if d["p"] is None else f"{d['p']:.2g}",
-                  "two-proportion z" if pct else "Welch t", style="bold" if r["significant"] else None)
+                  r.get("test") or ("two-proportion z" if pct else "Welch t"), style="bold" if r["significant"] else None)
     return t
 
 

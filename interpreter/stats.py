@@ -214,13 +214,13 @@ class Paired:
     test: str
 
 
-def paired(xs, ys, level: float = 0.95) -> Paired:
+def paired(xs, ys, level: float = 0.95, rate: bool = True) -> Paired:
     """The difference ``y - x`` of two samples paired by seed: ``xs[i]`` and ``ys[i]`` are game
     i's values on each side (NaN or None where game i has no value, e.g. no winner for Drama;
     such pairs are left out).  The interval is the Student t interval of the per-seed
     differences (SciPy's ``ttest_rel`` interval); the test is McNemar's exact test
-    (``binomtest`` on the discordant pairs, two-sided) when every value is 0 or 1, else the
-    paired t test (``ttest_rel``).  With fewer than two pairs there is no test (``p`` None).
+    (``binomtest`` on the discordant pairs, two-sided) for a ``rate`` whose every value is 0 or 1,
+    else the paired t test (``ttest_rel``).  With fewer than two pairs there is no test (``p`` None).
 
     Raises:
         ValueError: ``xs`` and ``ys`` differ in length.
@@ -234,7 +234,7 @@ def paired(xs, ys, level: float = 0.95) -> Paired:
     keep = ~(np.isnan(x) | np.isnan(y))
     x, y = x[keep], y[keep]
     n = int(x.size)
-    binary = bool(np.all((x == 0) | (x == 1)) and np.all((y == 0) | (y == 1)))
+    binary = rate and bool(np.all((x == 0) | (x == 1)) and np.all((y == 0) | (y == 1)))
     test = PAIRED_TESTS[0] if binary else PAIRED_TESTS[1]
     d = y - x
     mean = float(d.mean()) if n else 0.0

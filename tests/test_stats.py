@@ -96,6 +96,7 @@ def test_paired_rates_use_mcnemars_exact_test_and_skip_missing_pairs():
     same = paired([1, 0, 1], [1, 0, 1])
     assert same.estimate.p == 1.0 and same.estimate.half_width == 0
     assert paired([0.5, 0, 1], [1, 0, 1]).test == "paired t"
+    assert paired([1, 0, 1], [1, 1, 1], rate=False).test == "paired t"
 
 
 def test_paired_needs_two_pairs_and_equal_lengths():
