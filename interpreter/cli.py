@@ -13,6 +13,7 @@ numbered from 0 in JSON output (``winners: [0]`` is P1).
 from __future__ import annotations
 
 import json
+import math
 import os
 import secrets
 import sys
@@ -970,6 +971,115 @@ def compare(ctx, ruleset, sides, games, precision, max_games, players, seed, age
                 out.print(Text(f"- {r['sentence']}", style="bold" if r["significant"] else None))
         run.footer(out)
         if report_dir and analyses:
+            out.print(Text(f"report: {Path(report_dir) / 'index.html'}"))
+    return EXIT_INTERRUPTED if run.interrupted else EXIT_OK
+
+
+# -- tune ---------------------------------------------------------------------------------------
+# The search (issue 28) is interpreter.tune; its games are played by _Run's settings through
+# interpreter.runner, as analyse plays them; this block parses and prints.
+
+
+@cli.command(short_help="Search parameter values that meet balance targets (Optuna).")
+@_ruleset_arg
+@_variant_opt
+@click.option("--param", "spaces", multiple=True, required=True, metavar="NAME=LO..HI|NAME=A,B,...",
+              help="A parameter to search: whole numbers (turns=6..14), reals (0.5..1.5) or choices (draft=true,false).")
+@click.option("--set", "fixed", multiple=True, metavar="NAME=VALUE", callback=_parse_params,
+              help="A parameter held at VALUE in every trial.")
+@click.option("--target", "targets", multiple=True, required=True, metavar="METRIC=V|METRIC=LO..HI|METRIC<=X",
+              help="What a metric should be (first_player_advantage=0, duration=20..30, drawishness<=0.05); several allowed.")
+@click.option("--games", "-n", default="400", show_default=True, callback=_parse_games, metavar="N|auto",
+              help="Games per trial; auto: until a sequential test decides each target (at most --max-games).")
+@click.option("--precision", type=click.FloatRange(0.001, 0.5), default=0.02, show_default=True,
+              help="With --games auto: a trial also stops when every target's 95% half-width is within this.")
+@click.option("--max-games", type=click.IntRange(100, MAX_GAMES), default=4000, show_default=True,
+              help="With --games auto: the most games per trial.")
+@click.option("--trials", type=click.IntRange(1, 10000), default=30, show_default=True, help="The most settings to try.")
+@click.option("--budget", type=click.IntRange(1, MAX_GAMES), help="The most games over all trials (default: no limit).")
+@click.option("--seconds", type=click.FloatRange(0.1, 86400 * 30), help="Stop trying settings after this many seconds.")
+@click.option("--confirm", type=click.IntRange(0, MAX_GAMES), help="Games of the confirmation run on fresh seeds (0: none; "
+              "default: as many as the best trial played).")
+@click.option("--no-prune", is_flag=True, help="Play every trial to the end (no Optuna pruning).")
+@_players_opt
+@_seed_opt
+@_auto_agents_opt
+@click.option("--jobs", "-j", type=click.IntRange(1, MAX_JOBS), help="Worker processes or Ray tasks (default: CPUs).")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="local: a process pool; ray: Ray tasks (pip install 'tapster[ray]').")
+@click.option("--ray-address", metavar="ADDRESS", help="The Ray cluster (default: RAY_ADDRESS, else a local Ray).")
+@click.option("--report", "report_dir", type=click.Path(file_okay=False),
+              help="Write an HTML report with PNG plots (each target against each parameter) to DIR.")
+@_json_opt
+def tune(ruleset, variant, spaces, fixed, targets, games, precision, max_games, trials, budget, seconds, confirm, no_prune,
+         players, seed, agents, jobs, backend, ray_address, report_dir, as_json) -> int:
+    """Search the parameters for values that meet the balance targets (see README, "Balance
+    analysis"): Optuna proposes settings, each trial plays its games as analyse does (game i
+    seeded (SEED, i) in every trial), the best setting is shown with its metrics' 95% intervals
+    (the front of settings when targets conflict) and confirmed on fresh seeds.  The same seed
+    gives the same trials and answer (not with --seconds).  Ctrl-C stops and reports the trials
+    finished (exit status 130)."""
+    from .report import tune_tables, write_tune_report
+    from .runner import play_run, ray_session
+    from .tune import Tuner, TuneSettings, parse_space, parse_target
+
+    def read(name: str, text: str):
+        return _parse_params(None, None, (f"{name}={text}",))[name]
+
+    parsed = [parse_space(text, read) for text in spaces]
+    goals = [parse_target(text) for text in targets]
+    names_seen = [sp.name for sp in parsed]
+    if len(set(names_seen)) < len(names_seen):
+        raise click.BadParameter("each parameter is searched once", param_hint="--param")
+    run = _Run(ruleset, players, seed, agents, jobs, backend, ray_address, games, precision, max_games, None, as_json)
+    base_rs, n, seat_names = run.side(variant, dict(fixed))
+    for sp in parsed:  # the ruleset's own declarations (kind, min, max) check the range's ends
+        if sp.name in fixed:
+            raise click.BadParameter(f"{sp.name} is both searched (--param) and held (--set)", param_hint="--param")
+        base = base_rs.params.get(sp.name)
+        if sp.kind == "real" and isinstance(base, int) and not isinstance(base, bool) and sp.name in base_rs.params:
+            raise TapsterError(f"--param {sp.name}: {base_rs.title}'s {sp.name} is a whole number ({base}); "
+                               f"write a range of whole numbers (e.g. {sp.name}={math.floor(sp.low)}..{math.ceil(sp.high)})")
+        for v in sp.ends():
+            run.side(variant, dict(fixed, **{sp.name: v}))
+    path = str(Path(base_rs.path).resolve())
+    loaded: dict = {}
+
+    def play(params: dict, indices: range, tally) -> bool:
+        p = dict(fixed, **params)
+        key = repr(sorted(p.items()))
+        if key not in loaded:
+            loaded[key] = run.side(variant, p)
+        rs, k, names = loaded[key]
+        spec = SimSpec(path, variant, tuple(sorted(p.items())), k, run.seed, tuple(names))
+        if run.progress:
+            run.progress.update(task, description=f"trial {len(tuner.trials) + 1}: " + ", ".join(f"{a}={b}" for a, b in params.items()))
+        return play_run(spec, indices, tally, jobs=run.jobs, backend=backend, ray_address=ray_address, ruleset=rs,
+                        on_batch=(lambda m: run.progress.advance(task, m)) if run.progress else None)
+
+    settings = TuneSettings(seed=run.seed, games=games, max_games=max_games, precision=precision, budget=budget,
+                            seconds=seconds, trials=trials, confirm=confirm, prune=not no_prune)
+    tuner = Tuner(parsed, goals, play, n, settings)
+    with run:
+        task = run.progress.add_task("tune", total=budget) if run.progress else None
+        if backend == "ray":
+            with ray_session(run.jobs, ray_address):
+                result = tuner.run()
+        else:
+            result = tuner.run()
+    run.played = result["games_played"]
+    run.interrupted = result["interrupted"]
+    title = f"{base_rs.title}: tune " + ", ".join(spaces) + " for " + ", ".join(targets)
+    if report_dir and result["trials"]:
+        write_tune_report(report_dir, title, result)
+    if as_json:
+        _echo_json({**run.head(), "variant": variant, "fixed": fixed, "agents": seat_names, **result})
+    else:
+        out = _stdout()
+        for item in tune_tables(title, result):
+            out.print(item)
+        run.footer(out)
+        if report_dir and result["trials"]:
             out.print(Text(f"report: {Path(report_dir) / 'index.html'}"))
     return EXIT_INTERRUPTED if run.interrupted else EXIT_OK
 

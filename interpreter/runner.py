@@ -20,13 +20,14 @@ import os
 import queue
 import signal
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from .analysis import SimSpec, remember_ruleset
 from .balance import EXPORT_FIELDS, GameRecord, Tally, metrics, play_games
 from .errors import TapsterError
 
-__all__ = ["BACKENDS", "run_games", "batch_size", "Exporter", "play_run", "narrow_enough", "auto_rounds"]
+__all__ = ["BACKENDS", "run_games", "batch_size", "Exporter", "play_run", "narrow_enough", "auto_rounds", "ray_session"]
 
 BACKENDS = ("local", "ray")
 
@@ -139,7 +140,24 @@ def _pool(spec: SimSpec, batches: _Batches, jobs: int, on_batch) -> Iterator[Gam
         pool.join()
 
 
-def _ray(spec: SimSpec, batches: _Batches, jobs: int, address: str | None, on_batch) -> Iterator[GameRecord]:
+@contextmanager
+def ray_session(jobs: int, address: str | None = None) -> Iterator[None]:
+    """Keep one Ray session for every run inside the ``with`` (a search plays many runs; each
+    would otherwise start and stop Ray): started as :func:`run_games` would, shut down at the end.
+
+    Raises:
+        TapsterError: Ray is not installed or cannot be started or reached.
+    """
+    ray, started = _ray_init(jobs, address)
+    try:
+        yield
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _ray_init(jobs: int, address: str | None) -> tuple:
+    """Import Ray and start or join it unless it runs already: ``(ray, started)``."""
     try:
         import ray
     except ImportError:
@@ -157,6 +175,11 @@ def _ray(spec: SimSpec, batches: _Batches, jobs: int, address: str | None, on_ba
         except (ConnectionError, RuntimeError, ValueError) as exc:
             raise TapsterError(f"cannot start or reach Ray{' at ' + address if address else ''}: {exc}") from None
         started = True
+    return ray, started
+
+
+def _ray(spec: SimSpec, batches: _Batches, jobs: int, address: str | None, on_batch) -> Iterator[GameRecord]:
+    ray, started = _ray_init(jobs, address)
     task = ray.remote(play_games)
     refs: dict = {}
     try:
