@@ -1045,7 +1045,7 @@ def tune(ruleset, variant, spaces, fixed, targets, games, precision, max_games, 
     path = str(Path(base_rs.path).resolve())
     loaded: dict = {}
 
-    def play(params: dict, indices: range, tally) -> bool:
+    def play(params: dict, indices: range, tally, export=None) -> bool:
         p = dict(fixed, **params)
         key = repr(sorted(p.items()))
         if key not in loaded:
@@ -1055,7 +1055,7 @@ def tune(ruleset, variant, spaces, fixed, targets, games, precision, max_games, 
         if run.progress:
             run.progress.update(task, description=f"trial {len(tuner.trials) + 1}: " + ", ".join(f"{a}={b}" for a, b in params.items()))
         return play_run(spec, indices, tally, jobs=run.jobs, backend=backend, ray_address=ray_address, ruleset=rs,
-                        on_batch=(lambda m: run.progress.advance(task, m)) if run.progress else None)
+                        on_batch=(lambda m: run.progress.advance(task, m)) if run.progress else None, export=export)
 
     settings = TuneSettings(seed=run.seed, games=games, max_games=max_games, precision=precision, budget=budget,
                             seconds=seconds, trials=trials, confirm=confirm, prune=not no_prune)

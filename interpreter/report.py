@@ -392,6 +392,17 @@ def tune_tables(title: str, result: dict) -> list:
                        *[_target_cell(t["targets"][g["metric"]], g["metric"]) for g in targets],
                        ", ".join("n/a" if d is None else f"{d:.3g}" for d in t["distances"]))
         out.append(ft)
+    second = result.get("runner_up")
+    if second:
+        for target in targets:
+            r = second["rows"][target["metric"]]
+            d = r["difference"]
+            shown = "n/a" if d["p"] is None else ("p < 0.001" if d["p"] < 0.001 else f"p = {d['p']:.2g}")
+            pct = r["kind"] == "rate"
+            diff = (f"{d['value']:+.1%} [{d['low']:+.1%}, {d['high']:+.1%}]" if pct
+                    else f"{d['value']:+.3g} [{d['low']:+.3g}, {d['high']:+.3g}]")
+            out.append(Text(f"runner-up {_setting(second['params'])} against the best, {target['metric']}: {diff} "
+                            f"over {r['pairs']} games on shared seeds ({r['test']}, {shown})"))
     mt = Table(title=f"Best setting {_setting(best['params'])}: every metric ({best['games']} games)")
     mt.add_column("metric")
     mt.add_column("value (95% CI)", justify="right")

@@ -11,16 +11,20 @@ inside it).
 
 - A setting **meets** a target when the metric's 95% interval reaches the target (the target is
   not rejected at the 5% level).
-- **Pruning** (one target): after each round of a trial's games, Optuna's median pruner may stop
+- **Pruning** (one target): a trial plays in doubling rounds (``first`` games, then doubling
+  up to its games); after each round, Optuna's median pruner may stop
   a trial whose distance is worse than the median of earlier trials at that round, but only
-  once the trial's interval excludes the target (a setting that may still meet it is never
-  dropped on noise).
-- **``--games auto``** plays a trial in doubling rounds (``first`` games, then doubling up to
+  once the trial's interval at the sequential test's level (below) excludes the target (a
+  setting that may still meet it is not dropped on noise).
+- **``--games auto``** plays a trial in the same doubling rounds (``first`` games, then doubling up to
   ``max_games``: K rounds) and stops it at the first round where the target is decided: every
   target's interval at level ``1 - alpha/K`` lies inside the target (met), or one lies outside
   it (missed), or every 95% interval is within ``precision`` (as close as it will get).
   Bonferroni over the K looks keeps the chance of deciding wrongly about a target at most
   ``alpha`` (5%) per trial.
+- Trials share seeds, so the best setting is compared with the **runner-up** as pairs of games
+  (:func:`interpreter.balance.compare` with pairs: McNemar's exact test or the paired t on the
+  per-seed differences), over the games both played: is the best really better?
 - The best setting is played again on **fresh seeds** (games ``offset..offset+n`` of the same
   seed, indices no trial played) to confirm it.
 
@@ -35,7 +39,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .balance import Tally, metrics
+from .balance import PerGame, Tally, compare, metrics
 from .errors import TapsterError
 
 __all__ = ["Space", "Target", "parse_space", "parse_target", "TARGET_METRICS", "TuneSettings", "Tuner", "estimate_of",
@@ -261,15 +265,32 @@ class Trial:
                 "targets": {t.metric: estimate_of(self.metrics, t.metric) for t in targets}}
 
 
-#: play(params, indices, tally) -> False when Ctrl-C stopped it.
-Play = Callable[[dict, range, Tally], bool]
+def _scale(t: Target) -> float:
+    """The unit target ``t``'s distances are measured in when targets are weighed together: 1 for
+    a share (a distance of 0.1 is 10 points), the target's size for a count (at least 1: 2 turns
+    off a target of 20 weigh 0.1)."""
+    if TARGET_METRICS[t.metric][2]:
+        return 1.0
+    ends = [abs(x) for x in (t.low, t.high) if math.isfinite(x)]
+    return max([1.0, *ends])
+
+
+#: play(params, indices, tally, export) -> False when Ctrl-C stopped it; export(record) is called
+#: with each game's record in game order.
+Play = Callable[..., bool]
+
+#: Target metric -> the row key of :func:`interpreter.balance.compare` (AdvantageP1 and the
+#: first-player advantage differ by a constant: the same difference).
+_COMPARED = {"first_player_advantage": "advantage_p1", "advantage_p1": "advantage_p1", "drawishness": "drawishness",
+             "duration": "duration", "decisions": "length", "margin": "margin", "lead_change": "lead_change",
+             "drama": "drama", "decisiveness": "decisiveness"}
 
 
 class Tuner:
-    """The search.  ``play(params, indices, tally)`` plays games ``indices`` of the setting
-    ``params`` (the base parameters overridden) into ``tally`` and returns False when Ctrl-C
-    stopped it; ``players`` is the number of seats; ``on_trial(trial)`` is told each finished
-    trial.  :meth:`run` returns the result (see :meth:`result`).
+    """The search.  ``play(params, indices, tally, export)`` plays games ``indices`` of the
+    setting ``params`` (the base parameters overridden) into ``tally``, calls ``export(record)``
+    with each game's record, and returns False when Ctrl-C stopped it; ``players`` is the
+    number of seats; ``on_trial(trial)`` is told each finished trial.  :meth:`run` returns the result (see :meth:`result`).
 
     Raises:
         TapsterError: no space or no target; Optuna is not installed (``pip install 'tapster[tune]'``).
@@ -295,6 +316,7 @@ class Tuner:
         self.interrupted = False
         self.stopped_by = None
         self.confirmation: dict | None = None
+        self.samples: dict = {}  # trial number -> (Tally, PerGame): for the paired best-vs-runner-up
         cap = settings.max_games if settings.games is None else settings.games
         self.rounds = sequential_rounds(min(settings.first, cap), cap)
         self.look_level = 1 - settings.alpha / len(self.rounds)
@@ -316,21 +338,20 @@ class Tuner:
 
     def _precision(self, t: Target) -> float:
         # A share's precision is --precision; a count's (turns, margin) is relative to the target.
-        if TARGET_METRICS[t.metric][2]:
-            return self.s.precision
-        scale = max(abs(x) for x in (t.low, t.high) if math.isfinite(x)) if any(map(math.isfinite, (t.low, t.high))) else 1
-        return self.s.precision * max(1.0, scale)
+        return self.s.precision * _scale(t)
 
     def _trial(self, number: int, params: dict, otrial) -> Trial:
         trial = Trial(number, params)
         tally = Tally(self.players)
+        per_game = PerGame(self.players)
+        self.samples[number] = (tally, per_game)
         for step, indices in enumerate(self.rounds):
             if self.s.budget is not None:
                 left = self.s.budget - self.played
                 if left <= 0:
                     break
                 indices = indices[:left]
-            done = self.play(params, indices, tally)
+            done = self.play(params, indices, tally, per_game.add)
             self.played += len(indices) if done else tally.games + tally.errors - trial.games
             trial.games = tally.games + tally.errors
             if not done:
@@ -347,7 +368,7 @@ class Tuner:
             if otrial is not None and len(self.targets) == 1 and step < len(self.rounds) - 1:
                 otrial.report(trial.distances[0], step)
                 t = self.targets[0]
-                if otrial.should_prune() and t.decided(estimate_of(m, t.metric)) == "missed":
+                if otrial.should_prune() and t.decided(estimate_of(metrics(tally, self.look_level), t.metric)) == "missed":
                     trial.state = "pruned"
                     break
             if self._out_of_time():
@@ -462,14 +483,37 @@ class Tuner:
 
     def best(self) -> Trial | None:
         """The recommended trial: among the front, those meeting every target first, then the
-        smallest largest distance, then the smallest total, then the earliest."""
+        smallest largest distance (each target's in its unit: a share's in shares, a count's
+        relative to the target), then the smallest total, then the earliest."""
         front = self.front()
         if not front:
             return None
-        return min(front, key=lambda t: (not t.meets(self.targets), max(t.distances), sum(t.distances), t.number))
+        return min(front, key=self._rank_key())
+
+    def runner_up(self) -> dict | None:
+        """The best trial against the next best (by the same order), as pairs of games sharing
+        seeds: ``{"params", "rows"}`` with a :func:`interpreter.balance.compare` row (difference
+        runner-up - best, its interval, the paired test) per target metric; None with one trial."""
+        best = self.best()
+        others = [t for t in self.trials if t.state == "complete" and best is not None and t.number != best.number]
+        if not others:
+            return None
+        key = self._rank_key()
+        second = min(others, key=key)
+        (ta, pa), (tb, pb) = self.samples[best.number], self.samples[second.number]
+        rows = {r["key"]: r for r in compare(ta, tb, pairs=(pa, pb))}
+        return {"params": second.params, "number": second.number,
+                "rows": {t.metric: rows[_COMPARED[t.metric]] for t in self.targets}}
+
+    def _rank_key(self):
+        def key(t: Trial) -> tuple:
+            scaled = [d / _scale(g) for d, g in zip(t.distances, self.targets)]
+            return (not t.meets(self.targets), max(scaled), sum(scaled), t.number)
+
+        return key
 
     def result(self) -> dict:
-        """``{"spaces", "targets", "trials", "best", "meets", "front", "conflict", "confirmation",
+        """``{"spaces", "targets", "trials", "best", "meets", "front", "conflict", "runner_up", "confirmation",
         "games_played", "seconds", "stopped_by", "interrupted", "sequential"}`` (JSON data): ``meets``
         whether the best meets every target; ``conflict`` whether the front has more than one
         setting (the targets pull apart); ``sequential``: the rounds and the level of each look."""
@@ -482,7 +526,8 @@ class Tuner:
             "meets": bool(best and best.meets(self.targets)),
             "front": [t.to_json(self.targets) for t in front] if len(self.targets) > 1 else [],
             "conflict": len(self.targets) > 1 and len(front) > 1,
-            "confirmation": self.confirmation, "games_played": self.played, "seconds": getattr(self, "seconds", None),
+            "runner_up": self.runner_up(), "confirmation": self.confirmation, "games_played": self.played,
+            "seconds": getattr(self, "seconds", None),
             "stopped_by": self.stopped_by, "interrupted": self.interrupted,
             "sequential": {"auto": self.s.games is None, "rounds": [r.stop for r in self.rounds],
                            "look_level": self.look_level, "alpha": self.s.alpha},

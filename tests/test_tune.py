@@ -169,13 +169,15 @@ def _fake_play(rates: dict):
     """A stand-in for the games: setting -> the first mover's win rate (each game a win or a loss)."""
     from interpreter.balance import GameRecord
 
-    def play(params, indices, tally):
+    def play(params, indices, tally, export=None):
         p = rates[params["k"]]
         for i in indices:
             won = (i * 0.6180339887) % 1 < p   # a fixed, even spread of wins
-            tally.add(GameRecord(i, f"0:{i}", ("random", "random"), scores=(1, 0) if won else (0, 1),
-                                 winners=(0,) if won else (1,), turns=2, order=(0, 1), trace=[(0, 0), (1, 0)],
-                                 used=[{}, {}]))
+            r = GameRecord(i, f"0:{i}", ("random", "random"), scores=(1, 0) if won else (0, 1),
+                           winners=(0,) if won else (1,), turns=2, order=(0, 1), trace=[(0, 0), (1, 0)], used=[{}, {}])
+            tally.add(r)
+            if export:
+                export(r)
         return True
 
     return play
@@ -194,6 +196,11 @@ def test_games_auto_stops_a_trial_once_its_target_is_decided():
     assert by_k[0]["decision"] == "missed" and by_k[0]["games"] == 100
     assert by_k[1]["decision"] == "precise" and by_k[1]["games"] == 3200 > by_k[0]["games"]
     assert result["best"]["params"]["k"] == 1 and result["meets"]
+    # The runner-up (52%) against the best (50%) on shared seeds: the games both played, paired.
+    second = result["runner_up"]
+    row = second["rows"]["first_player_advantage"]
+    assert second["params"] == {"k": 2} and row["test"] == "McNemar exact"
+    assert row["pairs"] == by_k[2]["games"] and row["difference"]["value"] == pytest.approx(0.02, abs=0.005)
 
 
 def test_pruning_stops_only_trials_that_miss_the_target():
