@@ -1,4 +1,4 @@
-"""The driver: ``tapster play|simulate|analyse|compare|replay|info|validate|test|check|perft|serve``.
+"""The driver: ``tapster play|simulate|analyse|compare|tune|replay|info|validate|test|check|perft|serve``.
 
 ``main(argv) -> int`` runs one command in-process and returns its exit code: 0 success, 1 a
 failure (an invalid ruleset, a failed scenario, a replay mismatch, an illegal action, a game

@@ -212,6 +212,28 @@ def test_pruning_stops_only_trials_that_miss_the_target():
     assert result["best"]["params"]["k"] == 0
 
 
+def test_real_and_choice_spaces_are_searched():
+    # A real parameter: the first mover's win rate is 0.5 + 0.3 x; the target 0.15 is at x = 0.5.
+    class Rates(dict):
+        def __getitem__(self, x):
+            return 0.5 + 0.3 * x
+
+    settings = TuneSettings(seed=4, games=400, trials=25, confirm=0, prune=False)
+    result = Tuner([parse_space("k=0.0..1.0")], [parse_target("first_player_advantage=0.15")], _fake_play(Rates()), 2,
+                   settings).run()
+    xs = [t["params"]["k"] for t in result["trials"]]
+    assert len(set(xs)) == 25 and all(0.0 <= x <= 1.0 for x in xs) and any(x != round(x, 1) for x in xs)
+    assert abs(result["best"]["params"]["k"] - 0.5) < 0.1 and result["meets"]
+
+
+def test_choices_are_searched_through_the_ruleset(capsys):
+    result = _tune(capsys, "beer_flights", "--param", "tiebreak_counts_trash=true,false", "--set", "turns=3", "--target",
+                   "duration=6", "--games", "10", "--seed", "1", "--jobs", "1", "--confirm", "0")
+    assert sorted(t["params"]["tiebreak_counts_trash"] for t in result["trials"]) == [False, True]
+    assert all(t["targets"]["duration"]["value"] == 6 for t in result["trials"]) and result["meets"]
+    assert result["fixed"] == {"turns": 3}
+
+
 def test_budget_in_games_is_kept():
     settings = TuneSettings(seed=1, games=200, budget=500, trials=10, confirm=0)
     result = Tuner([parse_space("k=0..9")], [parse_target("first_player_advantage=0")],
