@@ -316,7 +316,7 @@ class Tuner:
         self.interrupted = False
         self.stopped_by = None
         self.confirmation: dict | None = None
-        self.samples: dict = {}  # trial number -> (Tally, PerGame): for the paired best-vs-runner-up
+        self.samples: dict = {}  # trial number -> (Tally, PerGame) of the two best trials and the one playing
         cap = settings.max_games if settings.games is None else settings.games
         self.rounds = sequential_rounds(min(settings.first, cap), cap)
         self.look_level = 1 - settings.alpha / len(self.rounds)
@@ -437,6 +437,7 @@ class Tuner:
                     break
                 self.cache[key] = trial
                 self.trials.append(trial)
+                self._keep_samples()
                 self._tell(study, otrial, trial)
                 if self.on_trial:
                     self.on_trial(trial)
@@ -481,25 +482,32 @@ class Tuner:
         return [t for t in done if not any(all(o <= s for o, s in zip(u.distances, t.distances)) and u.distances != t.distances
                                            for u in done)]
 
+    def ranked(self) -> list[Trial]:
+        """The finished (not pruned) trials, best first: those meeting every target first, then
+        the smallest largest distance (each target's in its unit: a share's in shares, a count's
+        relative to the target), then the smallest total, then the earliest.  The first is on
+        the front unless a trial closer to every target misses one that it meets."""
+        return sorted((t for t in self.trials if t.state == "complete"), key=self._rank_key())
+
     def best(self) -> Trial | None:
-        """The recommended trial: among the front, those meeting every target first, then the
-        smallest largest distance (each target's in its unit: a share's in shares, a count's
-        relative to the target), then the smallest total, then the earliest."""
-        front = self.front()
-        if not front:
-            return None
-        return min(front, key=self._rank_key())
+        """The recommended trial: the first of :meth:`ranked` (None before any trial finished)."""
+        ranked = self.ranked()
+        return ranked[0] if ranked else None
+
+    def _keep_samples(self) -> None:
+        # Only the two best trials' games are compared: drop the rest (memory stays bounded).
+        keep = {t.number for t in self.ranked()[:2]}
+        for number in [n for n in self.samples if n not in keep]:
+            del self.samples[number]
 
     def runner_up(self) -> dict | None:
         """The best trial against the next best (by the same order), as pairs of games sharing
         seeds: ``{"params", "rows"}`` with a :func:`interpreter.balance.compare` row (difference
         runner-up - best, its interval, the paired test) per target metric; None with one trial."""
-        best = self.best()
-        others = [t for t in self.trials if t.state == "complete" and best is not None and t.number != best.number]
-        if not others:
+        ranked = self.ranked()
+        if len(ranked) < 2:
             return None
-        key = self._rank_key()
-        second = min(others, key=key)
+        best, second = ranked[:2]
         (ta, pa), (tb, pb) = self.samples[best.number], self.samples[second.number]
         rows = {r["key"]: r for r in compare(ta, tb, pairs=(pa, pb))}
         return {"params": second.params, "number": second.number,
