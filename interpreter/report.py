@@ -466,6 +466,10 @@ def plot_tune(path: Path, result: dict, space: dict, target: dict) -> None:
         ax.axvline(labels.index(repr(v)) if choice else v, color="grey", linestyle=":", linewidth=1, label="best")
     if choice:
         ax.set_xticks(range(len(labels)), labels)
+    elif space["kind"] == "int":
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel(space["name"])
     ax.set_ylabel(TARGET_METRICS[target["metric"]][1] + (" (share)" if share else ""))
     ax.set_title(f"{target['text']} against {space['name']}")

@@ -82,6 +82,12 @@ def _number(text: str, what: str) -> int | float:
     return x
 
 
+def _bounded(x: int | float, what: str) -> int | float:
+    if abs(x) >= 2**63:
+        raise TapsterError(f"{what}: {x} is beyond ±2**63")
+    return x
+
+
 @dataclass(frozen=True)
 class Space:
     """A parameter to search: ``kind`` ``int`` or ``real`` (from ``low`` to ``high``, both
@@ -123,7 +129,8 @@ def parse_space(text: str, read_value: Callable[[str, str], object] | None = Non
         raise TapsterError(f"--param {text!r}: write NAME=LO..HI (turns=6..14) or NAME=A,B,... (draft=true,false)")
     if ".." in rest:
         lo_text, _, hi_text = rest.partition("..")
-        lo, hi = _number(lo_text.strip(), f"--param {name}"), _number(hi_text.strip(), f"--param {name}")
+        lo = _bounded(_number(lo_text.strip(), f"--param {name}"), f"--param {name}")
+        hi = _bounded(_number(hi_text.strip(), f"--param {name}"), f"--param {name}")
         if lo > hi:
             raise TapsterError(f"--param {name}={rest}: the range is empty ({lo} is above {hi})")
         kind = "int" if isinstance(lo, int) and isinstance(hi, int) else "real"

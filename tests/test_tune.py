@@ -65,7 +65,8 @@ def test_spaces_and_targets_parse():
     assert band.decided({"value": 35, "low": 31, "high": 39}) == "missed"
     assert band.decided({"value": 25, "low": 22, "high": 28}) == "met"
     for bad, words in [("turns=9..6", "empty"), ("turns", "NAME=LO..HI"), ("turns=7", "at least two choices"),
-                       ("turns=a..9", "not a number")]:
+                       ("turns=a..9", "not a number"), ("turns=1..1e400", "not a finite number"),
+                       ("turns=1..99999999999999999999", "beyond")]:
         with pytest.raises(TapsterError, match=words):
             parse_space(bad)
     for bad, words in [("fun=1", "no metric 'fun'"), ("duration", "METRIC=V"), ("duration=30..20", "empty")]:
