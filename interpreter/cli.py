@@ -781,33 +781,49 @@ class _Run:
     def play(self, name: str, rs: Ruleset, n: int, names: list[str], variant, params: dict, per_game=None):
         """Play side ``name``; ``per_game``: a :class:`interpreter.balance.PerGame` that also
         records each game's values (for a paired comparison)."""
+        return self.play_sides([(name, rs, n, names, variant, params, per_game)])[0]
+
+    def play_sides(self, sides: list[tuple], decided=None) -> list:
+        """Play each side ``(name, rs, n, names, variant, params, per_game)``; the tallies, in
+        order.  With --games auto the sides play the same rounds in turn (200 games, then
+        doubling, up to --max-games) and stop together when every side's win rates are within
+        --precision or ``decided(tallies, rounds)`` (the number of rounds) says the comparison is."""
         from .balance import Tally
         from .runner import auto_rounds, narrow_enough, play_run
 
-        spec = SimSpec(str(Path(rs.path).resolve()), variant, tuple(sorted(params.items())), n, self.seed, tuple(names))
-        tally = Tally(n)
-        total = self.games if self.games is not None else min(200, self.max_games)
-        task = self.progress.add_task(name, total=total) if self.progress else None
-        rounds = [range(self.games)] if self.games is not None else auto_rounds(min(200, self.max_games), self.max_games)
-        export = (lambda r: self.exporter.write(name, r)) if self.exporter else None
-        if per_game is not None:
-            write = export
-            export = (lambda r: (per_game.add(r), write(r))) if write else per_game.add
-        advance = (lambda k: self.progress.advance(task, k)) if self.progress else None
+        states = []
+        for name, rs, n, names, variant, params, per_game in sides:
+            spec = SimSpec(str(Path(rs.path).resolve()), variant, tuple(sorted(params.items())), n, self.seed, tuple(names))
+            total = self.games if self.games is not None else min(200, self.max_games)
+            task = self.progress.add_task(name, total=total) if self.progress else None
+            export = (lambda r, name=name: self.exporter.write(name, r)) if self.exporter else None
+            if per_game is not None:
+                write = export
+                export = (lambda r, pg=per_game, w=write: (pg.add(r), w(r))) if write else per_game.add
+            advance = (lambda k, task=task: self.progress.advance(task, k)) if self.progress else None
+            states.append((spec, rs, Tally(n), task, export, advance))
+        tallies = [state[2] for state in states]
+        rounds = [range(self.games)] if self.games is not None else list(auto_rounds(min(200, self.max_games), self.max_games))
         for indices in rounds:
-            if self.progress and self.games is None:
-                self.progress.update(task, total=indices.stop)
-            done = play_run(spec, indices, tally, jobs=self.jobs, backend=self.backend, ray_address=self.ray_address,
-                            ruleset=rs, on_batch=advance, export=export)
-            if not done:
-                self.interrupted = True
+            for spec, rs, tally, task, export, advance in states:
+                if self.progress and self.games is None:
+                    self.progress.update(task, total=indices.stop)
+                done = play_run(spec, indices, tally, jobs=self.jobs, backend=self.backend, ray_address=self.ray_address,
+                                ruleset=rs, on_batch=advance, export=export)
+                if not done:
+                    self.interrupted = True
+                    break
+            if self.interrupted:
                 break
-            if self.games is None and narrow_enough(tally, self.precision):
+            if self.games is None and (all(narrow_enough(t, self.precision) for t in tallies)
+                                       or (decided is not None and decided(tallies, len(rounds)))):
                 break
-        self.played += tally.games + tally.errors
-        if tally.errors and not self.interrupted:
-            raise TapsterError(f"{tally.errors} game(s) failed; the first: {tally.first_error}")
-        return tally
+        for tally in tallies:
+            self.played += tally.games + tally.errors
+        for tally in tallies:
+            if tally.errors and not self.interrupted:
+                raise TapsterError(f"{tally.errors} game(s) failed; the first: {tally.first_error}")
+        return tallies
 
     def __enter__(self):
         if self.export_file:
@@ -926,11 +942,13 @@ def compare(ctx, ruleset, sides, games, precision, max_games, players, seed, age
     with its 95% interval and a test, and a sentence.  Game i of every side is seeded (SEED, i),
     so the sides are compared as pairs of games: the interval of the per-seed differences,
     McNemar's exact test for rates and the paired t for means (--unpaired: two-proportion z and
-    Welch's t).  A SIDE is `base`, a variant and/or NAME=VALUE pairs joined by commas
+    Welch's t).  With --games auto the sides play the same rounds and stop when every win rate
+    and first-player win rate difference is decided (see README).  A SIDE is `base`, a variant and/or NAME=VALUE pairs joined by commas
     (`tapster compare beer_flights base turns=5`, `tapster compare drink_and_beat base complex`)."""
     from .balance import PerGame, metrics
     from .balance import compare as compare_tallies
     from .report import analysis_tables, comparison_table, write_report
+    from .runner import comparison_decided
 
     if len(sides) < 2:
         raise click.UsageError("compare needs at least two sides (e.g. base turns=5)")
@@ -939,17 +957,22 @@ def compare(ctx, ruleset, sides, games, precision, max_games, players, seed, age
     for text in sides:
         variant, p = _parse_side(ctx, text)
         parsed.append((text, variant, p, *run.side(variant, p)))
-    tallies, per_game = [], []
+    per_game = [None if unpaired else PerGame(n) for _, _, _, _, n, _ in parsed]
+    for name, _, _, _, n, _ in parsed[1:]:
+        if n != parsed[0][4]:
+            raise TapsterError(f"side {name} has {n} players, {parsed[0][0]} {parsed[0][4]}: use --players")
+
+    def decided(tallies, rounds):
+        return comparison_decided(tallies, None if unpaired else per_game, precision, rounds)
+
     with run:
-        for name, variant, p, rs, n, names in parsed:
-            per_game.append(None if unpaired else PerGame(n))
-            tallies.append((name, names, run.play(name, rs, n, names, variant, p, per_game=per_game[-1])))
-            if run.interrupted:
-                break
+        played = run.play_sides([(name, rs, n, names, variant, p, pg)
+                                 for (name, variant, p, rs, n, names), pg in zip(parsed, per_game)], decided)
+    tallies = [(name, names, t) for (name, _, _, _, _, names), t in zip(parsed, played)]
+    if run.interrupted:  # Ctrl-C: the sides that had begun
+        tallies = tallies[:1] + [side for side in tallies[1:] if side[2].games + side[2].errors]
     comparisons = []
     for k, (name, _, t) in enumerate(tallies[1:], 1):
-        if t.players != tallies[0][2].players:
-            raise TapsterError(f"side {name} has {t.players} players, {tallies[0][0]} {tallies[0][2].players}: use --players")
         pairs = None if unpaired else (per_game[0], per_game[k])
         comparisons.append((tallies[0][0], name, compare_tallies(tallies[0][2], t, pairs=pairs)))
     analyses = [(name, metrics(t)) for name, _, t in tallies]

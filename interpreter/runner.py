@@ -27,7 +27,8 @@ from .analysis import SimSpec, remember_ruleset
 from .balance import EXPORT_FIELDS, GameRecord, Tally, metrics, play_games
 from .errors import TapsterError
 
-__all__ = ["BACKENDS", "run_games", "batch_size", "Exporter", "play_run", "narrow_enough", "auto_rounds", "ray_session"]
+__all__ = ["BACKENDS", "run_games", "batch_size", "Exporter", "play_run", "narrow_enough", "auto_rounds", "ray_session",
+           "comparison_decided"]
 
 BACKENDS = ("local", "ray")
 
@@ -275,6 +276,28 @@ def narrow_enough(tally: Tally, precision: float) -> bool:
     m = metrics(tally)
     rows = m["win_rate"] + ([m["AdvantageP1"]] if m["AdvantageP1"] else [])
     return bool(rows) and all((r["high"] - r["low"]) / 2 <= precision for r in rows)
+
+
+def comparison_decided(tallies: list[Tally], per_game: list | None, precision: float, rounds: int,
+                       alpha: float = 0.05) -> bool:
+    """The sequential test of ``compare --games auto``: True when, for every later side against
+    the first, every seat's win rate and the first-player advantage differ decidedly, at level
+    ``1 - alpha/rounds`` (Bonferroni over the ``rounds`` looks, so each decision is wrong with
+    probability at most ``alpha``): the difference's interval excludes 0 (a difference) or lies
+    within ``±precision`` (none bigger than that).  ``per_game``: the sides'
+    :class:`interpreter.balance.PerGame` for paired intervals (None: unpaired)."""
+    from .balance import compare
+
+    level = 1 - alpha / rounds
+    for k in range(1, len(tallies)):
+        pairs = None if per_game is None else (per_game[0], per_game[k])
+        for row in compare(tallies[0], tallies[k], level, pairs=pairs):
+            if not (row["key"].startswith("win_rate_P") or row["key"] == "advantage_p1"):
+                continue
+            d = row["difference"]
+            if not (d["low"] > 0 or d["high"] < 0 or (-precision <= d["low"] and d["high"] <= precision)):
+                return False
+    return len(tallies) > 1
 
 
 def auto_rounds(first: int, cap: int) -> Iterator[range]:

@@ -19,7 +19,7 @@ from interpreter.analysis import SimSpec
 from interpreter.balance import GameRecord, PerGame, Tally, compare, metrics
 from interpreter.cli import main
 from interpreter.compiler import available_rulesets, load_ruleset
-from interpreter.runner import auto_rounds, play_run
+from interpreter.runner import auto_rounds, comparison_decided, play_run
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -115,6 +115,25 @@ def test_paired_compare_sees_a_change_on_shared_seeds_that_unpaired_misses():
     # Means are paired by the t test on per-seed differences; the one-game values are the tally's.
     assert {r["key"]: r for r in compare(a, b, pairs=(pa, pb))}["duration"]["test"] == "paired t"
     assert list(pa.values["duration"][:2]) == [1.0, 1.0] and list(pa.values["win_rate_P2"][:2]) == [1.0, 0.0]
+
+
+def test_compare_auto_stops_when_every_win_rate_difference_is_decided():
+    # The first mover (seat 0) wins 50% on one side and 90% on the other, on the same 200 seeds.
+    a, b, same = Tally(2), Tally(2), Tally(2)
+    pa, pb, ps = PerGame(2), PerGame(2), PerGame(2)
+    for i in range(200):
+        for t, pg, w in ((a, pa, i % 2), (b, pb, i % 10), (same, ps, i % 2)):
+            r = _record(i, [(0, 0), (1, 0)], (0,) if w else (1,))
+            t.add(r)
+            pg.add(r)
+    # A 40-point difference is decided at the first of 8 looks (level 1 - 0.05/8), paired or not.
+    assert comparison_decided([a, b], [pa, pb], 0.02, 8)
+    assert comparison_decided([a, b], None, 0.02, 8)
+    # The same games on both sides: a difference of exactly 0, within any precision; with other
+    # games (unpaired), 200 games cannot tell a ±2-point difference from none.
+    assert comparison_decided([a, same], [pa, ps], 0.02, 8)
+    assert not comparison_decided([a, same], None, 0.02, 8)
+    assert not comparison_decided([a], [pa], 0.02, 8)
 
 
 def test_auto_rounds_double_up_to_the_cap():
