@@ -22,7 +22,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scipy import stats as _st
+
+def _scipy():
+    """``scipy.stats``, imported when a statistic is first computed (not when the balance report
+    is imported: a command starts sooner, and a Ctrl-C while games play never lands inside
+    SciPy's import)."""
+    from scipy import stats
+
+    return stats
 
 __all__ = [
     "Running", "Estimate", "z_value", "wilson", "proportion", "mean_interval", "two_proportion",
@@ -32,7 +39,7 @@ __all__ = [
 
 def normal_sf(z: float) -> float:
     """P(Z > z) for a standard normal Z (``scipy.stats.norm.sf``)."""
-    return float(_st.norm.sf(z))
+    return float(_scipy().norm.sf(z))
 
 
 def z_value(level: float = 0.95) -> float:
@@ -43,7 +50,7 @@ def z_value(level: float = 0.95) -> float:
     """
     if not 0.0 < level < 1.0:
         raise ValueError(f"a confidence level is between 0 and 1, not {level}")
-    return float(_st.norm.ppf(0.5 + level / 2.0))
+    return float(_scipy().norm.ppf(0.5 + level / 2.0))
 
 
 def student_t_sf(t: float, df: float) -> float:
@@ -51,7 +58,7 @@ def student_t_sf(t: float, df: float) -> float:
     (``scipy.stats.t.sf``; the normal's when ``df`` is infinite)."""
     if math.isinf(df):
         return normal_sf(t)
-    return float(_st.t.sf(t, df))
+    return float(_scipy().t.sf(t, df))
 
 
 def t_quantile(level: float, df: float) -> float:
@@ -62,7 +69,7 @@ def t_quantile(level: float, df: float) -> float:
     """
     if not 0.0 < level < 1.0:
         raise ValueError(f"a confidence level is between 0 and 1, not {level}")
-    return float(_st.t.ppf(0.5 + level / 2.0, df))
+    return float(_scipy().t.ppf(0.5 + level / 2.0, df))
 
 
 @dataclass(frozen=True)
@@ -195,7 +202,7 @@ def welch(a: Running, b: Running, level: float = 0.95) -> Estimate:
         return Estimate(d, d, d, level, 1.0 if d == 0 else 0.0, (a.n, b.n))
     se = math.sqrt(se2)
     df = se2 * se2 / ((va * va / (a.n - 1) if va else 0.0) + (vb * vb / (b.n - 1) if vb else 0.0))
-    test = _st.ttest_ind_from_stats(b.mean, b.sd, b.n, a.mean, a.sd, a.n, equal_var=False)
+    test = _scipy().ttest_ind_from_stats(b.mean, b.sd, b.n, a.mean, a.sd, a.n, equal_var=False)
     h = t_quantile(level, df) * se
     return Estimate(d, d - h, d + h, level, min(1.0, float(test.pvalue)), (a.n, b.n))
 
@@ -244,10 +251,10 @@ def paired(xs, ys, level: float = 0.95, rate: bool = True) -> Paired:
         low = high = mean
         p = 1.0 if mean == 0 else 0.0
     else:
-        ref = _st.ttest_rel(y, x)
+        ref = _scipy().ttest_rel(y, x)
         ci = ref.confidence_interval(level)
         low, high, p = float(ci.low), float(ci.high), float(ref.pvalue)
     if binary:
         up, down = int(np.sum(d > 0)), int(np.sum(d < 0))
-        p = 1.0 if up + down == 0 else float(_st.binomtest(up, up + down, 0.5).pvalue)
+        p = 1.0 if up + down == 0 else float(_scipy().binomtest(up, up + down, 0.5).pvalue)
     return Paired(Estimate(mean, low, high, level, min(1.0, p), n), test)
