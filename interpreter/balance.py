@@ -1,7 +1,8 @@
 """The balance report's measurements: one record per game played (:func:`play_games`), the
 running totals of a run (:class:`Tally`, merged in game order so the numbers do not depend on
 how many processes played), the metrics read from them (:func:`metrics`) and the comparison of
-two runs (:func:`compare`).
+two runs (:func:`compare`), as independent samples or, where the sides share seeds, as pairs
+(:class:`PerGame` keeps each game's values for that).
 
 Metric names follow Ludii's (Browne et al., *Ludii metrics*) where they match:
 
@@ -27,6 +28,7 @@ winners.
 from __future__ import annotations
 
 import math
+from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -34,9 +36,10 @@ from .agents import make_agent
 from .analysis import SimSpec, _ruleset_for, agent_seed, game_seed
 from .errors import TapsterError
 from .model import Component
-from .stats import Estimate, Running, mean_interval, proportion, two_proportion, welch
+from .stats import Estimate, Running, mean_interval, paired, proportion, two_proportion, welch
 
-__all__ = ["GameRecord", "play_games", "Tally", "metrics", "compare", "METRICS", "sentence", "EXPORT_FIELDS"]
+__all__ = ["GameRecord", "play_games", "Tally", "metrics", "compare", "METRICS", "sentence", "EXPORT_FIELDS", "PerGame",
+           "PAIRED_MAX_GAMES", "TESTS"]
 
 
 @dataclass
@@ -369,35 +372,99 @@ def _sample(t: Tally, key: str) -> tuple[str, object]:
                     "drama": t.drama, "decisiveness": t.decisiveness}[key]
 
 
-def compare(a: Tally, b: Tally, level: float = 0.95) -> list[dict]:
+#: Games per side whose values :class:`PerGame` keeps for a paired comparison (8 bytes per metric
+#: and game: about 200 MB at this count for two seats); later games are compared unpaired only.
+PAIRED_MAX_GAMES = 2_000_000
+
+#: The test a comparison row names, by (kind, paired): paired rates fall back to the paired t
+#: when a value is fractional (a shared win).
+TESTS = {("rate", False): "two-proportion z", ("mean", False): "Welch t", ("rate", True): "McNemar exact",
+         ("mean", True): "paired t"}
+
+
+def _keys(players: int) -> list[str]:
+    return [f"win_rate_P{p + 1}" for p in range(players)] + [key for key, _, _ in METRICS]
+
+
+class PerGame:
+    """Each game's value of every compared metric (``win_rate_P1``.. and :data:`METRICS`), in
+    game order, for a paired comparison: a side's game i is paired with the other side's game i
+    (both seeded ``(SEED, i)``).  A value is the one game's contribution as :class:`Tally` counts
+    it (a win share, 1 for a draw, the turns...), NaN where the game has none (a failed game, a
+    game without a winner for Drama).  Feed it records in game order with :meth:`add`; it keeps
+    the first :data:`PAIRED_MAX_GAMES` games (``array('d')``: 8 bytes per metric and game)."""
+
+    def __init__(self, players: int):
+        self.players = players
+        self.keys = _keys(players)
+        self.values = {k: array("d") for k in self.keys}
+        self.games = 0
+
+    def add(self, r: GameRecord) -> None:
+        """Record game ``r`` (the next in game order)."""
+        if self.games >= PAIRED_MAX_GAMES:
+            return
+        self.games += 1
+        one = Tally(self.players)
+        one.add(r)
+        for key in self.keys:
+            self.values[key].append(_one_value(one, key))
+
+
+def _one_value(t: Tally, key: str) -> float:
+    """The value of metric ``key`` in the one-game tally ``t`` (NaN when the game has none)."""
+    if key.startswith("win_rate_P"):
+        sample = "rate", (t.wins[int(key[10:]) - 1], t.games - t.limits)
+    else:
+        sample = _sample(t, key)
+    kind, x = sample
+    if kind == "rate":
+        successes, n = x
+        return float(successes) if n == 1 else math.nan
+    return x.total if x.n == 1 else math.nan
+
+
+def compare(a: Tally, b: Tally, level: float = 0.95, pairs: tuple[PerGame, PerGame] | None = None) -> list[dict]:
     """Each of :data:`METRICS` (and each seat's win rate) of ``a`` and ``b`` side by side: both
-    values with intervals, the difference ``b - a`` with its interval and p-value
-    (two-proportion z test for rates, Welch's t for means) and a plain sentence."""
+    values with intervals, the difference ``b - a`` with its interval and p-value and a plain
+    sentence.  Unpaired (``pairs`` None): the two-proportion z test for rates, Welch's t for
+    means.  Paired (``pairs``: the sides' :class:`PerGame`, games sharing seeds): the interval of
+    the per-seed differences over the games both sides played, McNemar's exact test for rates,
+    the paired t for means (see :func:`interpreter.stats.paired`).  Each row names its ``test``
+    and ``pairs`` (the pairs compared, or None)."""
     rows = []
     for p in range(a.players):
         x = (a.wins[p], a.games - a.limits)
         y = (b.wins[p], b.games - b.limits)
-        rows.append(_row(f"win_rate_P{p + 1}", f"P{p + 1} win rate", "rate", x, y, level))
+        rows.append(_row(f"win_rate_P{p + 1}", f"P{p + 1} win rate", "rate", x, y, level, pairs=pairs))
     for key, words, _ in METRICS:
         kind, x = _sample(a, key)
         _, y = _sample(b, key)
-        rows.append(_row(key, words, kind, x, y, level, shift=1 / a.players if key == "advantage_p1" else 0.0))
+        rows.append(_row(key, words, kind, x, y, level, shift=1 / a.players if key == "advantage_p1" else 0.0, pairs=pairs))
     return rows
 
 
-def _row(key, words, kind, x, y, level, shift=0.0) -> dict:
+def _row(key, words, kind, x, y, level, shift=0.0, pairs=None) -> dict:
     if kind == "rate":
         ea, eb = proportion(*x, level), proportion(*y, level)
-        d = two_proportion(*x, *y, level)
     else:
         ea, eb = mean_interval(x, level), mean_interval(y, level)
-        d = welch(x, y, level)
+    count = None
+    if pairs is not None:
+        pa, pb = pairs
+        count = min(pa.games, pb.games)
+        result = paired(pa.values[key][:count], pb.values[key][:count], level, rate=kind == "rate")
+        d, test = result.estimate, result.test
+    elif kind == "rate":
+        d, test = two_proportion(*x, *y, level), TESTS[kind, False]
+    else:
+        d, test = welch(x, y, level), TESTS[kind, False]
     if shift:
         ea = Estimate(ea.value - shift, ea.low - shift, ea.high - shift, level, None, ea.n)
         eb = Estimate(eb.value - shift, eb.low - shift, eb.high - shift, level, None, eb.n)
     row = {"key": key, "metric": words, "kind": kind, "a": ea.to_json(), "b": eb.to_json(), "difference": d.to_json(),
-           "significant": d.significant()}
-    row["sentence"] = sentence(words, kind, ea, eb, d)
+           "significant": d.significant(), "test": test, "pairs": count}
+    row["sentence"] = sentence(words, kind, ea, eb, d, test)
     return row
 
 
@@ -407,9 +474,9 @@ def _fmt(kind: str, e: Estimate) -> str:
     return f"{e.value:.3g} ± {e.half_width:.2g}"
 
 
-def sentence(words: str, kind: str, a: Estimate, b: Estimate, d: Estimate) -> str:
+def sentence(words: str, kind: str, a: Estimate, b: Estimate, d: Estimate, test: str | None = None) -> str:
     """One plain sentence: ``"first-player advantage drops from 8.1% ± 2.0 to 1.2% ± 2.1:
-    significant (p = 0.001)"``."""
+    significant (p = 0.001)"`` (``"(McNemar exact, p = 0.001)"`` when ``test`` is named)."""
     if d.value > 0:
         verb = "rises"
     elif d.value < 0:
@@ -420,7 +487,7 @@ def sentence(words: str, kind: str, a: Estimate, b: Estimate, d: Estimate) -> st
         verdict = "too few games to test"
     else:
         shown = "p < 0.001" if d.p < 0.001 else f"p = {d.p:.2g}"
-        verdict = f"{'significant' if d.significant() else 'not significant'} ({shown})"
+        verdict = f"{'significant' if d.significant() else 'not significant'} ({test + ', ' if test else ''}{shown})"
     if verb == "stays":
         return f"{words} stays at {_fmt(kind, a)}: {verdict}"
     return f"{words} {verb} from {_fmt(kind, a)} to {_fmt(kind, b)}: {verdict}"

@@ -1,4 +1,4 @@
-"""The driver: ``tapster play|simulate|analyse|compare|replay|info|validate|test|check|perft|serve``.
+"""The driver: ``tapster play|simulate|analyse|compare|tune|replay|info|validate|test|check|perft|serve``.
 
 ``main(argv) -> int`` runs one command in-process and returns its exit code: 0 success, 1 a
 failure (an invalid ruleset, a failed scenario, a replay mismatch, an illegal action, a game
@@ -13,6 +13,7 @@ numbered from 0 in JSON output (``winners: [0]`` is P1).
 from __future__ import annotations
 
 import json
+import math
 import os
 import secrets
 import sys
@@ -777,31 +778,52 @@ class _Run:
         n = _check_players(rs, self.players)
         return rs, n, _seat_agents(self.agents, n)
 
-    def play(self, name: str, rs: Ruleset, n: int, names: list[str], variant, params: dict):
+    def play(self, name: str, rs: Ruleset, n: int, names: list[str], variant, params: dict, per_game=None):
+        """Play side ``name``; ``per_game``: a :class:`interpreter.balance.PerGame` that also
+        records each game's values (for a paired comparison)."""
+        return self.play_sides([(name, rs, n, names, variant, params, per_game)])[0]
+
+    def play_sides(self, sides: list[tuple], decided=None) -> list:
+        """Play each side ``(name, rs, n, names, variant, params, per_game)``; the tallies, in
+        order.  With --games auto the sides play the same rounds in turn (200 games, then
+        doubling, up to --max-games) and stop together when every side's win rates are within
+        --precision or ``decided(tallies, rounds)`` (the number of rounds) says the comparison is."""
         from .balance import Tally
         from .runner import auto_rounds, narrow_enough, play_run
 
-        spec = SimSpec(str(Path(rs.path).resolve()), variant, tuple(sorted(params.items())), n, self.seed, tuple(names))
-        tally = Tally(n)
-        total = self.games if self.games is not None else min(200, self.max_games)
-        task = self.progress.add_task(name, total=total) if self.progress else None
-        rounds = [range(self.games)] if self.games is not None else auto_rounds(min(200, self.max_games), self.max_games)
-        export = (lambda r: self.exporter.write(name, r)) if self.exporter else None
-        advance = (lambda k: self.progress.advance(task, k)) if self.progress else None
+        states = []
+        for name, rs, n, names, variant, params, per_game in sides:
+            spec = SimSpec(str(Path(rs.path).resolve()), variant, tuple(sorted(params.items())), n, self.seed, tuple(names))
+            total = self.games if self.games is not None else min(200, self.max_games)
+            task = self.progress.add_task(name, total=total) if self.progress else None
+            export = (lambda r, name=name: self.exporter.write(name, r)) if self.exporter else None
+            if per_game is not None:
+                write = export
+                export = (lambda r, pg=per_game, w=write: (pg.add(r), w(r))) if write else per_game.add
+            advance = (lambda k, task=task: self.progress.advance(task, k)) if self.progress else None
+            states.append((spec, rs, Tally(n), task, export, advance))
+        tallies = [state[2] for state in states]
+        rounds = [range(self.games)] if self.games is not None else list(auto_rounds(min(200, self.max_games), self.max_games))
         for indices in rounds:
-            if self.progress and self.games is None:
-                self.progress.update(task, total=indices.stop)
-            done = play_run(spec, indices, tally, jobs=self.jobs, backend=self.backend, ray_address=self.ray_address,
-                            ruleset=rs, on_batch=advance, export=export)
-            if not done:
-                self.interrupted = True
+            for spec, rs, tally, task, export, advance in states:
+                if self.progress and self.games is None:
+                    self.progress.update(task, total=indices.stop)
+                done = play_run(spec, indices, tally, jobs=self.jobs, backend=self.backend, ray_address=self.ray_address,
+                                ruleset=rs, on_batch=advance, export=export)
+                if not done:
+                    self.interrupted = True
+                    break
+            if self.interrupted:
                 break
-            if self.games is None and narrow_enough(tally, self.precision):
+            if self.games is None and (all(narrow_enough(t, self.precision) for t in tallies)
+                                       or (decided is not None and decided(tallies, len(rounds)))):
                 break
-        self.played += tally.games + tally.errors
-        if tally.errors and not self.interrupted:
-            raise TapsterError(f"{tally.errors} game(s) failed; the first: {tally.first_error}")
-        return tally
+        for tally in tallies:
+            self.played += tally.games + tally.errors
+        for tally in tallies:
+            if tally.errors and not self.interrupted:
+                raise TapsterError(f"{tally.errors} game(s) failed; the first: {tally.first_error}")
+        return tallies
 
     def __enter__(self):
         if self.export_file:
@@ -911,16 +933,22 @@ def _parse_side(ctx: click.Context, text: str) -> tuple[str | None, dict]:
 @_ruleset_arg
 @click.argument("sides", nargs=-1, required=True, metavar="SIDE SIDE [SIDE...]")
 @_balance_options
+@click.option("--unpaired", is_flag=True,
+              help="Test the sides as independent samples (two-proportion z, Welch t), not as pairs of games sharing seeds.")
 @click.pass_context
 def compare(ctx, ruleset, sides, games, precision, max_games, players, seed, agents, jobs, backend, ray_address,
-            report_dir, export_file, as_json) -> int:
+            report_dir, export_file, as_json, unpaired) -> int:
     """Analyse each SIDE and compare every later side with the first: each metric's difference
-    with its 95% interval and a test (two-proportion z for rates, Welch's t for means), and a
-    sentence.  A SIDE is `base`, a variant and/or NAME=VALUE pairs joined by commas
+    with its 95% interval and a test, and a sentence.  Game i of every side is seeded (SEED, i),
+    so the sides are compared as pairs of games: the interval of the per-seed differences,
+    McNemar's exact test for rates and the paired t for means (--unpaired: two-proportion z and
+    Welch's t).  With --games auto the sides play the same rounds and stop when every win rate
+    and first-player win rate difference is decided (see README).  A SIDE is `base`, a variant and/or NAME=VALUE pairs joined by commas
     (`tapster compare beer_flights base turns=5`, `tapster compare drink_and_beat base complex`)."""
+    from .balance import PerGame, metrics
     from .balance import compare as compare_tallies
-    from .balance import metrics
     from .report import analysis_tables, comparison_table, write_report
+    from .runner import comparison_decided
 
     if len(sides) < 2:
         raise click.UsageError("compare needs at least two sides (e.g. base turns=5)")
@@ -929,17 +957,24 @@ def compare(ctx, ruleset, sides, games, precision, max_games, players, seed, age
     for text in sides:
         variant, p = _parse_side(ctx, text)
         parsed.append((text, variant, p, *run.side(variant, p)))
-    tallies = []
+    per_game = [None if unpaired else PerGame(n) for _, _, _, _, n, _ in parsed]
+    for name, _, _, _, n, _ in parsed[1:]:
+        if n != parsed[0][4]:
+            raise TapsterError(f"side {name} has {n} players, {parsed[0][0]} {parsed[0][4]}: use --players")
+
+    def decided(tallies, rounds):
+        return comparison_decided(tallies, None if unpaired else per_game, precision, rounds)
+
     with run:
-        for name, variant, p, rs, n, names in parsed:
-            tallies.append((name, names, run.play(name, rs, n, names, variant, p)))
-            if run.interrupted:
-                break
+        played = run.play_sides([(name, rs, n, names, variant, p, pg)
+                                 for (name, variant, p, rs, n, names), pg in zip(parsed, per_game)], decided)
+    tallies = [(name, names, t) for (name, _, _, _, _, names), t in zip(parsed, played)]
+    if run.interrupted:  # Ctrl-C: the sides that had begun
+        tallies = tallies[:1] + [side for side in tallies[1:] if side[2].games + side[2].errors]
     comparisons = []
-    for name, _, t in tallies[1:]:
-        if t.players != tallies[0][2].players:
-            raise TapsterError(f"side {name} has {t.players} players, {tallies[0][0]} {tallies[0][2].players}: use --players")
-        comparisons.append((tallies[0][0], name, compare_tallies(tallies[0][2], t)))
+    for k, (name, _, t) in enumerate(tallies[1:], 1):
+        pairs = None if unpaired else (per_game[0], per_game[k])
+        comparisons.append((tallies[0][0], name, compare_tallies(tallies[0][2], t, pairs=pairs)))
     analyses = [(name, metrics(t)) for name, _, t in tallies]
     if report_dir and analyses:
         write_report(report_dir, f"{parsed[0][3].title}: {' vs '.join(sides)}", analyses,
@@ -947,6 +982,7 @@ def compare(ctx, ruleset, sides, games, precision, max_games, players, seed, age
     if as_json:
         _echo_json({**run.head(), "sides": [{"side": name, "agents": names, "metrics": m}
                                             for (name, m), (_, names, _) in zip(analyses, tallies)],
+                    "paired": not unpaired,
                     "comparisons": [{"a": a, "b": b, "rows": rows} for a, b, rows in comparisons]})
     else:
         out = _stdout()
@@ -958,6 +994,115 @@ def compare(ctx, ruleset, sides, games, precision, max_games, players, seed, age
                 out.print(Text(f"- {r['sentence']}", style="bold" if r["significant"] else None))
         run.footer(out)
         if report_dir and analyses:
+            out.print(Text(f"report: {Path(report_dir) / 'index.html'}"))
+    return EXIT_INTERRUPTED if run.interrupted else EXIT_OK
+
+
+# -- tune ---------------------------------------------------------------------------------------
+# The search (issue 28) is interpreter.tune; its games are played by _Run's settings through
+# interpreter.runner, as analyse plays them; this block parses and prints.
+
+
+@cli.command(short_help="Search parameter values that meet balance targets (Optuna).")
+@_ruleset_arg
+@_variant_opt
+@click.option("--param", "spaces", multiple=True, required=True, metavar="NAME=LO..HI|NAME=A,B,...",
+              help="A parameter to search: whole numbers (turns=6..14), reals (0.5..1.5) or choices (draft=true,false).")
+@click.option("--set", "fixed", multiple=True, metavar="NAME=VALUE", callback=_parse_params,
+              help="A parameter held at VALUE in every trial.")
+@click.option("--target", "targets", multiple=True, required=True, metavar="METRIC=V|METRIC=LO..HI|METRIC<=X",
+              help="What a metric should be (first_player_advantage=0, duration=20..30, drawishness<=0.05); several allowed.")
+@click.option("--games", "-n", default="400", show_default=True, callback=_parse_games, metavar="N|auto",
+              help="Games per trial; auto: until a sequential test decides each target (at most --max-games).")
+@click.option("--precision", type=click.FloatRange(0.001, 0.5), default=0.02, show_default=True,
+              help="With --games auto: a trial also stops when every target's 95% half-width is within this.")
+@click.option("--max-games", type=click.IntRange(100, MAX_GAMES), default=4000, show_default=True,
+              help="With --games auto: the most games per trial.")
+@click.option("--trials", type=click.IntRange(1, 10000), default=30, show_default=True, help="The most settings to try.")
+@click.option("--budget", type=click.IntRange(1, MAX_GAMES), help="The most games over all trials (default: no limit).")
+@click.option("--seconds", type=click.FloatRange(0.1, 86400 * 30), help="Stop trying settings after this many seconds.")
+@click.option("--confirm", type=click.IntRange(0, MAX_GAMES), help="Games of the confirmation run on fresh seeds (0: none; "
+              "default: as many as the best trial played).")
+@click.option("--no-prune", is_flag=True, help="Play every trial to the end (no Optuna pruning).")
+@_players_opt
+@_seed_opt
+@_auto_agents_opt
+@click.option("--jobs", "-j", type=click.IntRange(1, MAX_JOBS), help="Worker processes or Ray tasks (default: CPUs).")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="local: a process pool; ray: Ray tasks (pip install 'tapster[ray]').")
+@click.option("--ray-address", metavar="ADDRESS", help="The Ray cluster (default: RAY_ADDRESS, else a local Ray).")
+@click.option("--report", "report_dir", type=click.Path(file_okay=False),
+              help="Write an HTML report with PNG plots (each target against each parameter) to DIR.")
+@_json_opt
+def tune(ruleset, variant, spaces, fixed, targets, games, precision, max_games, trials, budget, seconds, confirm, no_prune,
+         players, seed, agents, jobs, backend, ray_address, report_dir, as_json) -> int:
+    """Search the parameters for values that meet the balance targets (see README, "Balance
+    analysis"): Optuna proposes settings, each trial plays its games as analyse does (game i
+    seeded (SEED, i) in every trial), the best setting is shown with its metrics' 95% intervals
+    (the front of settings when targets conflict) and confirmed on fresh seeds.  The same seed
+    gives the same trials and answer (not with --seconds).  Ctrl-C stops and reports the trials
+    finished (exit status 130)."""
+    from .report import tune_tables, write_tune_report
+    from .runner import play_run, ray_session
+    from .tune import Tuner, TuneSettings, parse_space, parse_target
+
+    def read(name: str, text: str):
+        return _parse_params(None, None, (f"{name}={text}",))[name]
+
+    parsed = [parse_space(text, read) for text in spaces]
+    goals = [parse_target(text) for text in targets]
+    names_seen = [sp.name for sp in parsed]
+    if len(set(names_seen)) < len(names_seen):
+        raise click.BadParameter("each parameter is searched once", param_hint="--param")
+    run = _Run(ruleset, players, seed, agents, jobs, backend, ray_address, games, precision, max_games, None, as_json)
+    base_rs, n, seat_names = run.side(variant, dict(fixed))
+    for sp in parsed:  # the ruleset's own declarations (kind, min, max) check the range's ends
+        if sp.name in fixed:
+            raise click.BadParameter(f"{sp.name} is both searched (--param) and held (--set)", param_hint="--param")
+        base = base_rs.params.get(sp.name)
+        if sp.kind == "real" and isinstance(base, int) and not isinstance(base, bool) and sp.name in base_rs.params:
+            raise TapsterError(f"--param {sp.name}: {base_rs.title}'s {sp.name} is a whole number ({base}); "
+                               f"write a range of whole numbers (e.g. {sp.name}={math.floor(sp.low)}..{math.ceil(sp.high)})")
+        for v in sp.ends():
+            run.side(variant, dict(fixed, **{sp.name: v}))
+    path = str(Path(base_rs.path).resolve())
+    loaded: dict = {}
+
+    def play(params: dict, indices: range, tally, export=None) -> bool:
+        p = dict(fixed, **params)
+        key = repr(sorted(p.items()))
+        if key not in loaded:
+            loaded[key] = run.side(variant, p)
+        rs, k, names = loaded[key]
+        spec = SimSpec(path, variant, tuple(sorted(p.items())), k, run.seed, tuple(names))
+        if run.progress:
+            run.progress.update(task, description=f"trial {len(tuner.trials) + 1}: " + ", ".join(f"{a}={b}" for a, b in params.items()))
+        return play_run(spec, indices, tally, jobs=run.jobs, backend=backend, ray_address=ray_address, ruleset=rs,
+                        on_batch=(lambda m: run.progress.advance(task, m)) if run.progress else None, export=export)
+
+    settings = TuneSettings(seed=run.seed, games=games, max_games=max_games, precision=precision, budget=budget,
+                            seconds=seconds, trials=trials, confirm=confirm, prune=not no_prune)
+    tuner = Tuner(parsed, goals, play, n, settings)
+    with run:
+        task = run.progress.add_task("tune", total=budget) if run.progress else None
+        if backend == "ray":
+            with ray_session(run.jobs, ray_address):
+                result = tuner.run()
+        else:
+            result = tuner.run()
+    run.played = result["games_played"]
+    run.interrupted = result["interrupted"]
+    title = f"{base_rs.title}: tune " + ", ".join(spaces) + " for " + ", ".join(targets)
+    if report_dir and result["trials"]:
+        write_tune_report(report_dir, title, result)
+    if as_json:
+        _echo_json({**run.head(), "variant": variant, "fixed": fixed, "agents": seat_names, **result})
+    else:
+        out = _stdout()
+        for item in tune_tables(title, result):
+            out.print(item)
+        run.footer(out)
+        if report_dir and result["trials"]:
             out.print(Text(f"report: {Path(report_dir) / 'index.html'}"))
     return EXIT_INTERRUPTED if run.interrupted else EXIT_OK
 

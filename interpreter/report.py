@@ -20,7 +20,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from .errors import TapsterError  # noqa: E402
 
-__all__ = ["write_report", "plot_win_rates", "plot_lengths", "plot_scores", "plot_lead", "plot_sweep"]
+__all__ = ["write_report", "plot_win_rates", "plot_lengths", "plot_scores", "plot_lead", "plot_sweep", "plot_tune",
+           "write_tune_report", "tune_tables"]
 
 
 def _err(e: dict) -> tuple[float, float]:
@@ -287,7 +288,7 @@ def analysis_tables(title: str, m: dict, agents: list[str], actions: int = 12) -
 
 def comparison_table(names: tuple[str, str], rows: list[dict]):
     """A rich table of :func:`interpreter.balance.compare` rows: both values, the difference
-    with its interval, the p-value."""
+    with its interval, the p-value and the test that gave it."""
     from rich.table import Table
 
     t = Table(title=f"{names[0]} vs {names[1]} (differences {names[1]} - {names[0]}, 95% CI)")
@@ -301,7 +302,7 @@ def comparison_table(names: tuple[str, str], rows: list[dict]):
         else:
             diff = f"{d['value']:+.3g} [{d['low']:+.3g}, {d['high']:+.3g}]"
         t.add_row(r["metric"], _ci(r["a"], pct), _ci(r["b"], pct), diff, "n/a" if d["p"] is None else f"{d['p']:.2g}",
-                  "two-proportion z" if pct else "Welch t", style="bold" if r["significant"] else None)
+                  r.get("test") or ("two-proportion z" if pct else "Welch t"), style="bold" if r["significant"] else None)
     return t
 
 
@@ -322,3 +323,198 @@ def sweep_table(param: str, values: list, analyses: list):
             cells.append(_ci(e, key in ("advantage_p1", "Drawishness")))
         t.add_row(str(v), *cells)
     return t
+
+
+# ---------------------------------------------------------------------------------------------
+# tapster tune: the trials, the best setting, the front, the confirmation
+
+
+def _target_cell(e, name: str) -> str:
+    """Target metric ``name``'s estimate ``e`` as ``value [low, high]`` (shares in %, signed
+    for the first-player advantage)."""
+    from .tune import TARGET_METRICS
+
+    if e is None:
+        return "n/a"
+    if name == "first_player_advantage":
+        return f"{e['value']:+.1%} [{e['low']:+.1%}, {e['high']:+.1%}]"
+    if TARGET_METRICS[name][2]:
+        return f"{e['value']:.1%} [{e['low']:.1%}, {e['high']:.1%}]"
+    return f"{e['value']:.3g} [{e['low']:.3g}, {e['high']:.3g}]"
+
+
+def _setting(params: dict) -> str:
+    return ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in params.items())
+
+
+def tune_tables(title: str, result: dict) -> list:
+    """The rich tables and lines of a :class:`interpreter.tune.Tuner` result: every trial (its
+    setting, games, how it ended and each target metric's 95% interval), the best setting with
+    every metric's interval (or that none meets the targets), the front when targets conflict,
+    and the confirmation run."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from .tune import TARGET_METRICS, estimate_of
+
+    targets = result["targets"]
+    spaces = [s["name"] for s in result["spaces"]]
+    trials = Table(title=title)
+    for col in ["trial", *spaces, "games", "ended"] + [f"{t['text']} (95% CI)" for t in targets] + ["meets"]:
+        trials.add_column(col, justify="left" if col in ("ended",) else "right")
+    best_n = result["best"]["number"] if result["best"] else None
+    front = {t["number"] for t in result["front"]}
+    for t in sorted(result["trials"], key=lambda t: [repr(t["params"][s]) if not isinstance(t["params"][s], (int, float))
+                                                     else t["params"][s] for s in spaces]):
+        ended = t["state"] if t["state"] != "complete" else (t["decision"] or "all games")
+        cells = [_target_cell(t["targets"][g["metric"]], g["metric"]) for g in targets]
+        mark = "best" if t["number"] == best_n else ("front" if t["number"] in front else "")
+        trials.add_row(str(t["number"] + 1), *[str(t["params"][s]) for s in spaces], str(t["games"]), ended, *cells,
+                       "yes" if t["meets"] else "no", style="bold" if mark == "best" else None)
+    out: list = [trials]
+    best = result["best"]
+    if best is None:
+        out.append(Text("no trial finished: nothing to recommend", style="bold red"))
+        return out
+    goal = ", ".join(t["text"] for t in targets)
+    if result["meets"]:
+        out.append(Text(f"best setting: {_setting(best['params'])} meets {goal} (each 95% interval reaches its target)",
+                        style="bold green"))
+    else:
+        out.append(Text(f"no setting tried meets {goal}: the closest is {_setting(best['params'])} (intervals above)",
+                        style="bold red"))
+    if result["conflict"]:
+        ft = Table(title="The front: settings no other beats on every target (the targets pull apart)")
+        for col in [*spaces] + [f"{t['text']} (95% CI)" for t in targets] + ["distances"]:
+            ft.add_column(col, justify="right")
+        for t in result["front"]:
+            ft.add_row(*[str(t["params"][s]) for s in spaces],
+                       *[_target_cell(t["targets"][g["metric"]], g["metric"]) for g in targets],
+                       ", ".join("n/a" if d is None else f"{d:.3g}" for d in t["distances"]))
+        out.append(ft)
+    second = result.get("runner_up")
+    if second:
+        for target in targets:
+            r = second["rows"][target["metric"]]
+            d = r["difference"]
+            shown = "n/a" if d["p"] is None else ("p < 0.001" if d["p"] < 0.001 else f"p = {d['p']:.2g}")
+            pct = r["kind"] == "rate"
+            diff = (f"{d['value']:+.1%} [{d['low']:+.1%}, {d['high']:+.1%}]" if pct
+                    else f"{d['value']:+.3g} [{d['low']:+.3g}, {d['high']:+.3g}]")
+            out.append(Text(f"runner-up {_setting(second['params'])} against the best, {target['metric']}: {diff} "
+                            f"over {r['pairs']} games on shared seeds ({r['test']}, {shown})"))
+    mt = Table(title=f"Best setting {_setting(best['params'])}: every metric ({best['games']} games)")
+    mt.add_column("metric")
+    mt.add_column("value (95% CI)", justify="right")
+    conf = result["confirmation"]
+    if conf:
+        mt.add_column(f"confirmation, fresh seeds ({conf['games']} games)", justify="right")
+    for name, (_, words, _) in TARGET_METRICS.items():
+        row = [words, _target_cell(estimate_of(best["metrics"], name), name)]
+        if conf:
+            row.append(_target_cell(estimate_of(conf["metrics"], name), name))
+        mt.add_row(*row)
+    out.append(mt)
+    if conf:
+        verdict = "still meets" if conf["meets"] else "does not meet"
+        out.append(Text(f"confirmation on fresh seeds (games {conf['indices'][0]}..{conf['indices'][1] - 1}): "
+                        f"{_setting(conf['params'])} {verdict} {goal}", style="bold" if conf["meets"] else "bold red"))
+    seq = result["sequential"]
+    if seq["auto"]:
+        out.append(Text(f"--games auto: looks after {', '.join(map(str, seq['rounds']))} games, each at level "
+                        f"{seq['look_level']:.4f} (Bonferroni: at most {seq['alpha']:.0%} chance of a wrong decision per target)"))
+    stop = {"budget": "the games budget was spent", "seconds": "the time was up", "trials": "--trials settings were tried",
+            "space": "every setting of the range was tried"}.get(result["stopped_by"])
+    if stop:
+        out.append(Text(f"{len(result['trials'])} trials; stopped: {stop}"))
+    return out
+
+
+def plot_tune(path: Path, result: dict, space: dict, target: dict) -> None:
+    """Target ``target``'s metric (95% interval) of each trial against parameter ``space``, with
+    the target drawn as a band; pruned trials hollow."""
+    from .tune import TARGET_METRICS
+
+    share = TARGET_METRICS[target["metric"]][2]
+    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    choice = space["kind"] == "choice"
+    labels = [repr(c) for c in space["choices"]]
+    for state, style in (("complete", "o"), ("pruned", "o")):
+        xs, ys, err = [], [], [[], []]
+        for t in result["trials"]:
+            e = t["targets"][target["metric"]]
+            if t["state"] != state or e is None:
+                continue
+            v = t["params"][space["name"]]
+            xs.append(labels.index(repr(v)) if choice else v)
+            ys.append(e["value"])
+            lo, hi = _err(e)
+            err[0].append(lo)
+            err[1].append(hi)
+        if xs:
+            ax.errorbar(xs, ys, yerr=err, fmt=style, capsize=3, label=state,
+                        mfc="none" if state == "pruned" else None, alpha=0.6 if state == "pruned" else 1.0)
+    low, high = target["low"], target["high"]
+    if low is not None and high is not None and low == high:
+        ax.axhline(low, color="green", linestyle="--", linewidth=1, label="target")
+    else:
+        ax.axhspan(low if low is not None else ax.get_ylim()[0], high if high is not None else ax.get_ylim()[1],
+                   color="green", alpha=0.12, label="target")
+    best = result["best"]
+    if best is not None:
+        v = best["params"][space["name"]]
+        ax.axvline(labels.index(repr(v)) if choice else v, color="grey", linestyle=":", linewidth=1, label="best")
+    if choice:
+        ax.set_xticks(range(len(labels)), labels)
+    elif space["kind"] == "int":
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel(space["name"])
+    ax.set_ylabel(TARGET_METRICS[target["metric"]][1] + (" (share)" if share else ""))
+    ax.set_title(f"{target['text']} against {space['name']}")
+    ax.legend(fontsize="small")
+    _save(fig, path)
+
+
+def write_tune_report(folder: str | Path, title: str, result: dict) -> Path:
+    """Write ``index.html`` (the trials and the answer), ``tune.json`` and one PNG per target and
+    parameter (:func:`plot_tune`) into ``folder``; return the page's path.
+
+    Raises:
+        TapsterError: the folder cannot be written.
+    """
+
+    out = Path(folder)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        body = [f"<h1>{html.escape(title)}</h1>"]
+        best = result["best"]
+        if best is not None:
+            verdict = "meets every target" if result["meets"] else "is the closest; no setting tried meets every target"
+            body.append(f"<p><b>Best setting: {html.escape(_setting(best['params']))}</b> {verdict}.</p>")
+        for target in result["targets"]:
+            for space in result["spaces"]:
+                file = f"tune_{target['metric']}_{space['name']}.png"
+                plot_tune(out / file, result, space, target)
+                body.append(f'<img src="{html.escape(file)}" alt="{html.escape(target["text"])}" width="520">')
+        spaces = [s["name"] for s in result["spaces"]]
+        rows = [[str(t["number"] + 1), *[str(t["params"][s]) for s in spaces], str(t["games"]), t["decision"] or t["state"],
+                 *[_target_cell(t["targets"][g["metric"]], g["metric"]) for g in result["targets"]],
+                 "yes" if t["meets"] else "no"] for t in result["trials"]]
+        body.append("<h2>Trials</h2>" + _table(["trial", *spaces, "games", "ended", *[g["text"] for g in result["targets"]],
+                                                "meets"], rows))
+        if result["front"]:
+            body.append("<h2>Front</h2><ul>" + "".join(f"<li>{html.escape(_setting(t['params']))}</li>" for t in result["front"])
+                        + "</ul>")
+        conf = result["confirmation"]
+        if conf:
+            body.append(f"<p>Confirmation on fresh seeds ({conf['games']} games): "
+                        f"{'meets' if conf['meets'] else 'does not meet'} the targets.</p>")
+        page = out / "index.html"
+        page.write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+                        f"<style>{_STYLE}</style></head><body>{''.join(body)}</body></html>", encoding="utf-8")
+        (out / "tune.json").write_text(json.dumps({"title": title, **result}, default=str), encoding="utf-8")
+    except OSError as exc:
+        raise TapsterError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
+    return page

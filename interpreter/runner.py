@@ -20,13 +20,15 @@ import os
 import queue
 import signal
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from .analysis import SimSpec, remember_ruleset
 from .balance import EXPORT_FIELDS, GameRecord, Tally, metrics, play_games
 from .errors import TapsterError
 
-__all__ = ["BACKENDS", "run_games", "batch_size", "Exporter", "play_run", "narrow_enough", "auto_rounds"]
+__all__ = ["BACKENDS", "run_games", "batch_size", "Exporter", "play_run", "narrow_enough", "auto_rounds", "ray_session",
+           "comparison_decided"]
 
 BACKENDS = ("local", "ray")
 
@@ -139,7 +141,24 @@ def _pool(spec: SimSpec, batches: _Batches, jobs: int, on_batch) -> Iterator[Gam
         pool.join()
 
 
-def _ray(spec: SimSpec, batches: _Batches, jobs: int, address: str | None, on_batch) -> Iterator[GameRecord]:
+@contextmanager
+def ray_session(jobs: int, address: str | None = None) -> Iterator[None]:
+    """Keep one Ray session for every run inside the ``with`` (a search plays many runs; each
+    would otherwise start and stop Ray): started as :func:`run_games` would, shut down at the end.
+
+    Raises:
+        TapsterError: Ray is not installed or cannot be started or reached.
+    """
+    ray, started = _ray_init(jobs, address)
+    try:
+        yield
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _ray_init(jobs: int, address: str | None) -> tuple:
+    """Import Ray and start or join it unless it runs already: ``(ray, started)``."""
     try:
         import ray
     except ImportError:
@@ -157,6 +176,11 @@ def _ray(spec: SimSpec, batches: _Batches, jobs: int, address: str | None, on_ba
         except (ConnectionError, RuntimeError, ValueError) as exc:
             raise TapsterError(f"cannot start or reach Ray{' at ' + address if address else ''}: {exc}") from None
         started = True
+    return ray, started
+
+
+def _ray(spec: SimSpec, batches: _Batches, jobs: int, address: str | None, on_batch) -> Iterator[GameRecord]:
+    ray, started = _ray_init(jobs, address)
     task = ray.remote(play_games)
     refs: dict = {}
     try:
@@ -252,6 +276,28 @@ def narrow_enough(tally: Tally, precision: float) -> bool:
     m = metrics(tally)
     rows = m["win_rate"] + ([m["AdvantageP1"]] if m["AdvantageP1"] else [])
     return bool(rows) and all((r["high"] - r["low"]) / 2 <= precision for r in rows)
+
+
+def comparison_decided(tallies: list[Tally], per_game: list | None, precision: float, rounds: int,
+                       alpha: float = 0.05) -> bool:
+    """The sequential test of ``compare --games auto``: True when, for every later side against
+    the first, every seat's win rate and the first-player advantage differ decidedly, at level
+    ``1 - alpha/rounds`` (Bonferroni over the ``rounds`` looks, so each decision is wrong with
+    probability at most ``alpha``): the difference's interval excludes 0 (a difference) or lies
+    within ``±precision`` (none bigger than that).  ``per_game``: the sides'
+    :class:`interpreter.balance.PerGame` for paired intervals (None: unpaired)."""
+    from .balance import compare
+
+    level = 1 - alpha / rounds
+    for k in range(1, len(tallies)):
+        pairs = None if per_game is None else (per_game[0], per_game[k])
+        for row in compare(tallies[0], tallies[k], level, pairs=pairs):
+            if not (row["key"].startswith("win_rate_P") or row["key"] == "advantage_p1"):
+                continue
+            d = row["difference"]
+            if not (d["low"] > 0 or d["high"] < 0 or (-precision <= d["low"] and d["high"] <= precision)):
+                return False
+    return len(tallies) > 1
 
 
 def auto_rounds(first: int, cap: int) -> Iterator[range]:

@@ -1,10 +1,20 @@
-"""The statistics of a balance report: confidence intervals and significance tests, in plain
-Python (no SciPy needed; ``tests/test_stats.py`` checks them against SciPy and textbook values).
+"""The statistics of a balance report.  The distributions and tests come from SciPy
+(``scipy.stats``); this module keeps only Tapster's choices: which interval and which test a
+report uses for a rate, a mean, a difference of two independent samples and a difference of
+paired (shared-seed) samples, and the running sums a run is tallied into.
 
-Rates use the Wilson score interval (good near 0 and 1 and for small samples); a difference of
-two rates uses the Newcombe hybrid score interval and the pooled two-proportion z test; a
-difference of two means uses Welch's t (unequal variances, Welch–Satterthwaite degrees of
-freedom).  Every interval is two-sided at ``level`` (0.95 unless told).
+- A rate: the Wilson score interval (good near 0 and 1 and for small samples; the successes may
+  be fractional, a shared win counting 1/k).
+- A difference of two independent rates: Newcombe's hybrid score interval (method 10) and the
+  pooled two-proportion z test.
+- A difference of two independent means: Welch's t (unequal variances, Welch–Satterthwaite
+  degrees of freedom).
+- A paired difference (game i of both sides seeded ``(SEED, i)``): the Student t interval of the
+  per-seed differences; the test is McNemar's exact test (the binomial test on the discordant
+  pairs) when every value is 0 or 1, else the paired t test.
+
+Every interval is two-sided at ``level`` (0.95 unless told).  ``tests/test_stats.py`` checks them
+against Newcombe's published intervals, a t table and SciPy's own tests.
 """
 
 from __future__ import annotations
@@ -12,95 +22,54 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+
+def _scipy():
+    """``scipy.stats``, imported when a statistic is first computed (not when the balance report
+    is imported: a command starts sooner, and a Ctrl-C while games play never lands inside
+    SciPy's import)."""
+    from scipy import stats
+
+    return stats
+
 __all__ = [
     "Running", "Estimate", "z_value", "wilson", "proportion", "mean_interval", "two_proportion",
-    "welch", "normal_sf", "student_t_sf",
+    "welch", "normal_sf", "student_t_sf", "t_quantile", "Paired", "paired", "PAIRED_TESTS",
 ]
 
 
 def normal_sf(z: float) -> float:
-    """P(Z > z) for a standard normal Z."""
-    return 0.5 * math.erfc(z / math.sqrt(2.0))
+    """P(Z > z) for a standard normal Z (``scipy.stats.norm.sf``)."""
+    return float(_scipy().norm.sf(z))
 
 
 def z_value(level: float = 0.95) -> float:
-    """The two-sided normal quantile for ``level`` (1.959964 for 0.95), by bisection on erfc.
+    """The two-sided normal quantile for ``level`` (1.959964 for 0.95; ``scipy.stats.norm.ppf``).
 
     Raises:
         ValueError: ``level`` is not strictly between 0 and 1.
     """
     if not 0.0 < level < 1.0:
         raise ValueError(f"a confidence level is between 0 and 1, not {level}")
-    target = (1.0 - level) / 2.0
-    lo, hi = 0.0, 40.0
-    for _ in range(200):
-        mid = (lo + hi) / 2.0
-        if normal_sf(mid) > target:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2.0
-
-
-def _betacf(a: float, b: float, x: float) -> float:
-    # Continued fraction of the incomplete beta function (Lentz's method).
-    tiny = 1e-300
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 500):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < 1e-15:
-            break
-    return h
-
-
-def _betainc(a: float, b: float, x: float) -> float:
-    """The regularised incomplete beta function I_x(a, b)."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    ln = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
-    front = math.exp(ln)
-    if x < (a + 1.0) / (a + b + 2.0):
-        return front * _betacf(a, b, x) / a
-    return 1.0 - front * _betacf(b, a, 1.0 - x) / b
+    return float(_scipy().norm.ppf(0.5 + level / 2.0))
 
 
 def student_t_sf(t: float, df: float) -> float:
-    """P(T > t) for Student's t with ``df`` (> 0, not necessarily whole) degrees of freedom."""
+    """P(T > t) for Student's t with ``df`` (> 0, not necessarily whole) degrees of freedom
+    (``scipy.stats.t.sf``; the normal's when ``df`` is infinite)."""
     if math.isinf(df):
         return normal_sf(t)
-    tail = 0.5 * _betainc(df / 2.0, 0.5, df / (df + t * t))
-    return tail if t >= 0 else 1.0 - tail
+    return float(_scipy().t.sf(t, df))
 
 
-def _t_quantile(level: float, df: float) -> float:
-    """The two-sided Student t quantile for ``level`` and ``df`` (bisection)."""
-    target = (1.0 - level) / 2.0
-    lo, hi = 0.0, 1e6
-    for _ in range(200):
-        mid = (lo + hi) / 2.0
-        if student_t_sf(mid, df) > target:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2.0
+def t_quantile(level: float, df: float) -> float:
+    """The two-sided Student t quantile for ``level`` and ``df`` (``scipy.stats.t.ppf``).
+
+    Raises:
+        ValueError: ``level`` is not strictly between 0 and 1.
+    """
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"a confidence level is between 0 and 1, not {level}")
+    return float(_scipy().t.ppf(0.5 + level / 2.0, df))
 
 
 @dataclass(frozen=True)
@@ -216,7 +185,7 @@ def mean_interval(r: Running, level: float = 0.95) -> Estimate:
     """The mean of ``r`` with its Student t interval."""
     if r.n < 2:
         return Estimate(r.mean, r.mean, r.mean, level, None, r.n)
-    h = _t_quantile(level, r.n - 1) * r.sd / math.sqrt(r.n)
+    h = t_quantile(level, r.n - 1) * r.sd / math.sqrt(r.n)
     return Estimate(r.mean, r.mean - h, r.mean + h, level, None, r.n)
 
 
@@ -233,7 +202,59 @@ def welch(a: Running, b: Running, level: float = 0.95) -> Estimate:
         return Estimate(d, d, d, level, 1.0 if d == 0 else 0.0, (a.n, b.n))
     se = math.sqrt(se2)
     df = se2 * se2 / ((va * va / (a.n - 1) if va else 0.0) + (vb * vb / (b.n - 1) if vb else 0.0))
-    t = d / se
-    p = 2 * student_t_sf(abs(t), df)
-    h = _t_quantile(level, df) * se
-    return Estimate(d, d - h, d + h, level, min(1.0, p), (a.n, b.n))
+    test = _scipy().ttest_ind_from_stats(b.mean, b.sd, b.n, a.mean, a.sd, a.n, equal_var=False)
+    h = t_quantile(level, df) * se
+    return Estimate(d, d - h, d + h, level, min(1.0, float(test.pvalue)), (a.n, b.n))
+
+
+#: The tests :func:`paired` may use, by the name a report prints.
+PAIRED_TESTS = ("McNemar exact", "paired t")
+
+
+@dataclass(frozen=True)
+class Paired:
+    """A paired difference: ``estimate`` (the mean of the per-seed differences ``y - x`` with its
+    Student t interval and the test's p-value, ``n`` the pairs) and ``test``, the test used (one
+    of :data:`PAIRED_TESTS`)."""
+
+    estimate: Estimate
+    test: str
+
+
+def paired(xs, ys, level: float = 0.95, rate: bool = True) -> Paired:
+    """The difference ``y - x`` of two samples paired by seed: ``xs[i]`` and ``ys[i]`` are game
+    i's values on each side (NaN or None where game i has no value, e.g. no winner for Drama;
+    such pairs are left out).  The interval is the Student t interval of the per-seed
+    differences (SciPy's ``ttest_rel`` interval); the test is McNemar's exact test
+    (``binomtest`` on the discordant pairs, two-sided) for a ``rate`` whose every value is 0 or 1,
+    else the paired t test (``ttest_rel``).  With fewer than two pairs there is no test (``p`` None).
+
+    Raises:
+        ValueError: ``xs`` and ``ys`` differ in length.
+    """
+    import numpy as np
+
+    x = np.asarray(xs, dtype=float)
+    y = np.asarray(ys, dtype=float)
+    if x.shape != y.shape:
+        raise ValueError(f"paired samples differ in length: {x.size} and {y.size}")
+    keep = ~(np.isnan(x) | np.isnan(y))
+    x, y = x[keep], y[keep]
+    n = int(x.size)
+    binary = rate and bool(np.all((x == 0) | (x == 1)) and np.all((y == 0) | (y == 1)))
+    test = PAIRED_TESTS[0] if binary else PAIRED_TESTS[1]
+    d = y - x
+    mean = float(d.mean()) if n else 0.0
+    if n < 2:
+        return Paired(Estimate(mean, -math.inf, math.inf, level, None, n), test)
+    if float(d.std()) == 0.0:
+        low = high = mean
+        p = 1.0 if mean == 0 else 0.0
+    else:
+        ref = _scipy().ttest_rel(y, x)
+        ci = ref.confidence_interval(level)
+        low, high, p = float(ci.low), float(ci.high), float(ref.pvalue)
+    if binary:
+        up, down = int(np.sum(d > 0)), int(np.sum(d < 0))
+        p = 1.0 if up + down == 0 else float(_scipy().binomtest(up, up + down, 0.5).pvalue)
+    return Paired(Estimate(mean, low, high, level, min(1.0, p), n), test)

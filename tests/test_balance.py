@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from interpreter.analysis import SimSpec
-from interpreter.balance import GameRecord, Tally, compare, metrics
+from interpreter.balance import GameRecord, PerGame, Tally, compare, metrics
 from interpreter.cli import main
 from interpreter.compiler import available_rulesets, load_ruleset
-from interpreter.runner import auto_rounds, play_run
+from interpreter.runner import auto_rounds, comparison_decided, play_run
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -90,6 +90,50 @@ def test_compare_detects_a_real_difference_and_not_noise():
     rows = {r["key"]: r for r in compare(a, b)}
     assert rows["win_rate_P1"]["significant"] and "rises from 50.0%" in rows["win_rate_P1"]["sentence"]
     assert not {r["key"]: r for r in compare(a, c)}["win_rate_P1"]["significant"]
+
+
+def test_paired_compare_sees_a_change_on_shared_seeds_that_unpaired_misses():
+    # The same 200 seeds on both sides; side b flips the winner of 12 games from P2 to P1 and no
+    # game the other way.  As independent samples, 50% against 56% in 200 games is noise; as pairs,
+    # 12 discordant pairs all one way is McNemar p = 2 / 2**12.
+    a, b = Tally(2), Tally(2)
+    pa, pb = PerGame(2), PerGame(2)
+    for i in range(200):
+        ra = _record(i, [(0, 0), (1, 0)], (0,) if i % 2 else (1,))
+        rb = _record(i, [(0, 0), (1, 0)], (0,) if i % 2 or i < 24 else (1,))
+        for t, pg, r in ((a, pa, ra), (b, pb, rb)):
+            t.add(r)
+            pg.add(r)
+    unpaired = {r["key"]: r for r in compare(a, b)}["win_rate_P1"]
+    assert unpaired["test"] == "two-proportion z" and not unpaired["significant"] and unpaired["pairs"] is None
+    row = {r["key"]: r for r in compare(a, b, pairs=(pa, pb))}["win_rate_P1"]
+    assert row["test"] == "McNemar exact" and row["pairs"] == 200 and row["significant"]
+    assert row["difference"]["p"] == pytest.approx(2 / 2**12)
+    assert row["difference"]["value"] == pytest.approx(0.06)
+    assert row["difference"]["high"] - row["difference"]["low"] < unpaired["difference"]["high"] - unpaired["difference"]["low"]
+    assert "McNemar exact, p < 0.001" in row["sentence"]
+    # Means are paired by the t test on per-seed differences; the one-game values are the tally's.
+    assert {r["key"]: r for r in compare(a, b, pairs=(pa, pb))}["duration"]["test"] == "paired t"
+    assert list(pa.values["duration"][:2]) == [1.0, 1.0] and list(pa.values["win_rate_P2"][:2]) == [1.0, 0.0]
+
+
+def test_compare_auto_stops_when_every_win_rate_difference_is_decided():
+    # The first mover (seat 0) wins 50% on one side and 90% on the other, on the same 200 seeds.
+    a, b, same = Tally(2), Tally(2), Tally(2)
+    pa, pb, ps = PerGame(2), PerGame(2), PerGame(2)
+    for i in range(200):
+        for t, pg, w in ((a, pa, i % 2), (b, pb, i % 10), (same, ps, i % 2)):
+            r = _record(i, [(0, 0), (1, 0)], (0,) if w else (1,))
+            t.add(r)
+            pg.add(r)
+    # A 40-point difference is decided at the first of 8 looks (level 1 - 0.05/8), paired or not.
+    assert comparison_decided([a, b], [pa, pb], 0.02, 8)
+    assert comparison_decided([a, b], None, 0.02, 8)
+    # The same games on both sides: a difference of exactly 0, within any precision; with other
+    # games (unpaired), 200 games cannot tell a ±2-point difference from none.
+    assert comparison_decided([a, same], [pa, ps], 0.02, 8)
+    assert not comparison_decided([a, same], None, 0.02, 8)
+    assert not comparison_decided([a], [pa], 0.02, 8)
 
 
 def test_auto_rounds_double_up_to_the_cap():
@@ -181,11 +225,18 @@ def test_compare_sides_and_sentences(capsys):
                        "--jobs", "1")
     assert code == 0
     assert "Duration (turns) drops from 20 ± 0 to 6 ± 0: significant" in " ".join(out.split())
+    assert "(paired t, p < 0.001)" in " ".join(out.split())
     code, out, _ = run(capsys, "compare", "drink_and_beat", "base", "complex", "--games", "20", "--seed", "1",
                        "--jobs", "1", "--json")
     assert code == 0
-    rows = json.loads(out)["comparisons"][0]["rows"]
+    data = json.loads(out)
+    rows = data["comparisons"][0]["rows"]
     assert all("sentence" in r and r["difference"]["p"] is None or 0 <= r["difference"]["p"] <= 1 for r in rows)
+    assert data["paired"] and {r["test"] for r in rows} <= {"McNemar exact", "paired t"} and rows[0]["pairs"] == 20
+    code, out, _ = run(capsys, "compare", "drink_and_beat", "base", "complex", "--games", "20", "--seed", "1",
+                       "--jobs", "1", "--json", "--unpaired")
+    rows = json.loads(out)["comparisons"][0]["rows"]
+    assert {r["test"] for r in rows} == {"two-proportion z", "Welch t"} and rows[0]["pairs"] is None
 
 
 def test_bad_input_is_a_clear_error(capsys):

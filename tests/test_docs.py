@@ -31,11 +31,11 @@ def test_every_effect_verb_is_in_the_readme():
 
 def test_the_two_commands():
     assert "python3 -m pip install . && tapster play beer_flights" in README
-    command = "python3 -m pip install -e '.[test,web,openspiel,pettingzoo,ray]' && python3 -m pytest"
+    command = "python3 -m pip install -e '.[test,web,openspiel,pettingzoo,ray,tune]' && python3 -m pytest"
     assert command in README
     # CI installs exactly what the README's test command does
     ci = (Path(__file__).resolve().parent.parent / ".ci" / "run").read_text(encoding="utf-8")
-    assert "pip install --quiet -e '.[test,web,openspiel,pettingzoo,ray]'" in ci
+    assert "pip install --quiet -e '.[test,web,openspiel,pettingzoo,ray,tune]'" in ci
     assert "# yaml-language-server: $schema=" in README
 
 

@@ -25,7 +25,8 @@ LAYERS = [
     "scenarios", "search", "view", "termview", "terminal", "agents",  # scenarios; search agents; a seat's view; the terminal table; agents
     "analysis",                                 # simulations, their statistics, perft
     "check",                                    # generic invariants of any ruleset (tapster check)
-    "stats", "balance", "runner", "report",     # intervals and tests; balance metrics; backends; HTML and plots
+    "stats", "balance", "runner",               # intervals and tests; balance metrics; backends
+    "tune", "report",                           # the search over parameters (tapster tune); HTML and plots
     "encoding",                                 # a ruleset as index spaces and tensors
     "openspiel", "pettingzoo",                  # the adapters (optional extras)
     "store", "webview", "serve",                # the browser table: its database, a seat's HTML, the server

@@ -1,11 +1,11 @@
 """The balance report's statistics against published values (Newcombe 1998, Statistics in
-Medicine 17:857-872; a Student t table) and, where SciPy is installed, against SciPy."""
+Medicine 17:857-872; a Student t table) and against SciPy, and the paired tests against SciPy and exact binomial values."""
 
 from __future__ import annotations
 
 import pytest
 
-from interpreter.stats import Running, mean_interval, student_t_sf, two_proportion, welch, wilson, z_value
+from interpreter.stats import Running, mean_interval, paired, student_t_sf, two_proportion, welch, wilson, z_value
 
 
 def _running(xs) -> Running:
@@ -65,3 +65,41 @@ def test_mean_interval_and_welch_against_scipy():
 def test_welch_without_spread():
     assert welch(_running([3, 3, 3]), _running([3, 3])).p == 1.0
     assert welch(_running([3, 3, 3]), _running([4, 4])).p == 0.0
+
+
+def test_paired_means_use_the_paired_t_test_and_its_interval():
+    stats = pytest.importorskip("scipy.stats")
+    x = [27.5, 21.0, 19.0, 23.6, 17.0, 17.9, 16.9, 20.1, 21.9, 22.6]
+    y = [27.1, 22.0, 20.8, 23.4, 23.4, 23.5, 25.8, 22.0, 24.8, 20.2]
+    r = paired(x, y)
+    ref = stats.ttest_rel(y, x)
+    assert r.test == "paired t"
+    assert r.estimate.p == pytest.approx(ref.pvalue, rel=1e-12)
+    # The interval is the t interval of the per-seed differences, computed here by hand.
+    d = [b - a for a, b in zip(x, y)]
+    m = mean_interval(_running(d))
+    assert (r.estimate.low, r.estimate.high) == (pytest.approx(m.low, rel=1e-9), pytest.approx(m.high, rel=1e-9))
+    assert r.estimate.n == 10
+
+
+def test_paired_rates_use_mcnemars_exact_test_and_skip_missing_pairs():
+    # 7 discordant pairs, 1 one way and 6 the other: two-sided exact p = 2 * (1 + 7) / 2**7 = 0.125.
+    x = [1, 0, 0, 0, 0, 0, 0] + [1] * 5 + [0] * 5 + [float("nan"), 1]
+    y = [0, 1, 1, 1, 1, 1, 1] + [1] * 5 + [0] * 5 + [1, None]
+    r = paired(x, y)
+    assert r.test == "McNemar exact"
+    assert r.estimate.n == 17
+    assert r.estimate.value == pytest.approx(5 / 17)
+    assert r.estimate.p == pytest.approx(0.125, abs=1e-12)
+    assert r.estimate.low < 5 / 17 < r.estimate.high
+    # No discordant pair: nothing changed, p = 1; a fractional value (a shared win) makes it a t test.
+    same = paired([1, 0, 1], [1, 0, 1])
+    assert same.estimate.p == 1.0 and same.estimate.half_width == 0
+    assert paired([0.5, 0, 1], [1, 0, 1]).test == "paired t"
+    assert paired([1, 0, 1], [1, 1, 1], rate=False).test == "paired t"
+
+
+def test_paired_needs_two_pairs_and_equal_lengths():
+    assert paired([1.0], [2.0]).estimate.p is None
+    with pytest.raises(ValueError):
+        paired([1, 2], [1])
