@@ -27,7 +27,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .agents import AGENTS, QuitGame, make_agent, parse_agent, seat_name
-from .analysis import SHARED_WIN_NOTE, SimSpec, Summary, agent_seed, game_seed, perft, remember_ruleset, run_games
+from .analysis import DRAW_NOTE, SHARED_WIN_NOTE, SimSpec, Summary, agent_seed, game_seed, perft, remember_ruleset, run_games
 from .check import BUDGET as CHECK_BUDGET
 from .check import CHECKS, run_check
 from .compiler import RulesetErrors, available_rulesets, find_ruleset, load_ruleset
@@ -693,7 +693,7 @@ def _print_summary(out: Console, rs: Ruleset, s: dict) -> None:
     lines = [
         f"win rate: {SHARED_WIN_NOTE}",
         f"game length: mean {length['mean']:.1f} actions, min {length['min']}, max {length['max']}",
-        f"draws (no winner): {s['draws']} ({s['draws'] / s['games']:.1%})",
+        f"draws: {s['draws']} ({s['draws'] / s['games']:.1%}; {DRAW_NOTE})",
         f"{s['games']} playouts in {s['seconds']:.2f} s: {num(s['playouts_per_second'], '{:.0f}')} playouts/s",
     ]
     for line in lines:
@@ -829,7 +829,7 @@ class _Run:
     def footer(self, out: Console) -> None:
         out.print(Text(f"seed {self.seed}; {self.played} games in {self.seconds:.1f} s "
                        f"({self.played / max(self.seconds, 1e-9):.0f} games/s, {self.jobs} {self.backend} job(s)); "
-                       f"win rates: {SHARED_WIN_NOTE}"))
+                       f"win rates: {SHARED_WIN_NOTE}; {DRAW_NOTE}"))
         if self.interrupted:
             out.print(Text("interrupted: the summary covers the games finished before Ctrl-C", style="bold red"))
 
