@@ -396,3 +396,63 @@ def test_check_names_the_decisions_its_games_never_reached(tmp_path):
     r = run_check(load_ruleset(str(path)), "games end", seeds=(1, 2))
     assert r.ok and "decisions reached: after_check" in r.detail
     assert any(n.startswith("decision never (") and "never reached in 2 games" in n for n in r.notes), r.notes
+
+
+# -- winners type-checked at load; the flow-mapping comma hint (issue 30) -----------------------
+
+
+def _load_error(path) -> str:
+    from interpreter import TapsterError, load_ruleset
+
+    try:
+        load_ruleset(str(path))
+    except TapsterError as exc:
+        return str(exc)
+    raise AssertionError("loaded")
+
+
+def test_winners_that_give_one_seat_are_a_load_error_with_file_line_column(tmp_path, capsys):
+    path = copy_ruleset(tmp_path, "kuhn_poker")
+    line = next(i for i, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if "winners:" in text)
+    replace_once(path, 'winners: "[winner()]"', 'winners: "winner()"')  # a function giving a seat
+    assert main(["validate", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}:{line}:" in err and "outcome: winners: `winner()` gives one value" in err
+    assert "where a list of seats is expected: write `[winner()]` for one winner" in err
+    for written, what in (("winners: 1", "gives a number"), ('winners: "1 - folded"', "gives one value"),
+                          ('winners: "0 if folded is none else len(stake)"', "gives one value")):
+        replace_once(path, path.read_text(encoding="utf-8").splitlines()[line - 1].strip(), written)
+        assert what in _load_error(path), written
+    # A list, `players`, or what the load cannot know (a variable) loads.
+    for written in ('winners: "players"', 'winners: "[] if folded is none else [1 - folded]"', 'winners: "stake"'):
+        replace_once(path, path.read_text(encoding="utf-8").splitlines()[line - 1].strip(), written)
+        from interpreter import load_ruleset
+
+        load_ruleset(str(path))
+
+
+def test_winners_giving_one_seat_at_run_time_is_an_error_too(tmp_path):
+    from interpreter import ExpressionError, load_ruleset
+
+    path = copy_ruleset(tmp_path, "tic_tac_toe")
+    replace_once(path, 'winners: "[] if winner is none else [winner]"', 'winners: "winner"')  # a variable: run time
+    st = load_ruleset(str(path)).new_game(2, seed=1)
+    for a in ("mark(0)", "mark(3)", "mark(1)", "mark(4)", "mark(2)"):
+        st.apply(a)
+    assert st.is_terminal()
+    with pytest.raises(ExpressionError, match=r"`winners` must give a list of seats from 0 to 1, found '0': write `\[...\]`"):
+        st.outcome()
+
+
+def test_a_comma_inside_a_flow_mapping_gets_the_hint_to_quote_the_value(tmp_path):
+    path = copy_ruleset(tmp_path, "kuhn_poker")
+    replace_once(path, '- add: {"stake[p]": bet}', '- add: {"stake[p]": max(stake, 1)}')
+    text = _load_error(path)
+    assert "cannot parse expression `max(stake`" in text
+    assert 'a comma inside a flow mapping or list `{...}`/`[...]` ends the value there: quote the value, ' \
+           'e.g. `"max(stake, 1)"`, or write the mapping in block style' in text
+    # A bracket left open without a comma after it is another mistake: no such hint.
+    path = copy_ruleset(tmp_path / "b", "kuhn_poker")
+    replace_once(path, '- add: {"stake[p]": bet}', '- add: {"stake[p]": "max(bet"}')
+    text = _load_error(path)
+    assert "cannot parse expression `max(bet`" in text and "flow mapping" not in text
