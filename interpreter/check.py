@@ -30,7 +30,7 @@ check carries the seed and the action sequence that reproduce the failure.  The 
 
 How many games: given seeds (``tapster check --games N`` plays seeds 1..N), or by default a
 :class:`Games` plan per check: at least :data:`MIN_GAMES` games, then on while its share of the
-time budget lasts (up to :data:`MAX_GAMES` games: small games are played many times, which is
+time budget lasts (up to :data:`ENOUGH_GAMES` games: small games are played many times, which is
 what catches a leak that shows only in some deals), and on past it until every decision the games
 reach has been reached :data:`PER_DECISION` times, within a hard limit of
 :data:`HARD_LIMIT` times the share.  The seed of a failure reproduces it whatever the budget.
@@ -60,7 +60,7 @@ __all__ = ["CheckResult", "CheckFailure", "CHECKS", "SEEDS", "Games", "BUDGET", 
 SEEDS = (1, 2, 3)
 
 #: The default time budget of ``tapster check``, in processor seconds per ruleset (and variant),
-#: shared equally by the checks: a small game is then played :data:`MAX_GAMES` times per check
+#: shared equally by the checks: a small game is then played :data:`ENOUGH_GAMES` times per check
 #: (Kuhn poker's 200 games take well under the budget), a long one a few times (Belgian Beers
 #: Race: 3 to 20 games), about 2 to 6 seconds a ruleset in all.
 BUDGET = 4.0
@@ -70,7 +70,7 @@ MIN_GAMES = 3
 
 #: Games after which a check stops by default even while its time lasts (once every decision
 #: reached has been reached :data:`PER_DECISION` times).
-MAX_GAMES = 200
+ENOUGH_GAMES = 200
 
 #: Times each decision (``choose``) the games reach must be reached before a check stops.
 PER_DECISION = 5
@@ -90,7 +90,7 @@ class Games:
     """The seeds one check plays: ``fixed`` seeds, or (``fixed`` None) an adaptive plan: seeds
     1, 2, ... while fewer than :data:`MIN_GAMES` were played, or the check's ``seconds`` (of
     processor time, so that a busy machine changes the number of games little) last
-    (and fewer than :data:`MAX_GAMES` were played), or a decision reached so far was reached
+    (and fewer than :data:`ENOUGH_GAMES` were played), or a decision reached so far was reached
     fewer than :data:`PER_DECISION` times; never past :data:`HARD_LIMIT` times ``seconds``
     (after :data:`MIN_GAMES`).  Iterate it once per check; a check's games count the decisions
     they reach in ``reached`` (``choose`` name -> times pending), ``played`` counts the seeds
@@ -128,8 +128,8 @@ class Games:
         if elapsed >= self.seconds:
             self.stopped = "the time budget"
             return True
-        if self.played >= MAX_GAMES:
-            self.stopped = f"{MAX_GAMES} games"
+        if self.played >= ENOUGH_GAMES:
+            self.stopped = f"{ENOUGH_GAMES} games"
             return True
         return False
 

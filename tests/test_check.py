@@ -376,9 +376,9 @@ def test_the_default_plan_plays_on_until_every_decision_reached_is_reached_sever
     # At least MIN_GAMES games, however slow.
     plan = check.Games(None, seconds=0.001)
     assert run(plan, lambda seed: ["open"]) == list(range(1, check.MIN_GAMES + 1))
-    # Cheap games stop at MAX_GAMES once every decision was reached often enough.
+    # Cheap games stop at ENOUGH_GAMES once every decision was reached often enough.
     plan = check.Games(None, seconds=1e9)
-    assert len(run(plan, lambda seed: ["open"])) == check.MAX_GAMES and plan.stopped == f"{check.MAX_GAMES} games"
+    assert len(run(plan, lambda seed: ["open"])) == check.ENOUGH_GAMES and plan.stopped == f"{check.ENOUGH_GAMES} games"
     # Given seeds are played as given.
     assert run(check.Games((4, 5)), lambda seed: []) == [4, 5]
 
