@@ -17,10 +17,21 @@ from .state import State
 
 __all__ = [
     "SimSpec", "Summary", "Tally", "run_games", "play_batch", "remember_ruleset", "summarise",
-    "perft", "game_seed", "agent_seed", "SHARED_WIN_NOTE",
+    "perft", "game_seed", "agent_seed", "SHARED_WIN_NOTE", "DRAW_NOTE", "is_draw",
 ]
 
 SHARED_WIN_NOTE = "a shared win counts 1/k to each of its k winners"
+
+#: What a draw is, in the words ``simulate``, ``analyse`` and ``compare`` all print.
+DRAW_NOTE = "a draw: no winner, or every seat won (a split pot)"
+
+
+def is_draw(winners, players: int) -> bool:
+    """A game is a draw when it has no winner, or (with two seats or more) every seat won
+    together, as a split pot (``winners: players``) does; ``simulate``, ``analyse`` and
+    ``compare`` count draws by this one definition.  A shared win of some of the seats is not
+    a draw (each winner counts 1/k of a win)."""
+    return not winners or (players > 1 and len(set(winners)) == players)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -160,8 +171,8 @@ class Tally:
     result at a time in game order, in constant memory whatever the number of games: wins per
     seat (a shared win counts 1/k to each of k winners), win rate, mean and sample standard
     deviation of scores (exact sums, so the figures equal :mod:`statistics`' and do not depend
-    on which process played which game), game length (mean/min/max actions), draws (games with
-    no winner).  ``first_failure`` is the first game (in order) the ruleset failed in, as its
+    on which process played which game), game length (mean/min/max actions), draws
+    (:func:`is_draw`: no winner, or every seat won).  ``first_failure`` is the first game (in order) the ruleset failed in, as its
     ``(index, None, message, actions)`` tuple; such a game is not counted.
 
     :meth:`add_batch` takes a batch of consecutive games in any order of batches: batches that
@@ -173,6 +184,7 @@ class Tally:
         self.games = 0
         self.wins = [0.0] * n
         self.draws = 0
+        self.no_winner = 0  # draws with no winner (the others: every seat won, each counted 1/n)
         self.sums: list = [Fraction(0)] * n  # None once a seat's score is not a number
         self.squares: list = [Fraction(0)] * n
         self.length_sum = 0
@@ -211,6 +223,8 @@ class Tally:
             for w in winners:
                 self.wins[w] += share
         else:
+            self.no_winner += 1
+        if is_draw(winners, self.n):
             self.draws += 1
         for p in range(self.n):
             if self.sums[p] is None:
@@ -251,6 +265,8 @@ class Tally:
             "score_sd": [sd(p) for p in range(self.n)],
             "length": {"mean": self.length_sum / games if games else None, "min": self.length_min, "max": self.length_max},
             "draws": self.draws,
+            "no_winner": self.no_winner,
+            "draw": DRAW_NOTE,
             "playouts_per_second": games / elapsed if elapsed > 0 else None,
             "seconds": elapsed,
         }

@@ -9,7 +9,8 @@ Metric names follow Ludii's (Browne et al., *Ludii metrics*) where they match:
 - **Balance**: 1 - (highest - lowest per-seat win rate).  1 is perfectly balanced.
 - **AdvantageP1**: the win rate of the seat that *moved first* (``State.order[0]``, whoever the
   ruleset picked), beside each turn position's; *first-player advantage* is it minus 1/n.
-- **Drawishness**: the share of games with no winner, or won by every seat together.
+- **Drawishness**: the share of draws (:func:`interpreter.analysis.is_draw`: no winner, or won
+  by every seat together, as a split pot), the one definition ``simulate`` counts too.
 - **Duration**: game length in turns (and in decisions), as a distribution.
 - **Decisiveness**: how far into the game (turn / turns, 0..1) the eventual winner took the lead
   for good on the score trace; small means the game was decided early.
@@ -23,6 +24,12 @@ begins (at each decision in a ruleset without ``turn``, such as Beer Knight), an
 a seat leads when its score is the highest (ties lead together; the leader changes when the
 set of leaders does).  Wins: a shared win counts 1/k to each of its k
 winners.
+
+Where the score is undefined mid-game (a score that reads a card not yet dealt) or not a number,
+a game has no score trace: the metrics read from it (LeadChange, lead changes per game, Drama,
+Decisiveness, the winner's lead by decile) come from the games that have one and are None when
+none has, and ``score_trace`` in :func:`metrics` says in how many games it was unavailable and
+why; win rates and every other metric are computed from all the games.
 """
 
 from __future__ import annotations
@@ -33,13 +40,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from .agents import make_agent
-from .analysis import SimSpec, _ruleset_for, agent_seed, game_seed
+from .analysis import DRAW_NOTE, SimSpec, _ruleset_for, agent_seed, game_seed, is_draw
 from .errors import TapsterError
 from .model import Component
 from .stats import Estimate, Running, mean_interval, paired, proportion, two_proportion, welch
 
-__all__ = ["GameRecord", "play_games", "Tally", "metrics", "compare", "METRICS", "sentence", "EXPORT_FIELDS", "PerGame",
-           "PAIRED_MAX_GAMES", "TESTS"]
+__all__ = ["GameRecord", "play_games", "Tally", "metrics", "compare", "METRICS", "TRACE_METRICS", "sentence", "trace_note",
+           "EXPORT_FIELDS", "PerGame", "PAIRED_MAX_GAMES", "TESTS"]
 
 
 @dataclass
@@ -55,7 +62,8 @@ class GameRecord:
     winner); ``trace``: the score trace (per turn, scores per seat), ``branching``: legal actions
     summed over decisions, ``choices``: decisions with more than one legal action; ``used``: per
     seat, how many times each action name and each ``action(component)`` was taken;
-    ``error``: the text of a ruleset error that stopped the game (else None).
+    ``error``: the text of a ruleset error that stopped the game (else None); ``trace_error``:
+    why the game has no score trace (the score undefined or not a number mid-game), else None.
     """
 
     index: int
@@ -74,6 +82,7 @@ class GameRecord:
     used: list = field(default_factory=list)
     labels: dict = field(default_factory=dict)
     error: str | None = None
+    trace_error: str | None = None
 
     def row(self) -> dict:
         """The exported fields (see :data:`EXPORT_FIELDS`) as JSON data."""
@@ -113,8 +122,8 @@ def play_games(spec: SimSpec, indices: range) -> list[GameRecord]:
                 t = sum(st.turns)
                 if numeric and (t != last_turns or not t):
                     last_turns = t
-                    row = tuple(_number(st.score(p)) for p in range(spec.players))
-                    numeric = None not in row
+                    row, rec.trace_error = _trace_row(st, spec.players, rec.decisions, t)
+                    numeric = row is not None
                     if numeric:
                         (rec.trace if t else untimed).append(row)
                 p = st.current_players()[0]
@@ -151,6 +160,8 @@ def play_games(spec: SimSpec, indices: range) -> list[GameRecord]:
                     rec.trace.append(rec.scores)
                 else:
                     rec.trace = []
+                    if rec.trace_error is None:
+                        rec.trace_error = "a final score is not a number"
             else:
                 rec.trace = []
         except TapsterError as exc:
@@ -158,6 +169,22 @@ def play_games(spec: SimSpec, indices: range) -> list[GameRecord]:
         rec.used = [dict(c) for c in rec.used]
         out.append(rec)
     return out
+
+
+def _trace_row(st, players: int, decisions: int, turns: int) -> tuple[tuple | None, str | None]:
+    """Every seat's score now, as a row of the score trace, or (None, why it is unavailable):
+    a score that raises mid-game (it reads a card not yet dealt) or is not a number."""
+    where = f"after {decisions} decision{'s' if decisions != 1 else ''}" + (f" (turn {turns})" if turns else "")
+    row = []
+    for p in range(players):
+        try:
+            x = st.score(p)
+        except TapsterError as exc:
+            return None, f"the score of P{p + 1} is undefined mid-game, {where}: {exc}"
+        if _number(x) is None:
+            return None, f"the score of P{p + 1} is not a number mid-game, {where}: {x!r}"
+        row.append(_number(x))
+    return tuple(row), None
 
 
 def _leaders(row: tuple) -> frozenset:
@@ -190,6 +217,9 @@ class Tally:
     drama: Running = field(default_factory=Running)
     decisiveness: Running = field(default_factory=Running)
     lead_curve: list = field(default_factory=lambda: [[0, 0] for _ in range(10)])  # decile: [winner leads, turns]
+    traced: int = 0                                   # games with a score trace
+    untraced: int = 0                                 # games without one (the score undefined mid-game)
+    trace_reason: str | None = None                   # why, in the first such game
     duration: Running = field(default_factory=Running)
     length: Running = field(default_factory=Running)
     branching: int = 0
@@ -230,7 +260,7 @@ class Tally:
             self.limits += 1
             return
         winners = r.winners
-        if not winners or len(winners) == self.players:
+        if is_draw(winners, self.players):
             self.draws += 1
         if winners:
             share = 1 / len(winners)
@@ -263,6 +293,11 @@ class Tally:
         self._trace(r)
 
     def _trace(self, r: GameRecord) -> None:
+        if r.trace_error is not None:
+            self.untraced += 1
+            self.trace_reason = self.trace_reason or f"game {r.index} (seed {r.seed}): {r.trace_error}"
+            return
+        self.traced += 1
         trace = r.trace
         if len(trace) < 2:
             return
@@ -270,7 +305,7 @@ class Tally:
         changes = sum(1 for a, b in zip(leaders, leaders[1:]) if a != b)
         self.lead_changes.add(changes)
         self.lead_change_rate.add(changes / (len(trace) - 1))
-        if not r.winners or len(r.winners) == self.players:
+        if is_draw(r.winners, self.players):
             return
         w = set(r.winners)
         behind = [not (w & ls) for ls in leaders]
@@ -305,7 +340,7 @@ def _dist(hist: Counter, r: Running) -> dict:
 #: compared by the two-proportion test, ``mean`` metrics by Welch's t.
 METRICS = [
     ("advantage_p1", "first-player advantage", "rate"),
-    ("drawishness", "Drawishness (draw rate)", "rate"),
+    ("drawishness", "Drawishness (draw rate; a draw: no winner, or every seat won)", "rate"),
     ("duration", "Duration (turns)", "mean"),
     ("length", "decisions per game", "mean"),
     ("margin", "winning margin", "mean"),
@@ -346,6 +381,8 @@ def metrics(t: Tally, level: float = 0.95) -> dict:
         "advantage_p1": adv,
         "Drawishness": proportion(t.draws, counted, level).to_json() if counted else None,
         "draws": t.draws,
+        "draw": DRAW_NOTE,
+        "score_trace": _trace_status(t),
         "Duration": _dist(t.turns, t.duration),
         "decisions": _dist(t.decisions, t.length),
         "scores": [{"mean": mean_interval(r, level).to_json(), "sd": r.sd, "histogram": sorted(h.items())}
@@ -360,6 +397,32 @@ def metrics(t: Tally, level: float = 0.95) -> dict:
         "DecisionMoves": t.choices / decisions if decisions else None,
         "actions": table,
     }
+
+
+#: The metrics read from the score trace (unavailable where the score is undefined mid-game).
+TRACE_METRICS = ("LeadChange", "lead_changes_per_game", "Drama", "Decisiveness", "winner_leads_by_decile",
+                 "lead_change", "drama", "decisiveness")
+
+
+def _trace_status(t: Tally) -> dict:
+    """``{"games", "unavailable", "reason", "metrics"}``: the games with a score trace, those
+    without one, why (the first such game's error, with its seed), and the metrics read from
+    the trace."""
+    return {"games": t.traced, "unavailable": t.untraced, "reason": t.trace_reason,
+            "metrics": ["LeadChange", "lead_changes_per_game", "Drama", "Decisiveness", "winner_leads_by_decile"]}
+
+
+def trace_note(m: dict) -> str | None:
+    """A sentence on the score trace of metrics ``m`` when some games had none, else None:
+    ``"score trace unavailable in 200 of 200 games (LeadChange, Drama, Decisiveness: n/a): game 0
+    (seed 1:0): the score of P1 is undefined mid-game, after 0 decisions: ..."``."""
+    st = m.get("score_trace") or {}
+    if not st.get("unavailable"):
+        return None
+    total = st["games"] + st["unavailable"]
+    which = "n/a" if not st["games"] else f"from the other {st['games']} games"
+    return (f"score trace unavailable in {st['unavailable']} of {total} games (LeadChange, lead changes, Drama, "
+            f"Decisiveness: {which}): {st['reason']}")
 
 
 def _sample(t: Tally, key: str) -> tuple[str, object]:
@@ -431,7 +494,9 @@ def compare(a: Tally, b: Tally, level: float = 0.95, pairs: tuple[PerGame, PerGa
     means.  Paired (``pairs``: the sides' :class:`PerGame`, games sharing seeds): the interval of
     the per-seed differences over the games both sides played, McNemar's exact test for rates,
     the paired t for means (see :func:`interpreter.stats.paired`).  Each row names its ``test``
-    and ``pairs`` (the pairs compared, or None)."""
+    and ``pairs`` (the pairs compared, or None).  A metric of the score trace that a side has no
+    trace for (its score undefined mid-game) is marked ``available: False``, not significant,
+    its sentence saying why."""
     rows = []
     for p in range(a.players):
         x = (a.wins[p], a.games - a.limits)
@@ -440,7 +505,13 @@ def compare(a: Tally, b: Tally, level: float = 0.95, pairs: tuple[PerGame, PerGa
     for key, words, _ in METRICS:
         kind, x = _sample(a, key)
         _, y = _sample(b, key)
-        rows.append(_row(key, words, kind, x, y, level, shift=1 / a.players if key == "advantage_p1" else 0.0, pairs=pairs))
+        row = _row(key, words, kind, x, y, level, shift=1 / a.players if key == "advantage_p1" else 0.0, pairs=pairs)
+        if key in TRACE_METRICS:
+            missing = [t for t, sample in ((a, x), (b, y)) if t.untraced and not sample.n]
+            if missing:
+                row.update(available=False, significant=False,
+                           sentence=f"{words}: unavailable, no score trace ({missing[0].trace_reason})")
+        rows.append(row)
     return rows
 
 

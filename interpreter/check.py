@@ -4,7 +4,11 @@ Every check plays random games over several seeds and reports a :class:`CheckRes
 check carries the seed and the action sequence that reproduce the failure.  The checks are:
 
 - ``games end``: random games end, every pending decision lists an action, the outcome has a
-  score and a place per seat, and every log line (logs are on) renders;
+  score and a place per seat, and every log line (logs are on) renders; the decisions the games
+  never reached (or reached fewer than :data:`PER_DECISION` times) are named in notes;
+- ``score at every step``: the ruleset's score (``outcome.score``) is defined for every seat at
+  every step of the games, not only at the end: greedy agents, searches cut at their depth and
+  ``tapster analyse``'s score trace read it mid-game;
 - ``legal actions apply``: every listed legal action applies to a copy, an unlisted one is
   refused with :class:`IllegalActionError` and the state unchanged;
 - ``clone and JSON round trip``: a clone and a ``to_json``/``from_json`` copy continue exactly
@@ -17,10 +21,19 @@ check carries the seed and the action sequence that reproduce the failure.  The 
   the terminal draws it) is the same in a world the seat cannot tell apart from the game
   (``State.determinize``), and the display renders for every seat and an observer; the parts
   of the display that only an observer sees (they read hidden information) are named in notes;
+  a failure names the part of the view that differs (a zone, a variable, the outcome, a display
+  line) with both values, and the usual fix;
 - ``templates render``: every template of the flow (a decision's prompt, an option's label, a
   ``log`` line, an ``end_game`` reason) renders without error wherever random games reach it,
   the prompt and every label at every decision; the templates never reached are named in a
   note (a PASS: random games need not reach every line).
+
+How many games: given seeds (``tapster check --games N`` plays seeds 1..N), or by default a
+:class:`Games` plan per check: at least :data:`MIN_GAMES` games, then on while its share of the
+time budget lasts (up to :data:`ENOUGH_GAMES` games: small games are played many times, which is
+what catches a leak that shows only in some deals), and on past it until every decision the games
+reach has been reached :data:`PER_DECISION` times, within a hard limit of
+:data:`HARD_LIMIT` times the share.  The seed of a failure reproduces it whatever the budget.
 
 The test suite (``tests/test_invariants.py``) runs these same functions on every shipped ruleset.
 """
@@ -28,6 +41,8 @@ The test suite (``tests/test_invariants.py``) runs these same functions on every
 from __future__ import annotations
 
 import json
+import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -39,10 +54,29 @@ from .ruleset import Ruleset
 from .state import State
 from .termview import seat_text
 
-__all__ = ["CheckResult", "CheckFailure", "CHECKS", "SEEDS", "run_checks", "run_check"]
+__all__ = ["CheckResult", "CheckFailure", "CHECKS", "SEEDS", "Games", "BUDGET", "run_checks", "run_check"]
 
-#: The seeds each check plays by default (``tapster check --games N`` plays seeds 1..N).
+#: Seeds for a quick run (``tapster check --games 3``; the default is a :class:`Games` plan).
 SEEDS = (1, 2, 3)
+
+#: The default time budget of ``tapster check``, in processor seconds per ruleset (and variant),
+#: shared equally by the checks: a small game is then played :data:`ENOUGH_GAMES` times per check
+#: (Kuhn poker's 200 games take well under the budget), a long one a few times (Belgian Beers
+#: Race: 3 to 20 games), about 2 to 6 seconds a ruleset in all.
+BUDGET = 4.0
+
+#: Games each check plays at least, by default.
+MIN_GAMES = 3
+
+#: Games after which a check stops by default even while its time lasts (once every decision
+#: reached has been reached :data:`PER_DECISION` times).
+ENOUGH_GAMES = 200
+
+#: Times each decision (``choose``) the games reach must be reached before a check stops.
+PER_DECISION = 5
+
+#: A check stops at this many times its share of the budget, whatever it has reached.
+HARD_LIMIT = 3
 
 #: ``templates render`` plays up to this many times as many games again (on the next seeds)
 #: while a template written in the ruleset has not rendered.
@@ -50,6 +84,75 @@ EXTRA_GAMES = 4
 
 #: Moves after which a game counts as not ending.
 MOVE_LIMIT = 20_000
+
+
+class Games:
+    """The seeds one check plays: ``fixed`` seeds, or (``fixed`` None) an adaptive plan: seeds
+    1, 2, ... while fewer than :data:`MIN_GAMES` were played, or the check's ``seconds`` (of
+    processor time, so that a busy machine changes the number of games little) last
+    (and fewer than :data:`ENOUGH_GAMES` were played), or a decision reached so far was reached
+    fewer than :data:`PER_DECISION` times; never past :data:`HARD_LIMIT` times ``seconds``
+    (after :data:`MIN_GAMES`).  Iterate it once per check; a check's games count the decisions
+    they reach in ``reached`` (``choose`` name -> times pending), ``played`` counts the seeds
+    handed out and finished, ``stopped`` says why the plan stopped (for the detail line)."""
+
+    def __init__(self, fixed=None, seconds: float = BUDGET / 8):
+        self.fixed = None if fixed is None else tuple(fixed)
+        self.seconds = seconds
+        self.reached: Counter = Counter()
+        self.played = 0
+        self.stopped = ""
+        self.start = time.process_time()
+
+    def __len__(self) -> int:
+        return self.played
+
+    def elapsed(self) -> float:
+        """Processor seconds (this process's, so that other work on the machine changes the
+        number of games little) since the plan started."""
+        return time.process_time() - self.start
+
+    def short(self) -> list[str]:
+        """The decisions reached fewer than :data:`PER_DECISION` times."""
+        return sorted(k for k, v in self.reached.items() if v < PER_DECISION)
+
+    def _enough(self) -> bool:
+        if self.played < MIN_GAMES:
+            return False
+        elapsed = self.elapsed()
+        if elapsed >= HARD_LIMIT * self.seconds:
+            self.stopped = "the time limit"
+            return True
+        if self.short():
+            return False
+        if elapsed >= self.seconds:
+            self.stopped = "the time budget"
+            return True
+        if self.played >= ENOUGH_GAMES:
+            self.stopped = f"{ENOUGH_GAMES} games"
+            return True
+        return False
+
+    def __iter__(self) -> Iterator[int]:
+        self.start = time.process_time()
+        self.played = 0
+        self.reached.clear()
+        if self.fixed is not None:
+            for seed in self.fixed:
+                yield seed
+                self.played += 1
+            return
+        seed = 0
+        while not self._enough():
+            seed += 1
+            yield seed
+            self.played += 1
+
+    def next_seed(self) -> int:
+        """The first seed after those handed out (for games played on beyond the plan)."""
+        if self.fixed is not None:
+            return max(self.fixed, default=0) + 1
+        return self.played + 1
 
 
 class CheckFailure(Exception):
@@ -87,9 +190,10 @@ class CheckResult:
 class _Game:
     """A game being played with a record of its actions (for the reproduction of a failure)."""
 
-    def __init__(self, rs: Ruleset, players: int, seed: int):
+    def __init__(self, rs: Ruleset, players: int, seed: int, seeds: Games | None = None):
         self.seed, self.players = seed, players
         self.actions: list[str] = []
+        self.reached = seeds.reached if isinstance(seeds, Games) else None
         try:
             self.st = rs.new_game(players, seed=seed, log=True)
         except Exception as exc:  # noqa: BLE001 - an error in `setup` (a log line too) is the failure
@@ -100,6 +204,8 @@ class _Game:
 
     def apply(self, action) -> None:
         self.actions.append(str(action))
+        if self.reached is not None and self.st.pending is not None:
+            self.reached[getattr(self.st.pending[0], "name", None)] += 1
         try:
             self.st.apply(action)
         except Exception as exc:  # noqa: BLE001 - any error (a broken log template too) is the failure
@@ -119,8 +225,8 @@ def _player_counts(rs: Ruleset) -> list[int]:
     return sorted({rs.min_players, rs.default_players, rs.max_players})
 
 
-def _random_game(rs: Ruleset, players: int, seed: int, agent_seed: int) -> _Game:
-    g = _Game(rs, players, seed)
+def _random_game(rs: Ruleset, players: int, seed: int, agent_seed: int, seeds: Games | None = None) -> _Game:
+    g = _Game(rs, players, seed, seeds)
     rng = Rng(agent_seed)
     while not g.st.is_terminal():
         if len(g.actions) >= MOVE_LIMIT:
@@ -133,13 +239,40 @@ def _random_game(rs: Ruleset, players: int, seed: int, agent_seed: int) -> _Game
     return g
 
 
-def check_games_end(rs: Ruleset, seeds) -> str:
+def _decl_mark(rs: Ruleset, name) -> str:
+    choose = next((c for c in rs.chooses if c.name == name), None)
+    mark = getattr(choose, "mark", None)
+    return f" ({mark.file}:{mark.line}:{mark.column})" if mark is not None else ""
+
+
+def _coverage_notes(rs: Ruleset, seeds: Games) -> list[str]:
+    """A note per decision (``choose``) the games never reached or reached fewer than
+    :data:`PER_DECISION` times."""
+    games = f"{len(seeds)} game{'s' if len(seeds) != 1 else ''}"
+    notes = [f"decision {c.name}{_decl_mark(rs, c.name)} never reached in {games}"
+             for c in rs.chooses if not seeds.reached.get(c.name)]
+    notes += [f"decision {name}{_decl_mark(rs, name)} reached only {seeds.reached[name]} times in {games}"
+              for name in seeds.short()]
+    return notes
+
+
+def _stopped(seeds: Games) -> str:
+    return f" (stopped by {seeds.stopped})" if seeds.stopped else ""
+
+
+def _games_played(seeds: Games) -> str:
+    why = f", stopped by {seeds.stopped}" if seeds.stopped else ""
+    return f"{len(seeds)} seed{'s' if len(seeds) != 1 else ''}{why}"
+
+
+def check_games_end(rs: Ruleset, seeds: Games) -> tuple[str, list[str]]:
     """Random games end with an outcome: a score and a place for every seat, winners among the
-    seats, a reason.  Raises :class:`CheckFailure`."""
+    seats, a reason.  Returns the detail and a note per decision the games never reached (or
+    reached fewer than :data:`PER_DECISION` times).  Raises :class:`CheckFailure`."""
     games = 0
-    for players in _player_counts(rs):
-        for seed in seeds:
-            g = _random_game(rs, players, seed, seed * 7)
+    for seed in seeds:
+        for players in _player_counts(rs):
+            g = _random_game(rs, players, seed, seed * 7, seeds)
             out = g.st.outcome()
             if len(out.scores) != players:
                 raise g.fail(f"the outcome has {len(out.scores)} scores for {players} seats")
@@ -150,20 +283,53 @@ def check_games_end(rs: Ruleset, seeds) -> str:
             if not out.reason:
                 raise g.fail("the outcome gives no reason")
             games += 1
-    return f"{games} random games ended with an outcome"
+    reached = ", ".join(f"{k} {v}" for k, v in sorted(seeds.reached.items(), key=lambda kv: str(kv[0])))
+    return (f"{games} random games ended with an outcome ({_games_played(seeds)}; decisions reached: {reached or 'none'})",
+            _coverage_notes(rs, seeds))
+
+
+def check_score(rs: Ruleset, seeds: Games) -> str:
+    """At every step of random games (before each decision, and at the end) the ruleset's score
+    (``outcome.score``) is defined for every seat: greedy agents, searches cut at their depth and
+    the score trace of ``tapster analyse`` read it mid-game.  Raises :class:`CheckFailure` with
+    the step (the actions before it), the seat and the error."""
+    steps = 0
+    mark = getattr(rs.score_expr, "mark", None)
+    where = f" at {mark.file}:{mark.line}:{mark.column}" if mark is not None else ""
+    for seed in seeds:
+        g = _Game(rs, rs.default_players, seed, seeds)
+        rng = Rng(seed * 3 + 1)
+        while len(g.actions) < MOVE_LIMIT:
+            st = g.st
+            for p in range(st.num_players):
+                try:
+                    st.score(p)
+                except Exception as exc:  # noqa: BLE001 - the error is the failure reported
+                    k = len(g.actions)
+                    when = "at the end of the game" if st.is_terminal() else \
+                        f"before the game ends (step {k + 1}, after {k} action{'s' if k != 1 else ''})"
+                    raise g.fail(f"the score (outcome.score{where}) of seat P{p + 1} is undefined {when}: "
+                                 f"{type(exc).__name__}: {exc}. Greedy agents, searches cut at their depth and "
+                                 "`tapster analyse`'s score trace read the score mid-game: make it defined at every "
+                                 "step (e.g. `... if len(board) else 0` where it reads a card not yet dealt)") from None
+            steps += 1
+            if st.is_terminal():
+                break
+            g.apply(rng.choice(g.legal()))
+    return f"{steps} steps scored for every seat ({_games_played(seeds)})"
 
 
 def check_same_seed(rs: Ruleset, seeds) -> str:
     """The same seed and agent seed give the same game, byte for byte.  Raises :class:`CheckFailure`."""
     for seed in seeds:
-        a = _random_game(rs, rs.default_players, seed, seed + 4)
+        a = _random_game(rs, rs.default_players, seed, seed + 4, seeds)
         b = _random_game(rs, rs.default_players, seed, seed + 4)
         if a.actions != b.actions:
             k = next((i for i, (x, y) in enumerate(zip(a.actions, b.actions)) if x != y), min(len(a.actions), len(b.actions)))
             raise CheckFailure(f"the same seed played differently from move {k + 1}", seed, rs.default_players, a.actions[:k + 1])
         if json.dumps(a.st.to_json(), sort_keys=True) != json.dumps(b.st.to_json(), sort_keys=True):
             raise a.fail("the same seed and actions ended in different states")
-    return f"{len(seeds)} seeds replayed identically"
+    return f"{len(seeds)} seeds replayed identically{_stopped(seeds)}"
 
 
 def check_round_trip(rs: Ruleset, seeds) -> str:
@@ -171,7 +337,7 @@ def check_round_trip(rs: Ruleset, seeds) -> str:
     8 moves, and playing them leaves the original unchanged.  Raises :class:`CheckFailure`."""
     branches = 0
     for seed in seeds:
-        g = _Game(rs, rs.default_players, seed)
+        g = _Game(rs, rs.default_players, seed, seeds)
         rng = Rng(seed + 1)
         step = 0
         while not g.st.is_terminal() and step < MOVE_LIMIT:
@@ -209,7 +375,7 @@ def check_legal_actions(rs: Ruleset, seeds, per_game: int = 40) -> str:
     unchanged.  Raises :class:`CheckFailure`."""
     tried = 0
     for seed in seeds:
-        g = _Game(rs, rs.default_players, seed)
+        g = _Game(rs, rs.default_players, seed, seeds)
         rng = Rng(seed)
         moves = 0
         while not g.st.is_terminal() and moves < per_game:
@@ -274,7 +440,7 @@ def check_observations(rs: Ruleset, seeds) -> str:
     zone (an ``owner`` zone of another seat, a ``hidden`` zone).  Raises :class:`CheckFailure`."""
     looks = 0
     for seed in seeds:
-        g = _Game(rs, rs.default_players, seed)
+        g = _Game(rs, rs.default_players, seed, seeds)
         rng = Rng(seed)
         while not g.st.is_terminal() and len(g.actions) < MOVE_LIMIT:
             st = g.st
@@ -320,6 +486,18 @@ def _just_after(st: State, action) -> State:
     return probe
 
 
+def _secret_part(obs_a: str, log_a: list, obs_b: str, log_b: list) -> str:
+    """What differs between two views of a seat (observation JSON text and log lines)."""
+    diff = _difference(json.loads(obs_a), json.loads(obs_b))
+    if diff is not None:
+        path, x, y = diff
+        return f"its observation's {path} is {_shown(x)} after one, {_shown(y)} after the other"
+    k = next((i for i, (x, y) in enumerate(zip(log_a, log_b)) if x != y), min(len(log_a), len(log_b)))
+    x = repr(log_a[k]) if k < len(log_a) else "no line"
+    y = repr(log_b[k]) if k < len(log_b) else "no line"
+    return f"its log line {k + 1} is {x} after one, {y} after the other"
+
+
 def check_secret_decisions(rs: Ruleset, seeds) -> str:
     """At a ``secret: true`` decision, the actions of one option (which card goes face down)
     leave every other seat's observation and log identical.  Raises :class:`CheckFailure`."""
@@ -327,7 +505,7 @@ def check_secret_decisions(rs: Ruleset, seeds) -> str:
         return "no secret decision (nothing to check)"
     checked = 0
     for seed in seeds:
-        g = _Game(rs, rs.default_players, seed)
+        g = _Game(rs, rs.default_players, seed, seeds)
         rng = Rng(seed + 100)
         while not g.st.is_terminal() and len(g.actions) < MOVE_LIMIT:
             st = g.st
@@ -341,8 +519,11 @@ def check_secret_decisions(rs: Ruleset, seeds) -> str:
                     views = [_others_view(_just_after(st, a), seat) for a in actions]
                     for a, v in zip(actions[1:], views[1:]):
                         if v != views[0]:
-                            what = next(q for (q, o, lg), (_, o0, lg0) in zip(v, views[0]) if o != o0 or lg != lg0)
-                            raise g.fail(f"secret decision {choose.name}: seat P{what + 1} can tell {actions[0]} from {a}")
+                            what, part = next((q, _secret_part(o0, lg0, o, lg)) for (q, o, lg), (_, o0, lg0) in zip(v, views[0])
+                                              if o != o0 or lg != lg0)
+                            raise g.fail(f"secret decision {choose.name}: seat P{what + 1} can tell {actions[0]} from {a}: "
+                                         f"{part}; the usual fix: record the choice in a `visibility: owner` variable, "
+                                         "move and log nothing until everyone has chosen, then reveal")
                     checked += len(actions) > 1
             g.apply(rng.choice(g.legal()))
     if not checked:
@@ -350,22 +531,69 @@ def check_secret_decisions(rs: Ruleset, seeds) -> str:
     return f"{checked} secret decisions revealed nothing to the others"
 
 
-#: Worlds drawn per game for ``views hide`` (each seat's view compared in each).
+#: Positions per game at which ``views hide`` compares each seat's view with a world.
 VIEW_WORLDS = 60
+
+#: Worlds per seat at the end of each game (the outcome reads everything, so an outcome that
+#: depends on a card never revealed differs in some worlds only).
+END_WORLDS = 8
+
+
+def _difference(a, b, path: str = "") -> tuple[str, object, object] | None:
+    """The first place where JSON data ``a`` and ``b`` differ: (path such as
+    ``outcome.winners`` or ``zones.hand[1]``, a's value there, b's), or None when equal."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in list(a) + [k for k in b if k not in a]:
+            if a.get(k) != b.get(k):
+                return _difference(a.get(k), b.get(k), f"{path}.{k}" if path else str(k))
+        return None
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                return _difference(x, y, f"{path}[{i}]")
+        return None
+    return None if a == b else (path, a, b)
+
+
+def _shown(value) -> str:
+    text = json.dumps(value, sort_keys=True)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _view_fix(path: str, seat: str) -> str:
+    """What the part at ``path`` of a seat's view that differs usually means, and the usual fix."""
+    head = path.split(".")[0].split("[")[0]
+    if head == "outcome":
+        return (f"The outcome depends on something {seat} has not seen; the usual fix: reveal it through a public zone "
+                "before the game ends (at a showdown, move each hand to a `visibility: public` zone and read the cards "
+                "there)")
+    if head == "vars":
+        return (f"The variable follows something {seat} cannot see; the usual fix: reveal what it reads through a "
+                "public zone first, or declare the variable `visibility: owner`")
+    if head == "display":
+        return (f"The display reads something {seat} cannot see; the usual fix: reveal it through a public zone first, "
+                "or draw the part only while it is public (`if:`)")
+    if head == "zones":
+        return f"The zone shows {seat} what its `visibility` hides; the usual fix: check the zone's `visibility`"
+    return (f"It follows something {seat} cannot see; the usual fix: reveal that through a public zone first (move "
+            "the cards to a `visibility: public` zone), or hide the part")
 
 
 def check_views(rs: Ruleset, seeds) -> tuple[str, list[str]]:
     """At every move of random games the display renders for each seat and for an observer,
-    and at up to :data:`VIEW_WORLDS` moves a game each seat's view (``view_observation`` and
-    its text) is the same in a determinised world as in the game.  Returns the detail and a
-    note per private display part.  Raises :class:`CheckFailure`."""
+    at up to :data:`VIEW_WORLDS` moves a game (and in :data:`END_WORLDS` worlds at its end)
+    each seat's view (``view_observation`` and its text) is the same in a determinised world
+    as in the game.  Returns the detail and a note per private display part.  Raises
+    :class:`CheckFailure` naming the part that differs (``outcome.winners``,
+    ``zones.hand[1]``, ``display.footer[0]``...) with its value in the game and in the world,
+    and the usual fix."""
     notes = []
     if rs.display is not None:
         notes = [f"shown only to observers: {where} at {mark} ({text!r}) {why}"
                  for where, text, why, mark in rs.display.private_parts()]
     compared = looks = 0
     for seed in seeds:
-        g = _Game(rs, rs.default_players, seed)
+        g = _Game(rs, rs.default_players, seed, seeds)
         rng = Rng(seed + 200)
         worlds = 0
         while len(g.actions) < MOVE_LIMIT:
@@ -377,20 +605,38 @@ def check_views(rs: Ruleset, seeds) -> tuple[str, list[str]]:
             except Exception as exc:  # noqa: BLE001 - a display template's error is the failure
                 raise g.fail(f"drawing the display raised {type(exc).__name__}: {exc}") from None
             looks += 1
-            if worlds < VIEW_WORLDS:
+            end = st.is_terminal()
+            if worlds < VIEW_WORLDS or end:
                 worlds += 1
                 for p in range(st.num_players):
-                    world = st.determinize(p, Rng(seed * 1000 + len(g.actions) * 10 + p))
-                    other = view_observation(world, p)
-                    if other != views[p] or seat_text(rs, other) != texts[p]:
-                        diff = sorted(k for k in views[p] if views[p].get(k) != other.get(k))
-                        raise g.fail(f"seat P{p + 1}'s view ({', '.join(diff)}) differs in a world P{p + 1} cannot tell "
-                                     f"from the game: it shows something P{p + 1} may not see")
-                    compared += 1
-            if st.is_terminal():
+                    for k in range(END_WORLDS if end else 1):
+                        world = st.determinize(p, Rng(seed * 1000 + len(g.actions) * 10 + p + 10_000_000 * k))
+                        other = view_observation(world, p)
+                        if other != views[p] or seat_text(rs, other) != texts[p]:
+                            raise g.fail(_view_leak(p, views[p], other, texts[p], seat_text(rs, other)))
+                        compared += 1
+            if end:
                 break
             g.apply(rng.choice(g.legal()))
-    return f"{looks} positions drawn; {compared} views the same in worlds the seat cannot tell apart", notes
+    return f"{looks} positions drawn; {compared} views the same in worlds the seat cannot tell apart ({_games_played(seeds)})", notes
+
+
+def _view_leak(p: int, view: dict, other: dict, text: str, other_text: str) -> str:
+    """The failure message of seat ``p``'s view differing in a world: the part, both values, the fix."""
+    seat = f"P{p + 1}"
+    diff = _difference(view, other)
+    if diff is not None:
+        path, mine, theirs = diff
+        part = f"{path} is {_shown(mine)} in the game, {_shown(theirs)} in the world"
+    else:
+        path = "text"
+        line = next((i for i, (x, y) in enumerate(zip(text.splitlines(), other_text.splitlines())) if x != y), None)
+        if line is None:
+            part = "its drawn text differs"
+        else:
+            part = f"line {line + 1} of its text is {text.splitlines()[line]!r} in the game, {other_text.splitlines()[line]!r} in the world"
+    return (f"seat {seat}'s view differs in a world {seat} cannot tell from the game: {part}, so it shows something "
+            f"{seat} may not see. {_view_fix(path, seat)}")
 
 
 _TEMPLATE_KINDS = {"prompt": "prompt", "label": "label", "text": "log line", "reason": "end_game reason"}
@@ -480,27 +726,38 @@ def check_templates(rs: Ruleset, seeds) -> tuple[str, list[str]]:
     if not recorder.sites:
         return "no template (nothing to check)", []
     written = [i for i, site in enumerate(recorder.sites) if site[5]]
-    # While a written template is unrendered, up to EXTRA_GAMES times as many games on the next seeds.
-    more = range(max(seeds) + 1, max(seeds) + 1 + EXTRA_GAMES * len(seeds))
     games = 0
+
+    def play(seed: int, plan) -> None:
+        nonlocal games
+        for players in _player_counts(rs):
+            games += 1
+            actions: list[str] = []
+            try:
+                g = _Game(rs, players, seed, plan)
+                actions = g.actions
+                rng = Rng(seed * 7 + 3)
+                while not g.st.is_terminal():
+                    if len(g.actions) >= MOVE_LIMIT:
+                        raise g.fail(f"the game did not end in {MOVE_LIMIT} moves")
+                    g.st.decision()  # the prompt and every label
+                    g.apply(rng.choice(g.legal()))
+            except Exception as exc:  # noqa: BLE001 - a template's error is the failure reported
+                raise recorder.failure(exc, seed, players, actions) from None
+
     with recorder:
-        for seed in (*seeds, *more):
-            if seed in more and all(i in recorder.rendered for i in written):
+        for seed in seeds:
+            play(seed, seeds)
+        # While a written template is unrendered, up to EXTRA_GAMES times as many games on the next
+        # seeds (by default within twice the check's share of the budget).
+        first = seeds.next_seed() if isinstance(seeds, Games) else max(seeds) + 1
+        budget = 2 * seeds.seconds if isinstance(seeds, Games) and seeds.fixed is None else None
+        for seed in range(first, first + EXTRA_GAMES * len(seeds)):
+            if all(i in recorder.rendered for i in written):
                 break
-            for players in _player_counts(rs):
-                games += 1
-                actions: list[str] = []
-                try:
-                    g = _Game(rs, players, seed)
-                    actions = g.actions
-                    rng = Rng(seed * 7 + 3)
-                    while not g.st.is_terminal():
-                        if len(g.actions) >= MOVE_LIMIT:
-                            raise g.fail(f"the game did not end in {MOVE_LIMIT} moves")
-                        g.st.decision()  # the prompt and every label
-                        g.apply(rng.choice(g.legal()))
-                except Exception as exc:  # noqa: BLE001 - a template's error is the failure reported
-                    raise recorder.failure(exc, seed, players, actions) from None
+            if budget is not None and seeds.elapsed() >= budget:
+                break
+            play(seed, None)
     missed = [recorder.describe(i) for i in written if i not in recorder.rendered]
     detail = (f"{len(written) - len(missed)} of {len(written)} templates rendered (prompts, labels, log lines, "
               f"end_game reasons) in {games} games")
@@ -512,6 +769,7 @@ def check_templates(rs: Ruleset, seeds) -> tuple[str, list[str]]:
 #: (name, function(rs, seeds) -> detail, or (detail, notes)) in the order they run.
 CHECKS: list[tuple[str, Callable[[Ruleset, tuple], str | tuple[str, list[str]]]]] = [
     ("games end", check_games_end),
+    ("score at every step", check_score),
     ("legal actions apply", check_legal_actions),
     ("clone and JSON round trip", check_round_trip),
     ("same seed, same game", check_same_seed),
@@ -522,8 +780,18 @@ CHECKS: list[tuple[str, Callable[[Ruleset, tuple], str | tuple[str, list[str]]]]
 ]
 
 
-def run_check(rs: Ruleset, name: str, seeds=SEEDS) -> CheckResult:
-    """Run the check called ``name`` (a name of :data:`CHECKS`) on ``rs`` over ``seeds``.
+def _plan(seeds, seconds: float | None) -> Games:
+    if isinstance(seeds, Games):
+        return seeds
+    if seeds is None:
+        return Games(None, (BUDGET if seconds is None else seconds) / len(CHECKS))
+    return Games(tuple(seeds))
+
+
+def run_check(rs: Ruleset, name: str, seeds=None, budget: float | None = None) -> CheckResult:
+    """Run the check called ``name`` (a name of :data:`CHECKS`) on ``rs`` over ``seeds`` (an
+    iterable of seeds), or by default a :class:`Games` plan given its share of ``budget``
+    seconds (default :data:`BUDGET`, the budget of all the checks of one ruleset).
 
     Any exception a game raises (a broken log template, an effect error) is a failure too,
     reported with its type and message and the moves up to it.
@@ -533,7 +801,7 @@ def run_check(rs: Ruleset, name: str, seeds=SEEDS) -> CheckResult:
     """
     fn = dict(CHECKS)[name]
     try:
-        detail = fn(rs, tuple(seeds))
+        detail = fn(rs, _plan(seeds, budget))
         if isinstance(detail, tuple):
             return CheckResult(name, True, detail[0], notes=list(detail[1]))
         return CheckResult(name, True, detail)
@@ -543,6 +811,7 @@ def run_check(rs: Ruleset, name: str, seeds=SEEDS) -> CheckResult:
         return CheckResult(name, False, f"{type(exc).__name__}: {exc}")
 
 
-def run_checks(rs: Ruleset, seeds=SEEDS) -> list[CheckResult]:
-    """Every check of :data:`CHECKS` on ``rs`` over ``seeds``, in order (one result each)."""
-    return [run_check(rs, name, seeds) for name, _ in CHECKS]
+def run_checks(rs: Ruleset, seeds=None, budget: float | None = None) -> list[CheckResult]:
+    """Every check of :data:`CHECKS` on ``rs`` over ``seeds`` (default: a :class:`Games` plan
+    per check within ``budget`` seconds for them all), in order (one result each)."""
+    return [run_check(rs, name, seeds, budget) for name, _ in CHECKS]

@@ -28,9 +28,9 @@ from rich.table import Table
 from rich.text import Text
 
 from .agents import AGENTS, QuitGame, make_agent, parse_agent, seat_name
-from .analysis import SHARED_WIN_NOTE, SimSpec, Summary, agent_seed, game_seed, perft, remember_ruleset, run_games
+from .analysis import DRAW_NOTE, SHARED_WIN_NOTE, SimSpec, Summary, agent_seed, game_seed, perft, remember_ruleset, run_games
+from .check import BUDGET as CHECK_BUDGET
 from .check import CHECKS, run_check
-from .check import SEEDS as CHECK_SEEDS
 from .compiler import RulesetErrors, available_rulesets, find_ruleset, load_ruleset
 from .errors import IllegalActionError, Mark, SchemaError, TapsterError, close_matches
 from .limits import (
@@ -694,7 +694,7 @@ def _print_summary(out: Console, rs: Ruleset, s: dict) -> None:
     lines = [
         f"win rate: {SHARED_WIN_NOTE}",
         f"game length: mean {length['mean']:.1f} actions, min {length['min']}, max {length['max']}",
-        f"draws (no winner): {s['draws']} ({s['draws'] / s['games']:.1%})",
+        f"draws: {s['draws']} ({s['draws'] / s['games']:.1%}; {DRAW_NOTE})",
         f"{s['games']} playouts in {s['seconds']:.2f} s: {num(s['playouts_per_second'], '{:.0f}')} playouts/s",
     ]
     for line in lines:
@@ -851,7 +851,7 @@ class _Run:
     def footer(self, out: Console) -> None:
         out.print(Text(f"seed {self.seed}; {self.played} games in {self.seconds:.1f} s "
                        f"({self.played / max(self.seconds, 1e-9):.0f} games/s, {self.jobs} {self.backend} job(s)); "
-                       f"win rates: {SHARED_WIN_NOTE}"))
+                       f"win rates: {SHARED_WIN_NOTE}; {DRAW_NOTE}"))
         if self.interrupted:
             out.print(Text("interrupted: the summary covers the games finished before Ctrl-C", style="bold red"))
 
@@ -1405,19 +1405,25 @@ def _test_json(names: list[str]) -> int:
 
 @cli.command("check", short_help="Run every generic invariant on a ruleset.")
 @_ruleset_arg
-@click.option("--games", "-n", type=click.IntRange(1, MAX_GAMES), default=len(CHECK_SEEDS), show_default=True,
-              help="Seeds each check plays (seeds 1 to N).")
+@click.option("--games", "-n", type=click.IntRange(1, MAX_GAMES),
+              help="Seeds each check plays (seeds 1 to N). Default: within --budget, every decision reached several times.")
+@click.option("--budget", type=click.FloatRange(0.1, 3600), default=CHECK_BUDGET, show_default=True, metavar="SECONDS",
+              help="Without --games: the time the checks of one ruleset (or variant) share, more games for small games.")
 @click.option("--variant", "-v", metavar="V", multiple=True, callback=lambda ctx, param, values: ",".join(values) or None,
               help="Check this variant (`a,b` or a repeated --variant: a, then b; default: the base ruleset).")
 @click.option("--all-variants", is_flag=True, help="Check the base ruleset and every variant.")
 @_json_opt
 @_param_opt
-def check_cmd(ruleset, games, variant, all_variants, as_json, params) -> int:
+def check_cmd(ruleset, games, budget, variant, all_variants, as_json, params) -> int:
     """Run every generic invariant on RULESET over random games: games end with an outcome, every
     listed legal action applies, clone and JSON copies continue identically, the same seed gives
     the same game, observations hide what a seat may not see, secret decisions reveal nothing
     to the others, every prompt, label, log line and end_game reason the games reach renders
-    (logs on).
+    (logs on), the score is defined at every step.
+
+    By default each check plays at least 3 games, then on while its share of --budget lasts (at
+    most 200 games), and on until every decision the games reach was reached 5 times (at most
+    three times its share); --games N plays seeds 1 to N instead.
 
     Prints PASS/FAIL per check, notes under a PASS (the templates no game reached); a failure
     gives the seed, the number of players and the actions that reproduce it (type them in
@@ -1426,7 +1432,7 @@ def check_cmd(ruleset, games, variant, all_variants, as_json, params) -> int:
         raise click.UsageError("give --variant V or --all-variants, not both")
     base = _load(ruleset, variant, params)
     configs = [base] + ([_load(ruleset, v, params) for v in base.variants] if all_variants else [])
-    seeds = tuple(range(1, games + 1))
+    seeds = tuple(range(1, games + 1)) if games is not None else None
     report, failed = [], 0
     out = _stdout()
     with _progress(as_json) as progress:
@@ -1435,7 +1441,7 @@ def check_cmd(ruleset, games, variant, all_variants, as_json, params) -> int:
             title = f"{rs.title} (variant {rs.variant})" if rs.variant else rs.title
             for name, _ in CHECKS:
                 progress.update(task, description=f"check {title}: {name}")
-                r = run_check(rs, name, seeds)
+                r = run_check(rs, name, seeds, budget)
                 progress.advance(task)
                 failed += not r.ok
                 report.append({"ruleset": str(rs.path), "variant": rs.variant, **r.to_json()})

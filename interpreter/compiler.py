@@ -18,7 +18,7 @@ from typing import Any
 from . import chance, codegen, expression, flow, flowgen, maps, schema
 from .chance import MODES
 from .codegen import FunctionTable
-from .errors import CompileError, ExpressionError, LoadError, Mark, RulesetError, TapsterError, close_matches
+from .errors import CompileError, ExpressionError, ExpressionSyntaxError, LoadError, Mark, RulesetError, TapsterError, close_matches
 from .expression import (
     BUILTINS,
     Builtin,
@@ -250,7 +250,14 @@ class Ctx:
         """Compile an expression found at ``path``."""
         if self.reading:
             self.reading[-1].append(value)
-        return compile_expression(value, scope, self._value_mark(value, path))
+        mark = self._value_mark(value, path)
+        try:
+            return compile_expression(value, scope, mark)
+        except ExpressionSyntaxError as exc:
+            hint = flow_comma_hint(value, self._source_line(mark), mark.column)
+            if not hint:
+                raise
+            raise ExpressionSyntaxError(exc.message + hint, exc.mark, exc.excerpt) from None
 
     def template(self, value: Any, path: tuple, scope: Scope):
         """Compile a text template found at ``path``; remember it in ``templates`` as
@@ -902,6 +909,21 @@ class Ctx:
             except RulesetError as exc:
                 self.errors.append(exc)
 
+    def _check_winners(self, compiled: Compiled, value: Any, path: tuple) -> None:
+        """``winners`` must give a list of seats: an expression that certainly gives one value (a
+        seat, a number, a truth value: :func:`one_value`) is a load error at its file:line:column.
+
+        Raises:
+            CompileError: the expression gives one value where a list is expected.
+        """
+        tree = None if compiled.source is None else compiled.source[0]
+        what = one_value(value, tree, self.functions)
+        if what is not None:
+            shown = value if isinstance(value, str) else render(value)
+            raise CompileError(f"outcome: winners: `{shown}` gives {what}, where a list of seats is expected: "
+                               f"write `[{shown}]` for one winner, `players` for a split pot, `[]` for none",
+                               self._value_mark(value, path))
+
     def _compile_outcome(self, rs: Ruleset) -> None:
         spec = self.data.get("outcome") or {}
         path = ("outcome",)
@@ -912,6 +934,8 @@ class Ctx:
             if t is not None
         )
         rs.winners_expr = self._guard(self.expr, spec["winners"], path + ("winners",), self.scope) if "winners" in spec else None
+        if rs.winners_expr is not None:
+            self._guard(self._check_winners, rs.winners_expr, spec["winners"], path + ("winners",))
         rs.heuristic_expr = (
             self._guard(self.expr, spec["heuristic"], path + ("heuristic",), pscope) if "heuristic" in spec else None
         )
@@ -1063,3 +1087,83 @@ def _ruleset_functions(rs: Ruleset) -> dict[str, Builtin]:
 
 
 __all__ += ["overlay", "available_rulesets", "BUILTINS"]
+
+
+#: Operators whose result is never a list (a list there is an error: ``[1] - 1``).
+_NUMERIC_OPS = frozenset({"sub", "div", "floordiv", "pow", "neg", "pos", "compare", "not_"})
+#: Builtins whose result is never a list.
+_ONE_VALUE_BUILTINS = frozenset({"len", "abs", "int", "round", "count"})
+
+
+def one_value(value: Any, tree: Any, functions: dict, seen: frozenset = frozenset()) -> str | None:
+    """What an expression certainly gives when that is one value, not a list: "a number" for a
+    YAML number, "one value (a seat, a number or a truth value)" for an expression whose parse
+    ``tree`` can only give one (a number, arithmetic other than ``+``/``*`` of unknowns, a
+    comparison, ``not``, a conditional whose branches both give one, a ruleset function whose
+    body does, ``len``...); None when it may give a list (a name, an index, a list...).  A
+    conservative test: None is never wrong, so only certain mistakes are load errors."""
+    if isinstance(value, bool):
+        return "a truth value"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if tree is None:
+        return None
+    return "one value (a seat, a number or a truth value)" if _gives_one(tree, functions, seen) else None
+
+
+def _gives_one(node: Any, functions: dict, seen: frozenset) -> bool:
+    data = getattr(node, "data", None)
+    kids = getattr(node, "children", ())
+    if data in ("number", "true", "false", "none", "string"):
+        return data != "string"  # a text is one value too, but `winners` texts are rare; leave them to run time
+    if data in _NUMERIC_OPS:
+        return True
+    if data == "add":  # a number plus anything is a number (or an error)
+        return any(_gives_one(k, functions, seen) for k in kids)
+    if data == "mul":  # a list times a number is a list
+        return all(_gives_one(k, functions, seen) for k in kids)
+    if data == "ternary":
+        return _gives_one(kids[0], functions, seen) and _gives_one(kids[2], functions, seen)
+    if data in ("and_", "or_"):
+        return all(_gives_one(k, functions, seen) for k in kids)
+    if data == "call":
+        name = str(kids[0])
+        if name in _ONE_VALUE_BUILTINS:
+            return True
+        fn = functions.get(name)
+        body = getattr(fn, "body", None)
+        if body is None or name in seen:
+            return False
+        return _gives_one(body.tree, functions, seen | {name})
+    return False
+
+
+def flow_comma_hint(text: Any, line: str | None, column: int) -> str:
+    """The hint for an expression cut short by a comma inside a YAML flow mapping or list:
+    ``{"stake[p]": max(stake, 1)}`` gives the value ``max(stake`` (and a key ``1)``).  When
+    ``text`` opens more brackets than it closes and the source ``line`` (the value at or after
+    1-based ``column``) goes on with a comma after it, the hint says to quote the whole value and shows
+    it quoted; else "".  The README promises this hint (Values and expressions)."""
+    if not isinstance(text, str) or line is None or column < 1:
+        return ""
+    if text.count("(") + text.count("[") + text.count("{") <= text.count(")") + text.count("]") + text.count("}"):
+        return ""
+    at = line.find(text, column - 1)  # a value's mark may stand on the `{` of its mapping
+    if at < 0 or not line[at + len(text):].lstrip().startswith(","):
+        return ""
+    rest = line[at:]
+    depth, end = 0, len(rest)
+    for i, ch in enumerate(rest):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            if depth == 0:
+                end = i
+                break
+            depth -= 1
+        elif ch == "," and depth == 0:
+            end = i
+            break
+    whole = rest[:end].rstrip().replace('"', "'")
+    return (f" (a comma inside a flow mapping or list `{{...}}`/`[...]` ends the value there: quote the value, "
+            f"e.g. `\"{whole}\"`, or write the mapping in block style)")

@@ -18,6 +18,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from .balance import trace_note  # noqa: E402
 from .errors import TapsterError  # noqa: E402
 
 __all__ = ["write_report", "plot_win_rates", "plot_lengths", "plot_scores", "plot_lead", "plot_sweep", "plot_tune",
@@ -171,12 +172,15 @@ def _analysis_html(name: str, m: dict) -> str:
         ["Balance", _num(m["Balance"])], ["AdvantageP1 (win rate of who moved first)", _pct(m["AdvantageP1"])],
         ["first-player advantage (AdvantageP1 - 1/n)", _pct(m["advantage_p1"])], ["Drawishness", _pct(m["Drawishness"])],
         ["Duration (turns)", _num(m["Duration"])], ["decisions per game", _num(m["decisions"])],
-        ["winning margin", _num(m["margin"])], ["LeadChange (per turn)", _num(m["LeadChange"])],
-        ["lead changes per game", _num(m["lead_changes_per_game"])], ["Drama", _num(m["Drama"])],
-        ["Decisiveness", _num(m["Decisiveness"])], ["BranchingFactor", _num(m["BranchingFactor"])],
+        ["winning margin", _num(m["margin"])], ["LeadChange (per turn)", _traced(m, "LeadChange", _num)],
+        ["lead changes per game", _traced(m, "lead_changes_per_game", _num)], ["Drama", _traced(m, "Drama", _num)],
+        ["Decisiveness", _traced(m, "Decisiveness", _num)], ["BranchingFactor", _num(m["BranchingFactor"])],
         ["DecisionMoves", _num(m["DecisionMoves"])],
     ]
     parts.append(_table(["metric", "value [95% CI]"], summary))
+    note = trace_note(m)
+    if note:
+        parts.append(f"<p>{html.escape(note)}</p>")
     acts = [[a["label"], f"{a['uses_per_game']:.2f}", _pct(a["in_winners"]), _pct(a["in_losers"]),
              f"{a['difference']['value']:+.1%} [{a['difference']['low']:+.1%}, {a['difference']['high']:+.1%}]",
              "n/a" if a["difference"]["p"] is None else f"{a['difference']['p']:.2g}"] for a in m["actions"][:60]]
@@ -233,6 +237,13 @@ def write_report(folder: str | Path, title: str, analyses: list, comparison: lis
 # The terminal: rich tables
 
 
+def _traced(m: dict, key: str, show) -> str:
+    """A metric of the score trace as ``show`` writes it, or "unavailable (no score trace)"."""
+    if m.get(key) is None and (m.get("score_trace") or {}).get("unavailable"):
+        return "unavailable (no score trace)"
+    return show(m.get(key))
+
+
 def _ci(e, pct: bool = True) -> str:
     if e is None:
         return "n/a"
@@ -243,8 +254,10 @@ def _ci(e, pct: bool = True) -> str:
 
 def analysis_tables(title: str, m: dict, agents: list[str], actions: int = 12) -> list:
     """The rich tables of one analysis: seats (win rates by seat and by turn position, scores),
-    the metrics, and the ``actions`` actions whose use differs most between winners and losers."""
+    the metrics (then, where games had no score trace, a line saying why), and the ``actions``
+    actions whose use differs most between winners and losers."""
     from rich.table import Table
+    from rich.text import Text
 
     seats = Table(title=title)
     for col in ("seat", "agent", "win rate (95% CI)", "turn position", "win rate (95% CI)", "mean score", "sd"):
@@ -260,18 +273,22 @@ def analysis_tables(title: str, m: dict, agents: list[str], actions: int = 12) -
         ("Balance (1 - spread of seat win rates)", "n/a" if m["Balance"] is None else f"{m['Balance']:.3f}"),
         ("AdvantageP1 (win rate of who moved first)", _ci(m["AdvantageP1"])),
         ("first-player advantage (AdvantageP1 - 1/n)", _ci(m["advantage_p1"])),
-        ("Drawishness (no winner, or all win)", _ci(m["Drawishness"])),
+        ("Drawishness (draws: no winner, or every seat won)", _ci(m["Drawishness"])),
         ("Duration (turns): mean, median [p10, p90]", f"{_ci(d['mean'], False)}, {d['median']} [{d['p10']}, {d['p90']}]"),
         ("decisions: mean, median [p10, p90]", f"{_ci(dec['mean'], False)}, {dec['median']} [{dec['p10']}, {dec['p90']}]"),
         ("winning margin", _ci(m["margin"]["mean"], False) if m["margin"] else "n/a"),
-        ("LeadChange (leader changes per turn)", _ci(m["LeadChange"], False)),
-        ("lead changes per game", _ci(m["lead_changes_per_game"], False)),
-        ("Drama (turns the winner trailed)", _ci(m["Drama"], False)),
-        ("Decisiveness (share played when decided)", _ci(m["Decisiveness"], False)),
+        ("LeadChange (leader changes per turn)", _traced(m, "LeadChange", lambda e: _ci(e, False))),
+        ("lead changes per game", _traced(m, "lead_changes_per_game", lambda e: _ci(e, False))),
+        ("Drama (turns the winner trailed)", _traced(m, "Drama", lambda e: _ci(e, False))),
+        ("Decisiveness (share played when decided)", _traced(m, "Decisiveness", lambda e: _ci(e, False))),
         ("BranchingFactor", "n/a" if m["BranchingFactor"] is None else f"{m['BranchingFactor']:.2f}"),
         ("DecisionMoves", "n/a" if m["DecisionMoves"] is None else f"{m['DecisionMoves']:.1%}"),
         ("games stopped by the action limit", str(m["limits_hit"])),
     ]
+    note = trace_note(m)
+    if note:
+        trace = m["score_trace"]
+        rows.append(("score trace", f"unavailable in {trace['unavailable']} of {trace['games'] + trace['unavailable']} games"))
     for r in rows:
         table.add_row(*r)
     acts = Table(title="Actions and components most tied to winning (used in winners' vs losers' games)")
@@ -283,7 +300,8 @@ def analysis_tables(title: str, m: dict, agents: list[str], actions: int = 12) -
         acts.add_row(a["label"], f"{a['uses_per_game']:.2f}", _ci(a["in_winners"]), _ci(a["in_losers"]),
                      f"{diff['value']:+.1%} [{diff['low']:+.1%}, {diff['high']:+.1%}]",
                      "n/a" if diff["p"] is None else f"{diff['p']:.2g}")
-    return [seats, table, acts] if m["actions"] else [seats, table]
+    out = [seats, table] + ([Text(note)] if note else [])
+    return out + [acts] if m["actions"] else out
 
 
 def comparison_table(names: tuple[str, str], rows: list[dict]):
@@ -297,6 +315,9 @@ def comparison_table(names: tuple[str, str], rows: list[dict]):
     for r in rows:
         pct = r["kind"] == "rate"
         d = r["difference"]
+        if r.get("available") is False:
+            t.add_row(r["metric"], "unavailable", "unavailable", "n/a", "n/a", "no score trace")
+            continue
         if pct:
             diff = f"{d['value']:+.1%} [{d['low']:+.1%}, {d['high']:+.1%}]"
         else:
@@ -320,7 +341,8 @@ def sweep_table(param: str, values: list, analyses: list):
             e = m.get(key)
             if isinstance(e, dict) and isinstance(e.get("mean"), dict):
                 e = e["mean"]
-            cells.append(_ci(e, key in ("advantage_p1", "Drawishness")))
+            pct = key in ("advantage_p1", "Drawishness")
+            cells.append(_traced(m, key, lambda _, e=e, pct=pct: _ci(e, pct)))
         t.add_row(str(v), *cells)
     return t
 

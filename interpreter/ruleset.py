@@ -196,7 +196,10 @@ class Ruleset:
                 f"found {shown}", self.score_expr.mark) from None
         if self.winners_expr is not None:
             w = self.winners_expr(Env(st, {}))
-            winners = tuple(w) if isinstance(w, (list, tuple)) else (w,)
+            if not isinstance(w, (list, tuple)):  # one seat where a list is expected (the load catches most)
+                raise ExpressionError(f"`winners` must give a list of seats from 0 to {n - 1}, found {render(w)!r}: "
+                                      f"write `[...]` around one winner", self.winners_expr.mark)
+            winners = tuple(w)
             if not all(type(x) is int and 0 <= x < n for x in winners):
                 raise ExpressionError(
                     f"`winners` must give a list of seats from 0 to {n - 1}, found {render(w)!r}", self.winners_expr.mark)

@@ -284,3 +284,83 @@ def test_ctrl_c_stops_at_once_and_summarises():
     time.sleep(0.5)
     with pytest.raises(ProcessLookupError):   # no worker left behind
         os.killpg(proc.pid, 0)
+
+
+# -- a score undefined mid-game; one definition of a draw (issue 30) ------------------------------
+
+LEDUC_LIKE = str(ROOT / "tests" / "fixtures" / "leduc_like")
+
+
+def test_analyse_reports_the_score_trace_unavailable_and_computes_the_rest(capsys, tmp_path):
+    # The fixture's score reads the public card and the shown cards, which exist only at a showdown.
+    code, out, err = run(capsys, "analyse", LEDUC_LIKE, "--games", "200", "--seed", "1", "--jobs", "1", "--json",
+                         "--report", str(tmp_path))
+    assert code == 0, err
+    m = json.loads(out)["analyses"][0]["metrics"]
+    assert m["games"] == 200 and m["errors"] == 0
+    assert sum(w["value"] for w in m["win_rate"]) == pytest.approx(1) and m["win_rate"][0]["n"] == 200
+    assert m["Drawishness"]["value"] == m["draws"] / 200 and m["Duration"]["mean"]["value"] > 1 and m["margin"]
+    assert m["BranchingFactor"] == 2 and m["actions"]
+    for key in ("LeadChange", "lead_changes_per_game", "Drama", "Decisiveness"):
+        assert m[key] is None, key
+    trace = m["score_trace"]
+    assert trace["games"] == 0 and trace["unavailable"] == 200
+    assert trace["reason"].startswith("game 0 (seed 1:0): the score of P1 is undefined mid-game, after 0 decisions")
+    assert "leduc_like/ruleset.yaml:" in trace["reason"] and "index out of range" in trace["reason"]
+    assert "score trace unavailable in 200 of 200 games" in (tmp_path / "index.html").read_text(encoding="utf-8")
+    code, out, _ = run(capsys, "analyse", LEDUC_LIKE, "--games", "50", "--seed", "1", "--jobs", "1")
+    text = " ".join(out.split())
+    assert code == 0 and "unavailable (no score trace)" in text and "score trace unavailable in 50 of 50 games" in text
+    assert "the score of P1 is undefined mid-game" in text
+
+
+def test_a_trace_missing_in_some_games_only_is_measured_on_the_others():
+    t = Tally(2)
+    t.add(_record(0, [(0, 0), (1, 0), (0, 2), (3, 2), (3, 5)], (1,)))
+    broken = _record(1, [(0, 0), (2, 0)], (0,))
+    broken.trace, broken.trace_error = [], "the score of P1 is undefined mid-game, after 2 decisions: index out of range"
+    t.add(broken)
+    m = metrics(t)
+    assert m["games"] == 2 and m["win_rate"][0]["value"] == 0.5
+    assert m["lead_changes_per_game"]["value"] == 4 and m["lead_changes_per_game"]["n"] == 1
+    assert m["score_trace"] == {"games": 1, "unavailable": 1, "reason": "game 1 (seed 0:1): " + broken.trace_error,
+                                "metrics": ["LeadChange", "lead_changes_per_game", "Drama", "Decisiveness",
+                                            "winner_leads_by_decile"]}
+
+
+def test_compare_marks_the_trace_metrics_unavailable_with_the_reason(capsys):
+    code, out, _ = run(capsys, "compare", LEDUC_LIKE, "base", "bet=2", "--games", "60", "--seed", "1", "--jobs", "1",
+                       "--json")
+    assert code == 0
+    rows = {r["key"]: r for r in json.loads(out)["comparisons"][0]["rows"]}
+    for key in ("lead_change", "drama", "decisiveness"):
+        assert rows[key]["available"] is False and rows[key]["significant"] is False
+        assert "unavailable, no score trace" in rows[key]["sentence"] and "undefined mid-game" in rows[key]["sentence"]
+    assert "available" not in rows["margin"] and "available" not in rows["win_rate_P1"]
+
+
+def test_a_split_pot_is_a_draw_in_simulate_analyse_and_compare_alike(capsys):
+    from interpreter.analysis import is_draw
+
+    assert is_draw((), 2) and is_draw((0, 1), 2) and is_draw((0, 1, 2), 3)
+    assert not is_draw((0,), 2) and not is_draw((0, 1), 3) and not is_draw((0,), 1)  # a solo win is a win
+    # The same 200 games (seed 5) in all three commands; the fixture splits the pot on equal cards.
+    code, out, _ = run(capsys, "simulate", LEDUC_LIKE, "--games", "200", "--seed", "5", "--jobs", "1", "--json")
+    assert code == 0
+    sim = json.loads(out)
+    assert sim["no_winner"] == 0 and sim["draws"] > 0  # every draw here is a split pot
+    assert sim["draw"] == "a draw: no winner, or every seat won (a split pot)"
+    code, out, _ = run(capsys, "analyse", LEDUC_LIKE, "--games", "200", "--seed", "5", "--jobs", "1", "--json")
+    m = json.loads(out)["analyses"][0]["metrics"]
+    assert m["draws"] == sim["draws"] and m["Drawishness"]["value"] == sim["draws"] / 200 and m["draw"] == sim["draw"]
+    code, out, _ = run(capsys, "compare", LEDUC_LIKE, "base", "base", "--games", "200", "--seed", "5", "--jobs", "1",
+                       "--json")
+    data = json.loads(out)
+    assert [s["metrics"]["draws"] for s in data["sides"]] == [sim["draws"]] * 2
+    row = next(r for r in data["comparisons"][0]["rows"] if r["key"] == "drawishness")
+    assert row["a"]["value"] == sim["draws"] / 200 and "a draw: no winner, or every seat won" in row["metric"]
+    # The words are the same in the text of all three.
+    for argv in (["simulate", LEDUC_LIKE, "-n", "20", "-j", "1"], ["analyse", LEDUC_LIKE, "-n", "20", "-j", "1"],
+                 ["compare", LEDUC_LIKE, "base", "bet=2", "-n", "20", "-j", "1"]):
+        code, out, _ = run(capsys, *argv)
+        assert code == 0 and "a draw: no winner, or every seat won (a split pot)" in " ".join(out.split()), argv

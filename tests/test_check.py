@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from interpreter import State, find_ruleset
+import pytest
+
+from interpreter import State, available_rulesets, find_ruleset
 from interpreter.check import CHECKS, run_check, run_checks
 from interpreter.cli import main
 
@@ -32,6 +34,8 @@ def test_a_public_face_down_zone_fails_the_secret_decision_check_with_a_reproduc
     assert main(["check", str(path), "--games", "1"]) == 1
     out = capsys.readouterr().out
     assert "FAIL Beer Cards: secret decisions: secret decision play: seat P" in out
+    assert "its observation's vars.face_down[" in out and "after one" in out and "after the other" in out
+    assert "the usual fix: record the choice in a `visibility: owner` variable" in out
     assert "reproduce: seed 1, 4 players, actions:" in out
     assert "PASS Beer Cards: observations hide" in out
 
@@ -88,6 +92,10 @@ def test_a_display_line_that_reads_a_hidden_card_is_named_and_a_leak_through_it_
     rs.display.footer[0].why = None  # as if the static check had let it through
     r = run_check(rs, "views hide")
     assert not r.ok and "differs in a world P1 cannot tell" in r.detail and r.seed in (1, 2, 3) and r.actions == []
+    # The failure names the part, its value in the game and in the world, and the usual fix.
+    card = rs.new_game(2, seed=r.seed).zones["hand"][1][0].fields["name"]
+    assert f'display.footer[0] is "P2 holds {card}" in the game, "P2 holds ' in r.detail, r.detail
+    assert "reveal it through a public zone first, or draw the part only while it is public (`if:`)" in r.detail
 
 
 def test_a_nondeterministic_game_fails_same_seed(monkeypatch):
@@ -270,3 +278,181 @@ def test_validate_notes_the_display_parts_only_observers_see(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"{path}:" in err and "note: display.footer[0] is shown only to observers" in err and "`hand`" in err
     assert main(["validate", "--strict", str(path)]) == 0  # a note, never a failure
+
+
+# -- checks strong enough by default (issue 30) ------------------------------------------------
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def test_the_leaky_kuhn_poker_fails_check_with_the_default_settings_and_the_shipped_one_passes(capsys):
+    # tests/fixtures/kuhn_poker_leaky is Kuhn poker as shipped before issue 30: at a showdown the
+    # outcome every seat sees depends on the other card, which never reaches a public zone.
+    assert main(["check", str(FIXTURES / "kuhn_poker_leaky")]) == 1
+    out = capsys.readouterr().out
+    fail = next(line for line in out.splitlines() if line.startswith("FAIL"))
+    assert fail.startswith("FAIL Kuhn poker: views hide: seat P")
+    assert "differs in a world" in fail and "outcome." in fail and " in the game, " in fail and " in the world" in fail
+    assert "reveal it through a public zone before the game ends" in fail
+    assert "8 passed, 1 failed" in out
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    quoted = readme.split("(`FAIL Kuhn poker: views hide: ", 1)[1].split(", ...`)", 1)[0].replace("\n", " ")
+    assert fail.startswith(f"FAIL Kuhn poker: views hide: {quoted}"), (quoted, fail)  # the README quotes it as it is
+    assert main(["check", "kuhn_poker", "--json"]) == 0
+    checks = json.loads(capsys.readouterr().out)["checks"]
+    views = next(c for c in checks if c["name"] == "views hide")
+    assert views["ok"] and all(c["ok"] for c in checks)
+
+
+def test_the_fixed_kuhn_poker_reveals_both_cards_at_a_showdown_and_none_at_a_fold():
+    rs = compiled("kuhn_poker")
+    st = rs.new_game(2, seed=11, log=True)
+    for a in ("check", "bet", "call"):  # the line that showed the leak (seed 11)
+        st.apply(a)
+    shown = [view["zones"]["shown"] for view in (st.observation(0), st.observation(1))]
+    assert shown[0] == shown[1] and all(len(cards) == 1 for cards in shown[0])
+    assert st.zones["hand"] == [[], []]
+    folded = rs.new_game(2, seed=11)
+    folded.apply("bet")
+    folded.apply("fold")
+    assert folded.observation(0)["zones"]["shown"] == [[], []] and folded.observation(0)["zones"]["hand"][1] == {"count": 1}
+
+
+@pytest.mark.parametrize("name", available_rulesets())
+def test_every_shipped_ruleset_passes_check_with_the_default_settings(name, capsys):
+    assert main(["check", name, "--json"]) == 0, capsys.readouterr().out
+    checks = json.loads(capsys.readouterr().out)["checks"]
+    assert [c["name"] for c in checks] == [n for n, _ in CHECKS] and all(c["ok"] for c in checks)
+
+
+def test_a_score_undefined_mid_game_fails_check_with_the_step_that_reaches_it(capsys):
+    # A Leduc-like poker whose score reads the public card before it is dealt.
+    path = FIXTURES / "leduc_like"
+    assert main(["check", str(path), "--json"]) == 1
+    checks = json.loads(capsys.readouterr().out)["checks"]
+    failed = [c for c in checks if not c["ok"]]
+    assert [c["name"] for c in failed] == ["score at every step"]
+    r = failed[0]
+    assert r["detail"].startswith(f"the score (outcome.score at {path / 'ruleset.yaml'}:")
+    assert "of seat P1 is undefined before the game ends (step 1, after 0 actions)" in r["detail"]
+    assert "index out of range" in r["detail"] and "make it defined at every step" in r["detail"]
+    assert r["seed"] == 1 and r["actions"] == []
+    from interpreter import load_ruleset
+
+    st = load_ruleset(str(path)).new_game(r["players"], seed=r["seed"])
+    for a in r["actions"]:
+        st.apply(a)
+    assert not st.is_terminal()
+
+
+def test_the_default_plan_plays_on_until_every_decision_reached_is_reached_several_times(monkeypatch):
+    from types import SimpleNamespace
+
+    from interpreter import check
+
+    clock = [0.0]
+    monkeypatch.setattr(check, "time", SimpleNamespace(process_time=lambda: clock[0]))
+
+    def run(plan, reach):
+        """The seeds ``plan`` hands out, each game taking a processor second and reaching ``reach(seed)``."""
+        clock[0] = 0.0
+        seeds = []
+        for seed in plan:
+            seeds.append(seed)
+            clock[0] += 1.0
+            plan.reached.update(reach(seed))
+        return seeds
+
+    # The share (3 s) is spent after game 3; a decision first reached in game 2 keeps the games
+    # going until it has been reached PER_DECISION times (game 6), within the hard limit (9 s).
+    plan = check.Games(None, seconds=3.0)
+    seeds = run(plan, lambda seed: ["open"] + (["rare"] if seed >= 2 else []))
+    assert seeds == list(range(1, 2 + check.PER_DECISION)) and plan.stopped == "the time budget"
+    assert plan.reached["rare"] == check.PER_DECISION and plan.short() == []
+    # A decision that stays rare stops the games at the hard limit, and is named.
+    plan = check.Games(None, seconds=1.0)
+    seeds = run(plan, lambda seed: ["rare"] if seed == 1 else ["open"] * check.PER_DECISION)
+    assert seeds == list(range(1, check.HARD_LIMIT + 1)) and plan.stopped == "the time limit" and plan.short() == ["rare"]
+    # At least MIN_GAMES games, however slow.
+    plan = check.Games(None, seconds=0.001)
+    assert run(plan, lambda seed: ["open"]) == list(range(1, check.MIN_GAMES + 1))
+    # Cheap games stop at ENOUGH_GAMES once every decision was reached often enough.
+    plan = check.Games(None, seconds=1e9)
+    assert len(run(plan, lambda seed: ["open"])) == check.ENOUGH_GAMES and plan.stopped == f"{check.ENOUGH_GAMES} games"
+    # Given seeds are played as given.
+    assert run(check.Games((4, 5)), lambda seed: []) == [4, 5]
+
+
+def test_check_names_the_decisions_its_games_never_reached(tmp_path):
+    path = copy_ruleset(tmp_path, "kuhn_poker")
+    # A decision behind a condition random games never meet.
+    replace_once(path, "  - if: folded is none\n    then:\n      # The showdown",
+                 "  - if: pot() > 100\n    then:\n      - turn:\n          player: 0\n          do:\n"
+                 "            - choose:\n                name: never\n                options:\n"
+                 "                  - action: pass\n                    do: []\n"
+                 "  - if: folded is none\n    then:\n      # The showdown")
+    from interpreter import load_ruleset
+
+    r = run_check(load_ruleset(str(path)), "games end", seeds=(1, 2))
+    assert r.ok and "decisions reached: after_check" in r.detail
+    assert any(n.startswith("decision never (") and "never reached in 2 games" in n for n in r.notes), r.notes
+
+
+# -- winners type-checked at load; the flow-mapping comma hint (issue 30) -----------------------
+
+
+def _load_error(path) -> str:
+    from interpreter import TapsterError, load_ruleset
+
+    try:
+        load_ruleset(str(path))
+    except TapsterError as exc:
+        return str(exc)
+    raise AssertionError("loaded")
+
+
+def test_winners_that_give_one_seat_are_a_load_error_with_file_line_column(tmp_path, capsys):
+    path = copy_ruleset(tmp_path, "kuhn_poker")
+    line = next(i for i, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if "winners:" in text)
+    replace_once(path, 'winners: "[winner()]"', 'winners: "winner()"')  # a function giving a seat
+    assert main(["validate", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}:{line}:" in err and "outcome: winners: `winner()` gives one value" in err
+    assert "where a list of seats is expected: write `[winner()]` for one winner" in err
+    for written, what in (("winners: 1", "gives a number"), ('winners: "1 - folded"', "gives one value"),
+                          ('winners: "0 if folded is none else len(stake)"', "gives one value")):
+        replace_once(path, path.read_text(encoding="utf-8").splitlines()[line - 1].strip(), written)
+        assert what in _load_error(path), written
+    # A list, `players`, or what the load cannot know (a variable) loads.
+    for written in ('winners: "players"', 'winners: "[] if folded is none else [1 - folded]"', 'winners: "stake"'):
+        replace_once(path, path.read_text(encoding="utf-8").splitlines()[line - 1].strip(), written)
+        from interpreter import load_ruleset
+
+        load_ruleset(str(path))
+
+
+def test_winners_giving_one_seat_at_run_time_is_an_error_too(tmp_path):
+    from interpreter import ExpressionError, load_ruleset
+
+    path = copy_ruleset(tmp_path, "tic_tac_toe")
+    replace_once(path, 'winners: "[] if winner is none else [winner]"', 'winners: "winner"')  # a variable: run time
+    st = load_ruleset(str(path)).new_game(2, seed=1)
+    for a in ("mark(0)", "mark(3)", "mark(1)", "mark(4)", "mark(2)"):
+        st.apply(a)
+    assert st.is_terminal()
+    with pytest.raises(ExpressionError, match=r"`winners` must give a list of seats from 0 to 1, found '0': write `\[...\]`"):
+        st.outcome()
+
+
+def test_a_comma_inside_a_flow_mapping_gets_the_hint_to_quote_the_value(tmp_path):
+    path = copy_ruleset(tmp_path, "kuhn_poker")
+    replace_once(path, '- add: {"stake[p]": bet}', '- add: {"stake[p]": max(stake, 1)}')
+    text = _load_error(path)
+    assert "cannot parse expression `max(stake`" in text
+    assert 'a comma inside a flow mapping or list `{...}`/`[...]` ends the value there: quote the value, ' \
+           'e.g. `"max(stake, 1)"`, or write the mapping in block style' in text
+    # A bracket left open without a comma after it is another mistake: no such hint.
+    path = copy_ruleset(tmp_path / "b", "kuhn_poker")
+    replace_once(path, '- add: {"stake[p]": bet}', '- add: {"stake[p]": "max(bet"}')
+    text = _load_error(path)
+    assert "cannot parse expression `max(bet`" in text and "flow mapping" not in text

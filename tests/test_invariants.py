@@ -6,14 +6,18 @@ same code as ``tapster check`` (interpreter/check.py), so there is one implement
 - clone() and the JSON round trip give the same continuation under the same actions;
 - the same seed gives the same game, byte for byte;
 - an observation never shows a zone's contents to a player who may not see them;
-- a secret decision leaves the other seats' observations and logs identical.
+- a secret decision leaves the other seats' observations and logs identical;
+- the score is defined at every step.
+
+Each configuration plays the quick fixed seeds (``SEEDS``) here; ``tests/test_check.py`` runs
+``tapster check`` with its default settings (its time budget) on every shipped ruleset.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from interpreter.check import CHECKS, run_check
+from interpreter.check import CHECKS, SEEDS, run_check
 
 from .conftest import all_configurations, compiled
 
@@ -27,7 +31,7 @@ def _message(r) -> str:
 @pytest.mark.parametrize("check", [name for name, _ in CHECKS if name != "secret decisions"])
 @pytest.mark.parametrize(("name", "variant"), CONFIGS)
 def test_invariant(name, variant, check):
-    r = run_check(compiled(name, variant), check)
+    r = run_check(compiled(name, variant), check, SEEDS)
     assert r.ok, _message(r)
 
 
@@ -43,6 +47,6 @@ def test_some_shipped_ruleset_has_a_secret_decision():
 def test_secret_decisions_reveal_nothing_to_the_others(name, variant):
     """At a `secret: true` decision, the actions of one option (which card goes face down) must
     leave every other player's observation and log identical: their information set is one."""
-    r = run_check(compiled(name, variant), "secret decisions")
+    r = run_check(compiled(name, variant), "secret decisions", SEEDS)
     assert r.ok, _message(r)
     assert "revealed nothing" in r.detail, r.detail  # a secret decision with two actions was reached

@@ -466,7 +466,8 @@ def test_a_decision_inside_an_endless_loop_stops_the_game(capsys, tmp_path):
         ("flow: []\noutcome: {score: \"'a' if p == 0 else 1\"}\n", ExpressionError, "cannot rank the players"),
         ("flow: []\noutcome: {score: 'none if p == 0 else 1'}\n", ExpressionError, "found P1: none; P2: 1"),
         ("flow: []\noutcome: {winners: \"[1, 'a']\"}\n", ExpressionError, "`winners` must give a list of seats"),
-        ("flow: []\noutcome: {winners: '7'}\n", ExpressionError, "from 0 to 1, found '7'"),
+        # a seat out of range (one seat, not a list, is a load error since issue 30: test_check.py)
+        ("flow: []\noutcome: {winners: '[7]'}\n", ExpressionError, "from 0 to 1, found '7'"),
         # runaway sizes
         ("vars: {x: 0}\nflow:\n  - set: {x: 'len(range(10**12))'}\n", ExpressionError, "the limit is 1000000"),
         ("vars: {x: 0}\nflow:\n  - set: {x: \"len('ab' * 10**10)\"}\n", ExpressionError, "makes more than 1000000"),
