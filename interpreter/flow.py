@@ -218,6 +218,7 @@ class KeyedZoneRef(ZoneRef):
 
 
 _CONTAINERS = (list, dict, tuple)
+_FLAT = frozenset((list, dict, tuple, str))  # the item types _copy_stored must look into
 
 
 def _copy_stored(value: Any, place: LValue) -> Any:
@@ -245,6 +246,8 @@ def _copy_stored(value: Any, place: LValue) -> Any:
             raise _too_big(place, f"has more than {MAX_VALUE_ITEMS} items" if left[0] < 0
                            else f"is nested more than {MAX_VALUE_DEPTH} levels deep")
         if t is list:
+            if _FLAT.isdisjoint(set(map(type, v))):  # numbers, components, none: one C-level copy
+                return v[:]
             out = []
             for x in v:
                 tx = type(x)
@@ -510,6 +513,7 @@ class Move(Effect):
             except ValueError:
                 raise FlowError(f"{items.id} is not in `{self.src.text}`", self.mark) from None
             dst.append(items)
+            st.where[items] = dst  # the hint State.locate reads
             return _bind(loc, self.name, [items]) if self.name else None
         return self._transfer(st, env, src, dst, items)
 
@@ -573,6 +577,9 @@ class Move(Effect):
                 else:
                     st.remove_anywhere(c, self.mark)
                 moved.append(c)
+        where = st.where  # the hints State.locate reads
+        for c in moved:
+            where[c] = dst
         at = self.at
         if at == "top":
             dst.extend(moved)

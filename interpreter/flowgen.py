@@ -438,6 +438,7 @@ def _move(w: _Writer, eff) -> None:
         w.line("    except ValueError:")
         w.line(f"        raise FlowError(f'{{{x}.id}} is not in `' + {w.ns.const(eff.src.text)} + '`', MARKS[m].mark) from None")
         w.line(f"    {dst}.append({x})")
+        w.line(f"    st.where[{x}] = {dst}")
         w.line("else:")
         w.line(f"    {eff_name}._transfer(st, env, {src}, {dst}, {x})")
         return
