@@ -50,6 +50,7 @@ from typing import Any
 
 from .builtins import BUILTINS, MAX_INT_BITS, MAX_ITEMS, _mul, same, unescape
 from .errors import Mark, TapsterError
+from .maps import GameMap
 from .model import Action, Component, render
 
 __all__ = ["WorkExceeded", "generate_expression", "generate_template", "generate_legal", "FunctionTable"]
@@ -534,6 +535,10 @@ class _Gen:
                 value = _NOCONST
             if value is not _NOCONST and (not hasattr(value, "__len__") or len(value) <= MAX_FOLD_ITEMS):
                 return Frag(self.ns.const(value), value)
+        if type(args[0].value if args else None) is GameMap and BUILTINS.get(name) is builtin and not kwargs:
+            inline = self._map_read(name, args)
+            if inline is not None:
+                return inline
         srcs = [a.src for a in args]
         iterable_first = name not in ("max", "min") or len(args) == 1  # max(a, b) takes no list
         if pure and name in _LINEAR and iterable_first and srcs and not args[0].const and not args[0].charged:
@@ -542,6 +547,24 @@ class _Gen:
             srcs.insert(0, "env")
         srcs.extend(f"{k}={v.src}" for k, v in kwargs.items() if _IDENT.match(k))
         return Frag(f"{self.ns.bind(builtin.fn, 'B')}({', '.join(srcs)})")
+
+    def _map_read(self, name: str, args: list[Frag]) -> Frag | None:
+        """A map builtin of a constant map as a read of the map's frozen data (see
+        :class:`~interpreter.maps.GameMap`), or None.  A node that is not on the map, or a
+        value that cannot be a key, raises KeyError or TypeError here, and the checked evaluator
+        then gives the builtin's own error, as for any generated expression."""
+        gm = args[0].value
+        if name == "edge" and len(args) == 4:
+            pairs = gm.all_pairs()
+            if pairs is None:
+                return None
+            a, b, attr = (x.src for x in args[1:])
+            return Frag(f"{self.ns.bind(pairs, 'MAP')}[{a}][{b}].get({attr})")
+        if name == "node_attr" and len(args) == 3:
+            return Frag(f"{self.ns.bind(gm.node_data, 'MAP')}[{args[1].src}].get({args[2].src})")
+        if name == "neighbors" and len(args) == 2:
+            return Frag(f"{self.ns.bind(gm.sorted_adj, 'MAP')}[{args[1].src}][:]")
+        return None
 
     def g_call(self, node, scope, bound):
         name_tok, argnode = node.children

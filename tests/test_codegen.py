@@ -510,3 +510,82 @@ def test_no_display_text_becomes_code(tmp_path, monkeypatch, index):
     assert payload in render_board(st)
     assert not (tmp_path / "CANARY").exists()
     assert list(tmp_path.iterdir()) == [path]
+
+
+# ---------------------------------------------------------------------------------------------
+# Maps read as plain data
+
+
+def _generated_source(rules, text: str) -> str:
+    from interpreter.expression import compile_expression
+
+    codegen.SINK = []
+    try:
+        compile_expression(text, rules.scope.with_locals(["x"]))
+        return "\n".join(src for _, src in codegen.SINK)
+    finally:
+        codegen.SINK = None
+
+
+MAP_RULESET = """\
+name: Map fuzz
+players: {min: 2, max: 2}
+maps:
+  m:
+    nodes: {items: NODES, key: id}
+    edges: {items: EDGES, source: a, target: b}
+vars: {v: 0}
+flow: [{choose: {options: [{action: go}]}}]
+"""
+
+
+def _map_rules(tmp_path, payload: str = "P"):
+    nodes = [{"id": "A", "w": 1}, {"id": payload, "w": payload}, {"id": 3, "w": None}, {"id": "D"}]
+    edges = [{"a": "A", "b": payload, "w": payload, "cost": 2}, {"a": payload, "b": 3, "cost": 5}, {"a": "A", "b": 3}]
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(MAP_RULESET.replace("NODES", json.dumps(nodes)).replace("EDGES", json.dumps(edges)))
+    return load_ruleset(path)
+
+
+def test_map_reads_agree_with_the_reference(tmp_path):
+    """``edge``, ``node_attr`` and ``neighbors`` of a constant map are generated as reads of the
+    map's frozen dicts: for nodes, non-nodes, values that cannot be keys, missing edges and
+    attributes, the generated code and the reference give the same value or the same error."""
+    from interpreter.expression import Env, compile_expression
+
+    rs = _map_rules(tmp_path)
+    st_ = rs.new_game(2)
+    values = ["A", "P", 3, 3.0, "D", "Z", None, [1], (1, 2)]
+    attrs = ["w", "cost", "nope", [1], None]
+    scope = rs.scope.with_locals(["a", "b", "k"])
+    texts = ["edge(m, a, b, k)", "node_attr(m, a, k)", "neighbors(m, a)", "linked(m, a, b)", "path_length(m, a, b)",
+             "within(m, a, 1)", "[edge(m, a, n, 'cost') for n in neighbors(m, a)]"]
+    for text in texts:
+        compiled = compile_expression(text, scope)
+        for a in values:
+            for b in values:
+                for k in attrs:
+                    env = Env(st_, {"a": a, "b": b, "k": k})
+                    assert _outcome(compiled, env) == _outcome(compiled.checked, env), (text, a, b, k)
+    src = _generated_source(rs, "edge(m, x, 'P', 'cost') + node_attr(m, x, 'w')")
+    assert "MAP" in src and "B1(" not in src  # the frozen data read inline, no builtin call
+
+
+@pytest.mark.parametrize("index", range(len(PAYLOADS)))
+def test_no_map_text_becomes_code(tmp_path, monkeypatch, index):
+    """A map's node keys and attribute values filled with code that would create a canary file:
+    the generated reads of the frozen map give them back exactly as written, and nothing runs
+    (they are dict keys and values in the namespace, never source)."""
+    from interpreter.expression import Env, compile_expression
+
+    monkeypatch.chdir(tmp_path)
+    payload = PAYLOADS[index]
+    rs = _map_rules(tmp_path, payload)
+    st_ = rs.new_game(2)
+    env = Env(st_, {"p": payload})
+    scope = rs.scope.with_locals(["p"])
+    assert compile_expression("edge(m, 'A', p, 'w')", scope)(env) == payload
+    assert compile_expression("node_attr(m, p, 'w')", scope)(env) == payload
+    assert compile_expression("edge(m, p, 3, 'cost') * 2", scope)(env) == 10
+    assert compile_expression("neighbors(m, 'A')", scope)(env) == sorted([payload, 3], key=repr)
+    assert not (tmp_path / "CANARY").exists()
