@@ -126,6 +126,7 @@ class _Writer:
         self.ns = _Ns({"FlowError": FlowError, "ExpressionError": ExpressionError, "H_render": render,
                        "H_unexpected": _unexpected, "H_steps": _steps_error, "H_items": _items,
                        "H_times": _times, "H_seat": _seat, "H_list": list, "H_dict": dict,
+                       "H_copy": flow._copy_stored,
                        "H_range": range, "Exception": Exception,
                        "KeyboardInterrupt": KeyboardInterrupt, "TapsterError": TapsterError,
                        "ValueError": ValueError})
@@ -241,7 +242,41 @@ def _set(w: _Writer, eff) -> None:
         names.append((lv, v))
     w.line("env.loc = loc")
     for lv, v in names:
-        w.line(f"{w.ns.bind(lv, 'LV')}.set(env, {v})")
+        _assign(w, lv, v)
+
+
+def _assign(w: _Writer, lv, v: str) -> None:
+    """``lv.set(env, v)`` (see :class:`~interpreter.flow.LValue`) inline: the value copied when
+    it is a container (the same copy and size limits), then stored; whatever fails there calls
+    ``set`` itself, which gives its own error."""
+    name = w.ns.bind(lv, "LV")
+    w.line(f"if {v}.__class__ is H_list or {v}.__class__ is H_dict or {v}.__class__ is H_tuple: {v} = H_copy({v}, {name})")
+    if lv.kind == "var":
+        w.line(f"st.vars[{lv.name!r}] = {v}")
+        return
+    place = lv.index if lv.kind == "item" else lv.obj
+    try:
+        if place.source is None:  # (the compiler gives every place its parse tree)
+            raise GenerationFailed(lv.text)
+        src = _tree_frag(w.gen, place, {})
+    except GenerationFailed:
+        w.line(f"{name}.set(env, {v})")
+        return
+    if lv.kind == "item":
+        w.line("try:")
+        w.line(f"    st.vars[{lv.name!r}][{src}] = {v}")
+        w.line("except Exception:")
+        w.line(f"    {name}.set(env, {v})")
+        return
+    o = w.fresh("o")
+    w.line("try:")
+    w.line(f"    {o} = {src}")
+    w.line("except Exception:")
+    w.line(f"    {o} = None")
+    w.line(f"if {o}.__class__ is H_Component and {lv.name!r} in {o}.mutable:")
+    w.line(f"    st.props[{o}.index][{lv.name!r}] = {v}")
+    w.line("else:")
+    w.line(f"    {name}.set(env, {v})")
 
 
 def _let(w: _Writer, eff) -> None:

@@ -589,3 +589,104 @@ def test_no_map_text_becomes_code(tmp_path, monkeypatch, index):
     assert compile_expression("edge(m, p, 3, 'cost') * 2", scope)(env) == 10
     assert compile_expression("neighbors(m, 'A')", scope)(env) == sorted([payload, 3], key=repr)
     assert not (tmp_path / "CANARY").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# Size checks paid only where they can trigger
+
+_SIZE_VALUES = [3, -5, True, 2.5, None, "ab", [1, 2], 2**4092, -(2**4092), 2**4093 - 1, 2**4093, -(2**4093),
+                2**4095, 2**4096 - 1, 2**4096, -(2**4096)]
+_SIZE_EXPRESSIONS = [
+    "x * 4", "4 * x", "x * y", "x * (2 if y else 1)", "(x > 1) * x", "len(xs) * x", "x + y", "x + y + x",
+    "x * 4 + y", "-x * 4", "abs(x) * 2", "[x * 4 for c in xs]", "[c for c in [x * 4]]", "[c for c in [x + y]]",
+    "sum(x + y for c in xs)", "[[a + b for a in xs] for b in [x + y]]", "any(c + x for c in [x * 2])",
+]
+
+
+@pytest.mark.parametrize("text", _SIZE_EXPRESSIONS)
+def test_inline_size_checks_agree_with_the_reference(fuzz_rules, text):
+    """``+`` and ``*`` with their size checks written inline (a class test and a comparison
+    where the call to H_add or H_mul was): for whole numbers on either side of every limit
+    (4096 bits), and for text, lists, floats and none, the generated code and the reference
+    give the same value or the same kind of error; each form is generated (none falls back,
+    not even a `:=` inside a comprehension's `in`, which Python refuses)."""
+    from interpreter.expression import Env, compile_expression
+
+    before = len(codegen.FALLBACKS)
+    compiled = compile_expression(text, fuzz_rules.scope.with_locals(["x", "y"]))
+    assert len(codegen.FALLBACKS) == before, codegen.FALLBACKS[before:]
+    st_ = fuzz_rules.new_game(2)
+    for x in _SIZE_VALUES:
+        for y in _SIZE_VALUES:
+            env = Env(st_, {"x": x, "y": y})
+            assert _outcome(compiled, env) == _outcome(compiled.checked, env), (text, x, y)
+
+
+@pytest.mark.parametrize(("text", "checks"), [
+    ("len(xs) + count(xs) * 2", False),  # whole numbers of at most 63 bits: nothing can pass the limit
+    ("(x > 1) * 3 + sign(x) * (n == 2)", False),  # comparisons and signs are 0 or 1
+    ("(len(xs) if x else 7) * len(s) - -len(xs)", False),
+    ("x + n", True),  # n could hold a long list or text, or a huge number
+    ("x * len(xs)", True),
+])
+def test_size_checks_are_left_out_where_types_rule_them_out(fuzz_rules, text, checks):
+    """The inferred bound on whole numbers (a constant's bits, a comparison's 0 or 1, a
+    length's 63 bits, sums and products of such) drops H_add and H_mul where they cannot
+    raise, and keeps a check wherever an operand is not known."""
+    src = _generated_source(fuzz_rules, text)
+    has = any(h in src for h in ("H_add", "H_mul", "H_grow", "H_int"))
+    assert has == checks, src
+
+
+SETS_RULESET = """\
+components:
+  card: {items: [{n: 1}, {n: 2}], start: deck, props: {gave: 0}}
+zones:
+  deck: {visibility: public}
+vars:
+  rec: {initial: {a: 1}}
+  xs: [0, 0]
+  v: 0
+flow:
+  - let: {c: "deck[0]", k: "'b'"}
+  - set: {"rec[k]": "[1, 'x', {'y': 2}]", "xs[1]": "len(rec)", "c.gave": "xs[1] * 10"}
+  - set: {v: "(c.gave, rec['b'])"}
+  - set: {"xs[0]": 7}
+  - choose: {options: [{action: go}]}
+"""
+
+
+@pytest.mark.parametrize(("effect", "message"), [
+    (None, None),
+    ("set: {'xs[5]': 1}", "cannot set `xs[5]`"),
+    ("set: {'rec[[1]]': 1}", "cannot set `rec[[1]]`"),
+    ("set: {'deck[0].gave': 'xs[9]'}", "xs[9]"),
+    ("set: {'xs[0].gave': 1}", "has no mutable property `gave`"),
+    ("set: {v: '[list(range(100)) for i in range(101)]'}", "the limit"),
+])
+def test_generated_sets_store_what_the_verb_stores(tmp_path, effect, message):
+    """A `set` written out as the store itself (a record's new key, a list's item, a mutable
+    property, a copied container): the same state as the verb's own run (code generation off),
+    and the same error for an index out of range, a key that cannot be one, a value that is
+    not a component, a value past the size limit."""
+    text = SETS_RULESET if effect is None else SETS_RULESET.replace("  - choose:", f"  - {effect}\n  - choose:")
+
+    def play():
+        rs = _load(tmp_path, text)
+        try:
+            st_ = rs.new_game(2)
+        except TapsterError as exc:
+            return ("error", str(exc))
+        return ("state", json.dumps(st_.to_json(), sort_keys=True))
+
+    fast = play()
+    codegen.ENABLED = False
+    try:
+        reference = play()
+    finally:
+        codegen.ENABLED = True
+    assert fast == reference
+    if message is None:
+        assert fast[0] == "state" and '"b"' in fast[1]
+    else:
+        assert fast[0] == "error" and message in fast[1], fast
