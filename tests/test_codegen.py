@@ -663,6 +663,9 @@ flow:
     ("set: {'deck[0].gave': 'xs[9]'}", "xs[9]"),
     ("set: {'xs[0].gave': 1}", "has no mutable property `gave`"),
     ("set: {v: '[list(range(100)) for i in range(101)]'}", "the limit"),
+    ("set: {v: \"['x' * 600000, 1, 'y' * 400001]\"}", "more than 1000000 characters of text"),
+    ("set: {v: \"{'a': 'x' * 600000, 'y' * 399999: 'z'}\"}", "more than 1000000 characters of text"),
+    ("set: {v: \"{'a': 'x' * 600000, 'y' * 399998: 'z'}\"}", None),
 ])
 def test_generated_sets_store_what_the_verb_stores(tmp_path, effect, message):
     """A `set` written out as the store itself (a record's new key, a list's item, a mutable
@@ -687,6 +690,6 @@ def test_generated_sets_store_what_the_verb_stores(tmp_path, effect, message):
         codegen.ENABLED = True
     assert fast == reference
     if message is None:
-        assert fast[0] == "state" and '"b"' in fast[1]
+        assert fast[0] == "state" and '"b"' in fast[1] and len(fast[1]) > 1_000_000 * (effect is not None)
     else:
         assert fast[0] == "error" and message in fast[1], fast
