@@ -189,6 +189,7 @@ _HELPERS: dict[str, Any] = {
     "H_zip": zip,
     "H_int": int,
     "H_BIG": _BIG,
+    "TypeError": TypeError,
 }
 
 #: Builtins whose result is a whole number of at most this many bits, whatever their arguments
@@ -909,13 +910,16 @@ def generate_legal(choose, functions: FunctionTable | None):
             items = _tree_frag(gen, o.items, {})
             cond = _tree_frag(gen, o.cond, bound) if o.cond is not None else None
             name = repr(o.name)
+            # H_it written out: the items charged to the work budget before the loop
+            lines += [f"I = {items}", "try:", "    env.left -= H_len(I)", "except TypeError:", "    pass",
+                      "else:", "    if env.left < 0: H_over(env)"]
             if len(o.names) == 1:
                 v = bound[o.names[0]]
-                lines.append(f"for {v} in H_it(env, {items}):")
+                lines.append(f"for {v} in I:")
                 add = f"append(H_tnew(H_Action, ({name}, ({v},))))"
             else:
                 vs = list(bound.values())
-                lines.append(f"for v in H_it(env, {items}):")
+                lines.append("for v in I:")
                 lines.append(f"    {', '.join(vs)}, = v")
                 add = f"append(H_tnew(H_Action, ({name}, ({', '.join(vs)},))))"
             lines.append(f"    if {cond}: {add}" if cond else f"    {add}")

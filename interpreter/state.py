@@ -237,7 +237,7 @@ class State:
                 found = None
             # Python's 4.0 == 4 and True == 1: an action is legal only with the same types as
             # the legal one (a log written with `mark(4.0)` could not be replayed).
-            if found is None or not _same_types(action.args, found.args):
+            if found is None or (found is not action and not _same_types(action.args, found.args)):
                 raise IllegalActionError(self._illegal_message(str(action), actions), actions)
             action = found
         self.pending = None
