@@ -450,6 +450,9 @@ def _zone(w: _Writer, ref, target: str) -> bool:
 
 
 def _move(w: _Writer, eff) -> None:
+    if eff.src is None and not eff.keyed and eff.what is not None and eff.at == "top" and not eff.name:
+        _move_from_anywhere(w, eff)
+        return
     if eff.keyed or eff.src is None:
         _own_run(w, eff)
         return
@@ -479,6 +482,26 @@ def _move(w: _Writer, eff) -> None:
         return
     w.line(f"r = {eff_name}._transfer(st, env, {src}, {dst}, {x})")
     w.line("if r is not None: loc = r")
+
+
+def _move_from_anywhere(w: _Writer, eff) -> None:
+    """``move: {what: C, to: Z}`` without ``from``: one component taken from wherever it lies
+    (State.remove_anywhere, through the zone index) to the top of Z, inline; anything but one
+    component goes through the verb's own ``_transfer``, as ``Move.run`` does."""
+    w.line("env.loc = loc")
+    dst = w.fresh("dst")
+    if not _zone(w, eff.dst, dst):
+        _own_run(w, eff)
+        return
+    eff_name = w.ns.bind(eff, "EFF")
+    x = w.fresh("x")
+    w.expr(eff.what, x)
+    w.line(f"if {x}.__class__ is H_Component:")
+    w.line(f"    st.remove_anywhere({x}, MARKS[m].mark)")
+    w.line(f"    {dst}.append({x})")
+    w.line(f"    st.where[{x}] = {dst}")
+    w.line("else:")
+    w.line(f"    {eff_name}._transfer(st, env, None, {dst}, {x})")
 
 
 _NESTS = (flow.If, flow.ForEach, flow.Repeat, flow.While, flow.Turn, flow.Phase, flow.Call, flow.Emit)

@@ -693,3 +693,62 @@ def test_generated_sets_store_what_the_verb_stores(tmp_path, effect, message):
         assert fast[0] == "state" and '"b"' in fast[1] and len(fast[1]) > 1_000_000 * (effect is not None)
     else:
         assert fast[0] == "error" and message in fast[1], fast
+
+
+MOVES_RULESET = """\
+components:
+  card: {items: [{n: 1}, {n: 2}, {n: 3}], start: deck}
+zones:
+  deck: {visibility: public}
+  hand: {visibility: public, per_player: true}
+vars: {v: 0}
+flow:
+  - move: {what: "deck[0]", to: "hand[1]"}
+  - move: {what: "hand[1][0]", to: "hand[0]"}
+  - move: {what: "deck[0]", to: "deck"}
+  - choose: {options: [{action: go}]}
+"""
+
+
+@pytest.mark.parametrize(("effect", "message"), [
+    (None, None),
+    ("move: {what: 'list(deck)', to: 'hand[1]'}", None),
+    ("move: {what: 'none', to: 'hand[1]'}", None),
+    ("move: {what: 5, to: 'hand[1]'}", "`move` failed: Type"),
+    ("move: {what: 'deck[0]', to: 'hand[7]'}", "hand[7]"),
+])
+def test_generated_moves_without_from_move_what_the_verb_moves(tmp_path, effect, message):
+    """A move without `from` of one component written out (taken from wherever the zone index
+    finds it, put on top, the index told): the same zones as the verb's own run, for a card
+    from the deck, from a hand, onto the top of its own zone; lists and none go through the
+    verb, and a value that is not a component or a zone that does not exist fail alike."""
+    text = MOVES_RULESET if effect is None else MOVES_RULESET.replace("  - choose:", f"  - {effect}\n  - choose:")
+
+    def play():
+        rs = _load(tmp_path, text)
+        try:
+            st_ = rs.new_game(2)
+        except TapsterError as exc:
+            return ("error", str(exc))
+        for c in rs.components:  # the index agrees with the zones
+            assert c in st_.locate(c)
+        return ("state", json.dumps(st_.to_json()["zones"], sort_keys=True))
+
+    fast = play()
+    codegen.ENABLED = False
+    try:
+        reference = play()
+    finally:
+        codegen.ENABLED = True
+    if fast[0] == "error":
+        # the same place and words; the name of a Python error is spelled two ways ('TypeError' by a
+        # generated run, 'Type error' by the runner), as it was before moves were written out
+        assert reference[0] == "error" and fast[1].replace("TypeError", "Type error") == reference[1]
+    else:
+        assert fast == reference
+    if message is None:
+        assert fast[0] == "state"
+        if effect is None:
+            assert json.loads(fast[1]) == {"deck": [{"c": "card-3"}, {"c": "card-2"}], "hand": [[{"c": "card-1"}], []]}
+    else:
+        assert fast[0] == "error" and message in fast[1], fast
