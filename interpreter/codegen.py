@@ -50,6 +50,7 @@ from typing import Any
 
 from .builtins import BUILTINS, MAX_INT_BITS, MAX_ITEMS, _mul, same, unescape
 from .errors import Mark, TapsterError
+from .maps import GameMap
 from .model import Action, Component, render
 
 __all__ = ["WorkExceeded", "generate_expression", "generate_template", "generate_legal", "FunctionTable"]
@@ -154,6 +155,13 @@ def _slice(o, lo, hi):
     return r if type(r) is str else list(r)
 
 
+def _max_bits(a: Frag, b: Frag) -> int | None:
+    """The bound of a value that is one of ``a`` and ``b``: the larger, when both are known."""
+    if a.bits is None or b.bits is None:
+        return None
+    return max(a.bits, b.bits)
+
+
 def _check_int(v):
     if type(v) is int and (v > _BIG or v < -_BIG):
         raise ValueError("a whole number of more than 4096 bits")
@@ -179,7 +187,14 @@ _HELPERS: dict[str, Any] = {
     "H_tuple": tuple,
     "H_len": len,
     "H_zip": zip,
+    "H_int": int,
+    "H_BIG": _BIG,
+    "TypeError": TypeError,
 }
+
+#: Builtins whose result is a whole number of at most this many bits, whatever their arguments
+#: (a length or a position is below 2**63; a sign is -1, 0 or 1).
+_INT_RESULTS = {"len": 63, "count": 63, "index": 63, "sign": 1}
 
 #: Builtins whose cost grows with their argument: the argument is charged to the budget.
 _LINEAR = frozenset({"all", "any", "count", "distinct", "index", "list", "max", "min", "reversed", "sorted", "sum"})
@@ -222,14 +237,23 @@ class _Ns:
 
 
 class Frag:
-    """A generated Python expression: ``src``, and its value when it is a constant."""
+    """A generated Python expression: ``src``, and its value when it is a constant.
 
-    __slots__ = ("src", "value", "charged")
+    ``bits``: when the value is known to be a whole number (an ``int`` or a ``bool``) whatever
+    the state, a bound on its ``bit_length()`` (None: not known), inferred from the parse tree:
+    a constant, a comparison, ``len``/``count``/``index``/``sign``, and sums, differences and
+    products of such.  The generator leaves out the size checks (``H_add``, ``H_mul``) that
+    such operands can never trigger.
+    """
 
-    def __init__(self, src: str, value: Any = _NOCONST):
+    __slots__ = ("src", "value", "charged", "bits")
+
+    def __init__(self, src: str, value: Any = _NOCONST, bits: int | None = None):
         self.src = src
         self.value = value
         self.charged = False  # a generator whose loops charge the work budget themselves
+        t = type(value)
+        self.bits = abs(value).bit_length() if t is int or t is bool else bits
 
     @property
     def const(self) -> bool:
@@ -270,6 +294,8 @@ class _Gen:
         self.uses: set[str] = set()
         self.counter = 0
         self.hoist_current = True  # False where `current` may change (the flow's runs)
+        self.in_iterable = 0  # > 0 inside a comprehension's `in` part, where Python allows no `:=`
+        self.temps = 0
 
     def prologue(self) -> list[str]:
         """The lines that read what the generated code uses from ``env`` once, at its start
@@ -373,19 +399,19 @@ class _Gen:
         a, cond, b = (self.g(ch, scope, bound) for ch in node.children)
         if cond.const:
             return a if cond.value else b
-        return Frag(f"({a.src} if {cond.src} else {b.src})")
+        return Frag(f"({a.src} if {cond.src} else {b.src})", bits=_max_bits(a, b))
 
     def g_or(self, node, scope, bound):
         a, b = (self.g(ch, scope, bound) for ch in node.children)
-        return Frag(f"({a.src} or {b.src})")
+        return Frag(f"({a.src} or {b.src})", bits=_max_bits(a, b))
 
     def g_and(self, node, scope, bound):
         a, b = (self.g(ch, scope, bound) for ch in node.children)
-        return Frag(f"({a.src} and {b.src})")
+        return Frag(f"({a.src} and {b.src})", bits=_max_bits(a, b))
 
     def g_not(self, node, scope, bound):
         a = self.g(node.children[0], scope, bound)
-        return Frag(f"(not {a.src})")
+        return Frag(f"(not {a.src})", bits=1)
 
     def g_compare(self, node, scope, bound):
         children = node.children
@@ -404,7 +430,7 @@ class _Gen:
             ops.append((op, right))
         if any(op in ("is", "is not") for op, _ in ops):
             return self._chain_with_is(children, scope, bound)
-        return Frag("(" + " ".join(parts) + ")")
+        return Frag("(" + " ".join(parts) + ")", bits=1)
 
     def _chain_with_is(self, children, scope, bound) -> Frag:
         """A comparison using ``is``: the language's ``same`` (see interpreter/builtins.py).
@@ -414,9 +440,9 @@ class _Gen:
         if len(opers) == 1:
             (op,), (a, b) = opers, frags
             if b.src == "None" or a.src == "None":
-                return Frag(f"({a.src} {op} {b.src})")
+                return Frag(f"({a.src} {op} {b.src})", bits=1)
             neg = "not " if op == "is not" else ""
-            return Frag(f"({neg}H_same({a.src}, {b.src}))")
+            return Frag(f"({neg}H_same({a.src}, {b.src}))", bits=1)
         raise GenerationFailed("a chain of comparisons with `is`")  # rare: the reference runs it
 
     def _fold(self, fn, *args: Frag) -> Frag | None:
@@ -439,17 +465,59 @@ class _Gen:
         if folded is not None:
             return folded
         if helper is None or (safe_const and (type(b.value) in (int, float) or type(a.value) in (int, float))):
-            return Frag(f"({a.src} {op} {b.src})")
+            bits = None
+            if a.bits is not None and b.bits is not None and op in "+-":
+                bits = max(a.bits, b.bits) + 1
+            return Frag(f"({a.src} {op} {b.src})", bits=bits)
         return Frag(f"{helper}({a.src}, {b.src})")
 
+    def temp(self) -> str | None:
+        """A fresh Python name for ``:=`` (the generator's own: ``w_`` and a counter), or None
+        inside a comprehension's ``in`` part, where Python allows no ``:=``."""
+        if self.in_iterable:
+            return None
+        self.temps += 1
+        return f"w_{self.temps}"
+
     def g_add(self, node, scope, bound):
-        return self._binary(node, scope, bound, "+", "H_add", True, _add)
+        a, b = (self.g(ch, scope, bound) for ch in node.children)
+        folded = self._fold(_add, a, b)
+        if folded is not None:
+            return folded
+        if a.bits is not None and b.bits is not None and max(a.bits, b.bits) < MAX_INT_BITS:
+            # two whole numbers that cannot reach the limit (H_add could never raise)
+            return Frag(f"({a.src} + {b.src})", bits=max(a.bits, b.bits) + 1)
+        if type(b.value) in (int, float) or type(a.value) in (int, float):
+            return Frag(f"({a.src} + {b.src})")  # a number and a constant: no list or text grows
+        t = self.temp()
+        if t is None:
+            return Frag(f"H_add({a.src}, {b.src})")
+        # H_add's check inline: a whole number within the limit passes, anything else is checked
+        return Frag(f"({t} if ({t} := ({a.src} + {b.src})).__class__ is H_int and -H_BIG <= {t} <= H_BIG else H_grow({t}))")
 
     def g_sub(self, node, scope, bound):
         return self._binary(node, scope, bound, "-", None, False, operator.sub)
 
     def g_mul(self, node, scope, bound):
-        return self._binary(node, scope, bound, "*", self.ns.bind(_mul, "H_mul"), False, _mul)
+        a, b = (self.g(ch, scope, bound) for ch in node.children)
+        folded = self._fold(_mul, a, b)
+        if folded is not None:
+            return folded
+        helper = self.ns.bind(_mul, "H_mul")
+        if a.bits is not None and b.bits is not None and a.bits + b.bits <= MAX_INT_BITS:
+            # whole numbers whose product cannot pass the limit (H_mul could never raise)
+            return Frag(f"({a.src} * {b.src})", bits=a.bits + b.bits)
+        if b.bits is not None and b.bits < MAX_INT_BITS and len(b.src) <= 200:
+            # H_mul raises for whole numbers only when a.bit_length() + b.bit_length() passes the
+            # limit: with b's bound known, one comparison of a decides (b is evaluated once, in
+            # whichever branch runs, after a, as in the call)
+            t = a.src if _SIMPLE.match(a.src) else self.temp()
+            if t is not None:
+                first = t if t == a.src else f"({t} := {a.src})"
+                lim = self.ns.bind(1 << (MAX_INT_BITS - b.bits), "LIM")
+                return Frag(f"({t} * {b.src} if {first}.__class__ is H_int and -{lim} < {t} < {lim}"
+                            f" else {helper}({t}, {b.src}))")
+        return Frag(f"{helper}({a.src}, {b.src})")
 
     def g_div(self, node, scope, bound):
         return self._binary(node, scope, bound, "/", None, False, operator.truediv)
@@ -473,7 +541,7 @@ class _Gen:
         a = self.g(node.children[0], scope, bound)
         if type(a.value) in (int, float):
             return Frag(self.ns.const(-a.value), -a.value)
-        return Frag(f"(-{a.src})")
+        return Frag(f"(-{a.src})", bits=a.bits)
 
     def g_pos(self, node, scope, bound):
         a = self.g(node.children[0], scope, bound)
@@ -534,6 +602,10 @@ class _Gen:
                 value = _NOCONST
             if value is not _NOCONST and (not hasattr(value, "__len__") or len(value) <= MAX_FOLD_ITEMS):
                 return Frag(self.ns.const(value), value)
+        if type(args[0].value if args else None) is GameMap and BUILTINS.get(name) is builtin and not kwargs:
+            inline = self._map_read(name, args)
+            if inline is not None:
+                return inline
         srcs = [a.src for a in args]
         iterable_first = name not in ("max", "min") or len(args) == 1  # max(a, b) takes no list
         if pure and name in _LINEAR and iterable_first and srcs and not args[0].const and not args[0].charged:
@@ -541,7 +613,28 @@ class _Gen:
         if builtin.needs_env:
             srcs.insert(0, "env")
         srcs.extend(f"{k}={v.src}" for k, v in kwargs.items() if _IDENT.match(k))
-        return Frag(f"{self.ns.bind(builtin.fn, 'B')}({', '.join(srcs)})")
+        bits = _INT_RESULTS.get(name) if BUILTINS.get(name) is builtin else None
+        if name == "abs" and BUILTINS.get(name) is builtin and len(args) == 1:
+            bits = args[0].bits
+        return Frag(f"{self.ns.bind(builtin.fn, 'B')}({', '.join(srcs)})", bits=bits)
+
+    def _map_read(self, name: str, args: list[Frag]) -> Frag | None:
+        """A map builtin of a constant map as a read of the map's frozen data (see
+        :class:`~interpreter.maps.GameMap`), or None.  A node that is not on the map, or a
+        value that cannot be a key, raises KeyError or TypeError here, and the checked evaluator
+        then gives the builtin's own error, as for any generated expression."""
+        gm = args[0].value
+        if name == "edge" and len(args) == 4:
+            pairs = gm.all_pairs()
+            if pairs is None:
+                return None
+            a, b, attr = (x.src for x in args[1:])
+            return Frag(f"{self.ns.bind(pairs, 'MAP')}[{a}][{b}].get({attr})")
+        if name == "node_attr" and len(args) == 3:
+            return Frag(f"{self.ns.bind(gm.node_data, 'MAP')}[{args[1].src}].get({args[2].src})")
+        if name == "neighbors" and len(args) == 2:
+            return Frag(f"{self.ns.bind(gm.sorted_adj, 'MAP')}[{args[1].src}][:]")
+        return None
 
     def g_call(self, node, scope, bound):
         name_tok, argnode = node.children
@@ -576,7 +669,11 @@ class _Gen:
         for clause in clauses_node.children:
             if clause.data == "comp_for":
                 targets = [str(t) for t in clause.children[0].children]
-                it = self.g(clause.children[1], inner_scope, inner_bound)
+                self.in_iterable += 1
+                try:
+                    it = self.g(clause.children[1], inner_scope, inner_bound)
+                finally:
+                    self.in_iterable -= 1
                 inner_scope = inner_scope.with_locals(targets)
                 py = [self.pyname(t) for t in targets]
                 for t, p in zip(targets, py):
@@ -813,13 +910,16 @@ def generate_legal(choose, functions: FunctionTable | None):
             items = _tree_frag(gen, o.items, {})
             cond = _tree_frag(gen, o.cond, bound) if o.cond is not None else None
             name = repr(o.name)
+            # H_it written out: the items charged to the work budget before the loop
+            lines += [f"I = {items}", "try:", "    env.left -= H_len(I)", "except TypeError:", "    pass",
+                      "else:", "    if env.left < 0: H_over(env)"]
             if len(o.names) == 1:
                 v = bound[o.names[0]]
-                lines.append(f"for {v} in H_it(env, {items}):")
+                lines.append(f"for {v} in I:")
                 add = f"append(H_tnew(H_Action, ({name}, ({v},))))"
             else:
                 vs = list(bound.values())
-                lines.append(f"for v in H_it(env, {items}):")
+                lines.append("for v in I:")
                 lines.append(f"    {', '.join(vs)}, = v")
                 add = f"append(H_tnew(H_Action, ({name}, ({', '.join(vs)},))))"
             lines.append(f"    if {cond}: {add}" if cond else f"    {add}")

@@ -346,7 +346,7 @@ class Ctx:
         if getattr(tree, "data", None) == "index":
             base = tree.children[0]
             if getattr(base, "data", None) == "name" and str(base.children[0]) in self.vars:
-                idx = Compiled(comp.c(tree.children[1], scope), value, mark)
+                idx = Compiled(comp.c(tree.children[1], scope), value, mark, source=(tree.children[1], scope))
                 return flow.LValue("item", str(base.children[0]), idx, None, value, mark)
             raise CompileError(f"`{value}`: only an item of a variable can be set (`score[p]`)", mark)
         if getattr(tree, "data", None) == "attr":
@@ -355,7 +355,7 @@ class Ctx:
                 raise CompileError(
                     f"`{prop}` is not a mutable property of any component kind (declare it under `props:`)", mark
                 )
-            obj = Compiled(comp.c(tree.children[0], scope), value, mark)
+            obj = Compiled(comp.c(tree.children[0], scope), value, mark, source=(tree.children[0], scope))
             return flow.LValue("prop", prop, None, obj, value, mark)
         raise CompileError(f"`{value}` is not a place that can be set", mark)
 

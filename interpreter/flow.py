@@ -218,6 +218,8 @@ class KeyedZoneRef(ZoneRef):
 
 
 _CONTAINERS = (list, dict, tuple)
+_FLAT = frozenset((list, dict, tuple, str))  # the item types _copy_stored must look into
+_NESTED = frozenset(_CONTAINERS)
 
 
 def _copy_stored(value: Any, place: LValue) -> Any:
@@ -238,6 +240,11 @@ def _copy_stored(value: Any, place: LValue) -> Any:
         if left[1] < 0:
             raise _too_big(place, f"holds more than {MAX_VALUE_TEXT} characters of text")
 
+    def text_total(xs):  # text() of every text among xs at once (the same limit, the same error)
+        left[1] -= sum([len(x) for x in xs if x.__class__ is str])
+        if left[1] < 0:
+            raise _too_big(place, f"holds more than {MAX_VALUE_TEXT} characters of text")
+
     def copy(v, depth):
         t = type(v)
         left[0] -= len(v)
@@ -245,6 +252,12 @@ def _copy_stored(value: Any, place: LValue) -> Any:
             raise _too_big(place, f"has more than {MAX_VALUE_ITEMS} items" if left[0] < 0
                            else f"is nested more than {MAX_VALUE_DEPTH} levels deep")
         if t is list:
+            types = set(map(type, v))
+            if _FLAT.isdisjoint(types):  # numbers, components, none: one C-level copy
+                return v[:]
+            if _NESTED.isdisjoint(types):  # and text: counted in one sum, then one copy
+                text_total(v)
+                return v[:]
             out = []
             for x in v:
                 tx = type(x)
@@ -255,6 +268,10 @@ def _copy_stored(value: Any, place: LValue) -> Any:
                 out.append(x)
             return out
         if t is dict:
+            if _NESTED.isdisjoint(set(map(type, v.values()))):  # no container inside: one copy
+                text_total(v)
+                text_total(v.values())
+                return dict(v)
             out_d = {}
             for k, x in v.items():
                 if type(k) is str:
@@ -512,6 +529,7 @@ class Move(Effect):
             except ValueError:
                 raise FlowError(f"{items.id} is not in `{self.src.text}`", self.mark) from None
             dst.append(items)
+            st.where[items] = dst  # the hint State.locate reads
             if self.refill_now:
                 st.refill_immediately(env)
             return _bind(loc, self.name, [items]) if self.name else None
@@ -577,6 +595,9 @@ class Move(Effect):
                 else:
                     st.remove_anywhere(c, self.mark)
                 moved.append(c)
+        where = st.where  # the hints State.locate reads
+        for c in moved:
+            where[c] = dst
         at = self.at
         if at == "top":
             dst.extend(moved)

@@ -126,6 +126,7 @@ class _Writer:
         self.ns = _Ns({"FlowError": FlowError, "ExpressionError": ExpressionError, "H_render": render,
                        "H_unexpected": _unexpected, "H_steps": _steps_error, "H_items": _items,
                        "H_times": _times, "H_seat": _seat, "H_list": list, "H_dict": dict,
+                       "H_copy": flow._copy_stored,
                        "H_range": range, "Exception": Exception,
                        "KeyboardInterrupt": KeyboardInterrupt, "TapsterError": TapsterError,
                        "ValueError": ValueError})
@@ -241,7 +242,41 @@ def _set(w: _Writer, eff) -> None:
         names.append((lv, v))
     w.line("env.loc = loc")
     for lv, v in names:
-        w.line(f"{w.ns.bind(lv, 'LV')}.set(env, {v})")
+        _assign(w, lv, v)
+
+
+def _assign(w: _Writer, lv, v: str) -> None:
+    """``lv.set(env, v)`` (see :class:`~interpreter.flow.LValue`) inline: the value copied when
+    it is a container (the same copy and size limits), then stored; whatever fails there calls
+    ``set`` itself, which gives its own error."""
+    name = w.ns.bind(lv, "LV")
+    w.line(f"if {v}.__class__ is H_list or {v}.__class__ is H_dict or {v}.__class__ is H_tuple: {v} = H_copy({v}, {name})")
+    if lv.kind == "var":
+        w.line(f"st.vars[{lv.name!r}] = {v}")
+        return
+    place = lv.index if lv.kind == "item" else lv.obj
+    try:
+        if place.source is None:  # (the compiler gives every place its parse tree)
+            raise GenerationFailed(lv.text)
+        src = _tree_frag(w.gen, place, {})
+    except GenerationFailed:
+        w.line(f"{name}.set(env, {v})")
+        return
+    if lv.kind == "item":
+        w.line("try:")
+        w.line(f"    st.vars[{lv.name!r}][{src}] = {v}")
+        w.line("except Exception:")
+        w.line(f"    {name}.set(env, {v})")
+        return
+    o = w.fresh("o")
+    w.line("try:")
+    w.line(f"    {o} = {src}")
+    w.line("except Exception:")
+    w.line(f"    {o} = None")
+    w.line(f"if {o}.__class__ is H_Component and {lv.name!r} in {o}.mutable:")
+    w.line(f"    st.props[{o}.index][{lv.name!r}] = {v}")
+    w.line("else:")
+    w.line(f"    {name}.set(env, {v})")
 
 
 def _let(w: _Writer, eff) -> None:
@@ -415,7 +450,13 @@ def _zone(w: _Writer, ref, target: str) -> bool:
 
 
 def _move(w: _Writer, eff) -> None:
-    if eff.keyed or eff.src is None or eff.refill_now:
+    if eff.refill_now:  # a deck refilled immediately: the effect's own run refills after the move
+        _own_run(w, eff)
+        return
+    if eff.src is None and not eff.keyed and eff.what is not None and eff.at == "top" and not eff.name:
+        _move_from_anywhere(w, eff)
+        return
+    if eff.keyed or eff.src is None:
         _own_run(w, eff)
         return
     eff_name = w.ns.bind(eff, "EFF")
@@ -438,11 +479,32 @@ def _move(w: _Writer, eff) -> None:
         w.line("    except ValueError:")
         w.line(f"        raise FlowError(f'{{{x}.id}} is not in `' + {w.ns.const(eff.src.text)} + '`', MARKS[m].mark) from None")
         w.line(f"    {dst}.append({x})")
+        w.line(f"    st.where[{x}] = {dst}")
         w.line("else:")
         w.line(f"    {eff_name}._transfer(st, env, {src}, {dst}, {x})")
         return
     w.line(f"r = {eff_name}._transfer(st, env, {src}, {dst}, {x})")
     w.line("if r is not None: loc = r")
+
+
+def _move_from_anywhere(w: _Writer, eff) -> None:
+    """``move: {what: C, to: Z}`` without ``from``: one component taken from wherever it lies
+    (State.remove_anywhere, through the zone index) to the top of Z, inline; anything but one
+    component goes through the verb's own ``_transfer``, as ``Move.run`` does."""
+    w.line("env.loc = loc")
+    dst = w.fresh("dst")
+    if not _zone(w, eff.dst, dst):
+        _own_run(w, eff)
+        return
+    eff_name = w.ns.bind(eff, "EFF")
+    x = w.fresh("x")
+    w.expr(eff.what, x)
+    w.line(f"if {x}.__class__ is H_Component:")
+    w.line(f"    st.remove_anywhere({x}, MARKS[m].mark)")
+    w.line(f"    {dst}.append({x})")
+    w.line(f"    st.where[{x}] = {dst}")
+    w.line("else:")
+    w.line(f"    {eff_name}._transfer(st, env, None, {dst}, {x})")
 
 
 _NESTS = (flow.If, flow.ForEach, flow.Repeat, flow.While, flow.Turn, flow.Phase, flow.Call, flow.Emit)

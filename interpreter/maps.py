@@ -28,19 +28,51 @@ nx = _Networkx()
 
 
 class GameMap:
-    """A named, read-only graph.  ``graph`` is a networkx Graph (DiGraph when directed)."""
+    """A named, read-only graph.  ``graph`` is a networkx Graph (DiGraph when directed): the
+    authoring and analysis model (``tapster map`` draws it, displays read it).
 
-    __slots__ = ("name", "graph")
+    What play reads is frozen from it once, as plain data (the builtins below read these, never
+    the graph, on their hot path): ``adj`` node -> {neighbour (successor when directed) -> the
+    edge's attributes dict}, ``node_data`` node -> its attributes dict, ``sorted_nodes`` every
+    node sorted, ``sorted_adj`` node -> its neighbours sorted (both lists are copied before
+    they are returned), and ``dist`` source node -> {node -> edges on a shortest path}, filled
+    per source on first use by a breadth-first search (at most nodes² entries).
+    """
+
+    __slots__ = ("name", "graph", "adj", "node_data", "sorted_nodes", "sorted_adj", "dist", "pairs")
 
     def __init__(self, name: str, graph: nx.Graph):
         self.name = name
         self.graph = graph
+        self.adj = {n: dict(nbrs) for n, nbrs in graph.adjacency()}
+        self.node_data = dict(graph.nodes(data=True))
+        self.sorted_nodes = _sort(graph.nodes)
+        self.sorted_adj = {n: _sort(nbrs) for n, nbrs in self.adj.items()}
+        self.dist: dict = {}
+        self.pairs: dict | None = None
+
+    def all_pairs(self) -> dict | None:
+        """node a -> node b -> the attributes of the edge a - b (an empty dict without that
+        edge), for every pair of nodes: what the code generator reads ``edge(m, a, b, attr)``
+        from (made on first use); None for a map of more than 300 nodes."""
+        if self.pairs is None and len(self.node_data) <= 300:
+            empty: dict = {}
+            self.pairs = {a: {b: nbrs.get(b, empty) for b in self.node_data} for a, nbrs in self.adj.items()}
+        return self.pairs
 
     def __repr__(self) -> str:
         return f"<map {self.name}: {self.graph.number_of_nodes()} nodes, {self.graph.number_of_edges()} edges>"
 
     def __str__(self) -> str:
         return f"map {self.name}"
+
+    def distances(self, source) -> dict:
+        """node -> the number of edges on a shortest path from ``source`` (a node of the map),
+        for every node it reaches (computed once per source)."""
+        d = self.dist.get(source)
+        if d is None:
+            d = self.dist[source] = dict(nx.single_source_shortest_path_length(self.graph, source))
+        return d
 
 
 def build_map(name: str, node_rows: list[dict], node_marks: list, key: str,
@@ -71,16 +103,19 @@ def build_map(name: str, node_rows: list[dict], node_marks: list, key: str,
 
 # builtins ----------------------------------------------------------------------------------------
 
-def _g(m) -> nx.Graph:
+def _m(m) -> GameMap:
     if type(m) is not GameMap:
         raise ValueError(f"expected a map (a name declared under `maps:`), not {m!r}")
-    return m.graph
+    return m
 
 
-def _node(g: nx.Graph, n) -> Any:
-    if n not in g:
-        raise ValueError(f"{n!r} is not a node of the map")
-    return n
+def _node(m: GameMap, n) -> Any:
+    try:
+        if n in m.node_data:
+            return n
+    except TypeError:  # unhashable: not a node (networkx's `n in graph` says False too)
+        pass
+    raise ValueError(f"{n!r} is not a node of the map")
 
 
 def _sort(xs) -> list:
@@ -92,56 +127,62 @@ def _sort(xs) -> list:
 
 def nodes(m) -> list:
     """Every node of the map, sorted."""
-    return _sort(_g(m).nodes)
+    return _m(m).sorted_nodes[:]
 
 
 def neighbors(m, n) -> list:
     """The nodes one edge from n (its successors when directed), sorted."""
-    g = _g(m)
-    return _sort(g.neighbors(_node(g, n)))
+    m = _m(m)
+    return m.sorted_adj[_node(m, n)][:]
 
 
 def linked(m, a, b) -> bool:
     """True when an edge joins a to b."""
-    g = _g(m)
-    return g.has_edge(_node(g, a), _node(g, b))
+    m = _m(m)
+    return _node(m, b) in m.adj[_node(m, a)]
 
 
 def edge(m, a, b, attr) -> Any:
     """The attribute of the edge a - b, or none when there is no such edge or attribute."""
-    g = _g(m)
-    data = g.get_edge_data(_node(g, a), _node(g, b))
+    m = _m(m)
+    data = m.adj[_node(m, a)].get(_node(m, b))
     return None if data is None else data.get(attr)
 
 
 def node_attr(m, n, attr) -> Any:
     """The attribute (a column of the nodes table) of node n, or none."""
-    g = _g(m)
-    return g.nodes[_node(g, n)].get(attr)
+    m = _m(m)
+    return m.node_data[_node(m, n)].get(attr)
 
 
 def path_length(m, a, b, weight=None) -> Any:
     """The shortest path from a to b: in edges, or summing an edge attribute; none if no path."""
-    g = _g(m)
+    gm = _m(m)
+    a, b = _node(gm, a), _node(gm, b)
+    if weight is None:
+        return gm.distances(a).get(b)
     try:
-        return nx.shortest_path_length(g, _node(g, a), _node(g, b), weight=weight)
+        return nx.shortest_path_length(gm.graph, a, b, weight=weight)
     except nx.NetworkXNoPath:
         return None
 
 
 def shortest_path(m, a, b, weight=None) -> Any:
     """The nodes of a shortest path from a to b (both included), or none if no path."""
-    g = _g(m)
+    gm = _m(m)
     try:
-        return list(nx.shortest_path(g, _node(g, a), _node(g, b), weight=weight))
+        return list(nx.shortest_path(gm.graph, _node(gm, a), _node(gm, b), weight=weight))
     except nx.NetworkXNoPath:
         return None
 
 
 def within(m, n, d) -> list:
     """The nodes at most d edges from n (n included), sorted."""
-    g = _g(m)
-    return _sort(nx.single_source_shortest_path_length(g, _node(g, n), cutoff=d))
+    gm = _m(m)
+    n = _node(gm, n)
+    if type(d) is int and d >= 0:
+        return _sort([k for k, v in gm.distances(n).items() if v <= d])
+    return _sort(nx.single_source_shortest_path_length(gm.graph, n, cutoff=d))
 
 
 #: name -> (function, help line, (min args, max args)); registered in expression.BUILTINS.

@@ -6,7 +6,6 @@ flow, the outcome and the generated code's sources.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,8 +87,21 @@ class VarDecl:
     def initial(self, n: int) -> Any:
         """The initial value for ``n`` players (a fresh copy)."""
         if self.per_player:
-            return [copy.deepcopy(self.value) for _ in range(n)]
-        return copy.deepcopy(self.value)
+            return [_fresh(self.value) for _ in range(n)]
+        return _fresh(self.value)
+
+
+def _fresh(v: Any) -> Any:
+    """A copy of the plain data ``v`` (YAML's lists, mappings, scalars): every list and dict
+    new, everything else shared (immutable), as the state copies its values (``clone``)."""
+    t = type(v)
+    if t is list:
+        return [_fresh(x) for x in v] if any(type(x) in (list, dict, tuple) for x in v) else v[:]
+    if t is dict:
+        return {k: _fresh(x) for k, x in v.items()}
+    if t is tuple:
+        return tuple(_fresh(x) for x in v)
+    return v
 
 
 class Procedure:

@@ -64,7 +64,8 @@ class State:
     first turn: ``order[0]`` moved first, whoever the ruleset picked); ``phase``; ``rng`` (generator state);
     ``log`` (list of (visible_to, text), or None when not recorded); ``chance`` the chance mode
     (``sample`` or ``explicit``, see :mod:`interpreter.chance`) and ``lazy`` (explicit mode: zone
-    path -> groups of its components whose order is not yet revealed).
+    path -> groups of its components whose order is not yet revealed); ``where`` and ``places``
+    the index from components to the zones that hold them (hints, see :meth:`locate`).
 
     ``base`` and ``history`` say how to rebuild this state: ``base`` how it was made (a new game,
     a saved state, a determinised world) and ``history`` the actions applied since, as a linked
@@ -77,7 +78,7 @@ class State:
     __slots__ = (
         "ruleset", "num_players", "zones", "vars", "props", "rng", "stack", "pending",
         "current", "turns", "order", "phase", "finished", "reason", "log", "env", "_outcome", "chance", "lazy",
-        "base", "history",
+        "base", "history", "where", "places",
     )  # fmt: skip
 
     # -- queries ---------------------------------------------------------------------------
@@ -236,7 +237,7 @@ class State:
                 found = None
             # Python's 4.0 == 4 and True == 1: an action is legal only with the same types as
             # the legal one (a log written with `mark(4.0)` could not be replayed).
-            if found is None or not _same_types(action.args, found.args):
+            if found is None or (found is not action and not _same_types(action.args, found.args)):
                 raise IllegalActionError(self._illegal_message(str(action), actions), actions)
             action = found
         self.pending = None
@@ -317,46 +318,63 @@ class State:
                 self.refill(decl, self.zones[decl.name], env, (decl.name,))
 
     def remove_anywhere(self, comp: Component, mark=None) -> None:
-        """Take ``comp`` out of whichever zone holds it.
+        """Take ``comp`` out of whichever zone holds it (found through :meth:`locate`).
 
         Raises:
             FlowError: no zone holds it.
         """
-        for decl in self.ruleset.zone_list:
-            z = self.zones[decl.name]
-            if decl.keyed:
-                for key, sub in z.items():
-                    if comp in sub:
-                        sub.remove(comp)
-                        if not sub:
-                            del z[key]
-                        return
-            elif decl.depth == 0:
-                if comp in z:
-                    z.remove(comp)
-                    return
-            else:
-                # depth 1 (per player, or counted) without the generator: moves without `from`
-                # search every zone, and Beer Cards makes many
-                for sub in z if decl.depth == 1 else _leaves(z, decl.depth):
-                    if comp in sub:
-                        sub.remove(comp)
-                        return
-        raise FlowError(f"{comp.id} is in no zone", mark)
+        lst = self.locate(comp)
+        if lst is None:
+            raise FlowError(f"{comp.id} is in no zone", mark)
+        lst.remove(comp)
+        if not lst:
+            keyed = self.places[id(lst)][1]
+            if keyed is not None and keyed[0].get(keyed[1]) is lst:  # the Keyed invariant
+                del keyed[0][keyed[1]]
 
     def zone_of(self, comp: Component) -> str | None:
         """The name of the zone that holds ``comp`` (``name[i][j]`` for nested zones), or None."""
+        lst = self.locate(comp)
+        return None if lst is None else self.places[id(lst)][2]
+
+    def locate(self, comp: Component) -> list | None:
+        """The zone (the leaf list) that holds ``comp``, or None.
+
+        ``where`` maps components to the list they were last seen in (moves write it as they
+        go: :class:`~interpreter.flow.Move`) and ``places`` maps ``id`` of each leaf list to
+        ``(list, (keyed dict, key) or None, name text)``.  Both are hints, checked on every use
+        (the component must be in the list, the list a known place); a wrong or missing hint
+        (a refill, a lazy deal, a scenario's hand edit, a new keyed stack) makes one pass over
+        every zone to rebuild both.  A component lies in exactly one place, so a list that holds
+        it is its place.
+        """
+        lst = self.where.get(comp)
+        if lst is not None and comp in lst:
+            place = self.places.get(id(lst))
+            if place is not None and place[0] is lst:
+                return lst
+        self._reindex()
+        return self.where.get(comp)
+
+    def _reindex(self) -> None:
+        """Rebuild :attr:`where` and :attr:`places` from the zones (one pass over every zone)."""
+        where: dict = {}
+        places: dict = {}
         for decl in self.ruleset.zone_list:
-            z = self.zones[decl.name]
+            name = decl.name
+            z = self.zones[name]
             if decl.keyed:
                 for key, sub in z.items():
-                    if comp in sub:
-                        return f"{decl.name}[{_key_text(key)}]"
+                    places[id(sub)] = (sub, (z, key), f"{name}[{_key_text(key)}]")
+                    for c in sub:
+                        where[c] = sub
                 continue
             for path, sub in _leaves_with_path(z, decl.depth):
-                if comp in sub:
-                    return decl.name + "".join(f"[{i}]" for i in path)
-        return None
+                places[id(sub)] = (sub, None, name + "".join(f"[{i}]" for i in path))
+                for c in sub:
+                    where[c] = sub
+        self.where = where
+        self.places = places
 
     # -- copies ------------------------------------------------------------------------------
     def clone(self) -> State:
@@ -398,6 +416,8 @@ class State:
         st.lazy = {k: [set(g) for g in v] for k, v in self.lazy.items()} if self.lazy else {}
         st.base = self.base
         st.history = self.history
+        st.where = {}  # the copy's lists are new: its index is rebuilt when first needed
+        st.places = {}
         return st
 
     def determinize(self, player: int, rng) -> State:
@@ -591,6 +611,8 @@ class State:
             st.base = ("data", ruleset, data)
             st.history = None
             st.lazy = {}
+            st.where = {}
+            st.places = {}
             for key, groups in data.get("lazy") or ():
                 st.lazy[tuple(decode_value(key, ruleset))] = [{ruleset.by_id[i] for i in ids} for ids in groups]
             if data["pending"] is not None and "chance" in data["pending"]:
@@ -805,6 +827,8 @@ def new_game(
     st.lazy = {}
     st.base = ("new", ruleset, num_players, seed, log, position)
     st.history = None
+    st.where = {}
+    st.places = {}
     ruleset.place_components(st)
     try:
         if st.chance == "explicit":

@@ -510,3 +510,245 @@ def test_no_display_text_becomes_code(tmp_path, monkeypatch, index):
     assert payload in render_board(st)
     assert not (tmp_path / "CANARY").exists()
     assert list(tmp_path.iterdir()) == [path]
+
+
+# ---------------------------------------------------------------------------------------------
+# Maps read as plain data
+
+
+def _generated_source(rules, text: str) -> str:
+    from interpreter.expression import compile_expression
+
+    codegen.SINK = []
+    try:
+        compile_expression(text, rules.scope.with_locals(["x"]))
+        return "\n".join(src for _, src in codegen.SINK)
+    finally:
+        codegen.SINK = None
+
+
+MAP_RULESET = """\
+name: Map fuzz
+players: {min: 2, max: 2}
+maps:
+  m:
+    nodes: {items: NODES, key: id}
+    edges: {items: EDGES, source: a, target: b}
+vars: {v: 0}
+flow: [{choose: {options: [{action: go}]}}]
+"""
+
+
+def _map_rules(tmp_path, payload: str = "P"):
+    nodes = [{"id": "A", "w": 1}, {"id": payload, "w": payload}, {"id": 3, "w": None}, {"id": "D"}]
+    edges = [{"a": "A", "b": payload, "w": payload, "cost": 2}, {"a": payload, "b": 3, "cost": 5}, {"a": "A", "b": 3}]
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(MAP_RULESET.replace("NODES", json.dumps(nodes)).replace("EDGES", json.dumps(edges)))
+    return load_ruleset(path)
+
+
+def test_map_reads_agree_with_the_reference(tmp_path):
+    """``edge``, ``node_attr`` and ``neighbors`` of a constant map are generated as reads of the
+    map's frozen dicts: for nodes, non-nodes, values that cannot be keys, missing edges and
+    attributes, the generated code and the reference give the same value or the same error."""
+    from interpreter.expression import Env, compile_expression
+
+    rs = _map_rules(tmp_path)
+    st_ = rs.new_game(2)
+    values = ["A", "P", 3, 3.0, "D", "Z", None, [1], (1, 2)]
+    attrs = ["w", "cost", "nope", [1], None]
+    scope = rs.scope.with_locals(["a", "b", "k"])
+    texts = ["edge(m, a, b, k)", "node_attr(m, a, k)", "neighbors(m, a)", "linked(m, a, b)", "path_length(m, a, b)",
+             "within(m, a, 1)", "[edge(m, a, n, 'cost') for n in neighbors(m, a)]"]
+    for text in texts:
+        compiled = compile_expression(text, scope)
+        for a in values:
+            for b in values:
+                for k in attrs:
+                    env = Env(st_, {"a": a, "b": b, "k": k})
+                    assert _outcome(compiled, env) == _outcome(compiled.checked, env), (text, a, b, k)
+    src = _generated_source(rs, "edge(m, x, 'P', 'cost') + node_attr(m, x, 'w')")
+    assert "MAP" in src and "B1(" not in src  # the frozen data read inline, no builtin call
+
+
+@pytest.mark.parametrize("index", range(len(PAYLOADS)))
+def test_no_map_text_becomes_code(tmp_path, monkeypatch, index):
+    """A map's node keys and attribute values filled with code that would create a canary file:
+    the generated reads of the frozen map give them back exactly as written, and nothing runs
+    (they are dict keys and values in the namespace, never source)."""
+    from interpreter.expression import Env, compile_expression
+
+    monkeypatch.chdir(tmp_path)
+    payload = PAYLOADS[index]
+    rs = _map_rules(tmp_path, payload)
+    st_ = rs.new_game(2)
+    env = Env(st_, {"p": payload})
+    scope = rs.scope.with_locals(["p"])
+    assert compile_expression("edge(m, 'A', p, 'w')", scope)(env) == payload
+    assert compile_expression("node_attr(m, p, 'w')", scope)(env) == payload
+    assert compile_expression("edge(m, p, 3, 'cost') * 2", scope)(env) == 10
+    assert compile_expression("neighbors(m, 'A')", scope)(env) == sorted([payload, 3], key=repr)
+    assert not (tmp_path / "CANARY").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# Size checks paid only where they can trigger
+
+_SIZE_VALUES = [3, -5, True, 2.5, None, "ab", [1, 2], 2**4092, -(2**4092), 2**4093 - 1, 2**4093, -(2**4093),
+                2**4095, 2**4096 - 1, 2**4096, -(2**4096)]
+_SIZE_EXPRESSIONS = [
+    "x * 4", "4 * x", "x * y", "x * (2 if y else 1)", "(x > 1) * x", "len(xs) * x", "x + y", "x + y + x",
+    "x * 4 + y", "-x * 4", "abs(x) * 2", "[x * 4 for c in xs]", "[c for c in [x * 4]]", "[c for c in [x + y]]",
+    "sum(x + y for c in xs)", "[[a + b for a in xs] for b in [x + y]]", "any(c + x for c in [x * 2])",
+]
+
+
+@pytest.mark.parametrize("text", _SIZE_EXPRESSIONS)
+def test_inline_size_checks_agree_with_the_reference(fuzz_rules, text):
+    """``+`` and ``*`` with their size checks written inline (a class test and a comparison
+    where the call to H_add or H_mul was): for whole numbers on either side of every limit
+    (4096 bits), and for text, lists, floats and none, the generated code and the reference
+    give the same value or the same kind of error; each form is generated (none falls back,
+    not even a `:=` inside a comprehension's `in`, which Python refuses)."""
+    from interpreter.expression import Env, compile_expression
+
+    before = len(codegen.FALLBACKS)
+    compiled = compile_expression(text, fuzz_rules.scope.with_locals(["x", "y"]))
+    assert len(codegen.FALLBACKS) == before, codegen.FALLBACKS[before:]
+    st_ = fuzz_rules.new_game(2)
+    for x in _SIZE_VALUES:
+        for y in _SIZE_VALUES:
+            env = Env(st_, {"x": x, "y": y})
+            assert _outcome(compiled, env) == _outcome(compiled.checked, env), (text, x, y)
+
+
+@pytest.mark.parametrize(("text", "checks"), [
+    ("len(xs) + count(xs) * 2", False),  # whole numbers of at most 63 bits: nothing can pass the limit
+    ("(x > 1) * 3 + sign(x) * (n == 2)", False),  # comparisons and signs are 0 or 1
+    ("(len(xs) if x else 7) * len(s) - -len(xs)", False),
+    ("x + n", True),  # n could hold a long list or text, or a huge number
+    ("x * len(xs)", True),
+])
+def test_size_checks_are_left_out_where_types_rule_them_out(fuzz_rules, text, checks):
+    """The inferred bound on whole numbers (a constant's bits, a comparison's 0 or 1, a
+    length's 63 bits, sums and products of such) drops H_add and H_mul where they cannot
+    raise, and keeps a check wherever an operand is not known."""
+    src = _generated_source(fuzz_rules, text)
+    has = any(h in src for h in ("H_add", "H_mul", "H_grow", "H_int"))
+    assert has == checks, src
+
+
+SETS_RULESET = """\
+components:
+  card: {items: [{n: 1}, {n: 2}], start: deck, props: {gave: 0}}
+zones:
+  deck: {visibility: public}
+vars:
+  rec: {initial: {a: 1}}
+  xs: [0, 0]
+  v: 0
+flow:
+  - let: {c: "deck[0]", k: "'b'"}
+  - set: {"rec[k]": "[1, 'x', {'y': 2}]", "xs[1]": "len(rec)", "c.gave": "xs[1] * 10"}
+  - set: {v: "(c.gave, rec['b'])"}
+  - set: {"xs[0]": 7}
+  - choose: {options: [{action: go}]}
+"""
+
+
+@pytest.mark.parametrize(("effect", "message"), [
+    (None, None),
+    ("set: {'xs[5]': 1}", "cannot set `xs[5]`"),
+    ("set: {'rec[[1]]': 1}", "cannot set `rec[[1]]`"),
+    ("set: {'deck[0].gave': 'xs[9]'}", "xs[9]"),
+    ("set: {'xs[0].gave': 1}", "has no mutable property `gave`"),
+    ("set: {v: '[list(range(100)) for i in range(101)]'}", "the limit"),
+    ("set: {v: \"['x' * 600000, 1, 'y' * 400001]\"}", "more than 1000000 characters of text"),
+    ("set: {v: \"{'a': 'x' * 600000, 'y' * 399999: 'z'}\"}", "more than 1000000 characters of text"),
+    ("set: {v: \"{'a': 'x' * 600000, 'y' * 399998: 'z'}\"}", None),
+])
+def test_generated_sets_store_what_the_verb_stores(tmp_path, effect, message):
+    """A `set` written out as the store itself (a record's new key, a list's item, a mutable
+    property, a copied container): the same state as the verb's own run (code generation off),
+    and the same error for an index out of range, a key that cannot be one, a value that is
+    not a component, a value past the size limit."""
+    text = SETS_RULESET if effect is None else SETS_RULESET.replace("  - choose:", f"  - {effect}\n  - choose:")
+
+    def play():
+        rs = _load(tmp_path, text)
+        try:
+            st_ = rs.new_game(2)
+        except TapsterError as exc:
+            return ("error", str(exc))
+        return ("state", json.dumps(st_.to_json(), sort_keys=True))
+
+    fast = play()
+    codegen.ENABLED = False
+    try:
+        reference = play()
+    finally:
+        codegen.ENABLED = True
+    assert fast == reference
+    if message is None:
+        assert fast[0] == "state" and '"b"' in fast[1] and len(fast[1]) > 1_000_000 * (effect is not None)
+    else:
+        assert fast[0] == "error" and message in fast[1], fast
+
+
+MOVES_RULESET = """\
+components:
+  card: {items: [{n: 1}, {n: 2}, {n: 3}], start: deck}
+zones:
+  deck: {visibility: public}
+  hand: {visibility: public, per_player: true}
+vars: {v: 0}
+flow:
+  - move: {what: "deck[0]", to: "hand[1]"}
+  - move: {what: "hand[1][0]", to: "hand[0]"}
+  - move: {what: "deck[0]", to: "deck"}
+  - choose: {options: [{action: go}]}
+"""
+
+
+@pytest.mark.parametrize(("effect", "message"), [
+    (None, None),
+    ("move: {what: 'list(deck)', to: 'hand[1]'}", None),
+    ("move: {what: 'none', to: 'hand[1]'}", None),
+    ("move: {what: 5, to: 'hand[1]'}", "`move` failed: Type"),
+    ("move: {what: 'deck[0]', to: 'hand[7]'}", "hand[7]"),
+])
+def test_generated_moves_without_from_move_what_the_verb_moves(tmp_path, effect, message):
+    """A move without `from` of one component written out (taken from wherever the zone index
+    finds it, put on top, the index told): the same zones as the verb's own run, for a card
+    from the deck, from a hand, onto the top of its own zone; lists and none go through the
+    verb, and a value that is not a component or a zone that does not exist fail alike."""
+    text = MOVES_RULESET if effect is None else MOVES_RULESET.replace("  - choose:", f"  - {effect}\n  - choose:")
+
+    def play():
+        rs = _load(tmp_path, text)
+        try:
+            st_ = rs.new_game(2)
+        except TapsterError as exc:
+            return ("error", str(exc))
+        for c in rs.components:  # the index agrees with the zones
+            assert c in st_.locate(c)
+        return ("state", json.dumps(st_.to_json()["zones"], sort_keys=True))
+
+    fast = play()
+    codegen.ENABLED = False
+    try:
+        reference = play()
+    finally:
+        codegen.ENABLED = True
+    if fast[0] == "error":
+        # the same place and words; the name of a Python error is spelled two ways ('TypeError' by a
+        # generated run, 'Type error' by the runner), as it was before moves were written out
+        assert reference[0] == "error" and fast[1].replace("TypeError", "Type error") == reference[1]
+    else:
+        assert fast == reference
+    if message is None:
+        assert fast[0] == "state"
+        if effect is None:
+            assert json.loads(fast[1]) == {"deck": [{"c": "card-3"}, {"c": "card-2"}], "hand": [[{"c": "card-1"}], []]}
+    else:
+        assert fast[0] == "error" and message in fast[1], fast
