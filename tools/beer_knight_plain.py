@@ -16,7 +16,9 @@ It follows the rulebook's plain words where issue 29 found the ruleset departing
   of it");
 - declining a Last Call does not forfeit the answer to the other player's Last Call (H);
 - the Challenge deck gone through once means three attack dice from the very next fight (FAQ);
-- a depleted draw deck is rebuilt from its discards immediately (DEAL).
+- a depleted draw deck is rebuilt from its discards immediately (DEAL);
+- a reroll of all dice, granted or forced, rolls every attack die again, an extra die included
+  (E, FAQ "Some cards add extra dice"); a petrified Knight adds no value to a contest (Figure 6).
 
 A random playout takes every decision the ruleset asks for, uniformly among its legal options,
 and counts it the same way (a decision with one legal option is still a decision): per player
@@ -241,6 +243,11 @@ def playout(data: dict, rng: random.Random, trace=None) -> tuple[list[int], list
     def nroll():
         return 3 if g["exhausted"] else 2
 
+    def attack_dice(p):
+        """The attack dice p rolls: two (three once the Challenge deck is gone through) plus the
+        extra dice an ability or a Challenge granted; a reroll of all dice rolls as many."""
+        return nroll() + extra[p] + g["extra_all"]
+
     def fire_pairings(p):
         """The Pairing abilities of p's Combo that hold and have not acted this Combat."""
         for c in list(combo[p]):
@@ -274,7 +281,7 @@ def playout(data: dict, rng: random.Random, trace=None) -> tuple[list[int], list
             oneoff[q] -= arg
         elif a == REROLL_ALL:
             if g["rolled"]:
-                pool[p].extend([d12() for _ in range(nroll())])
+                pool[p].extend([d12() for _ in range(attack_dice(p))])
             else:
                 rerolls[p] += 1
         elif a == REROLL_LOW or a == EXTRA_DIE:
@@ -282,13 +289,15 @@ def playout(data: dict, rng: random.Random, trace=None) -> tuple[list[int], list
             # die is one more die
             if g["rolled"]:
                 pool[p].append(d12())
+                if a == EXTRA_DIE:
+                    extra[p] += 1
             elif a == REROLL_LOW:
                 rerolls[p] += 1
             else:
                 extra[p] += 1
         elif a == FORCE_REROLL:
             if g["rolled"]:
-                pool[q] = [d12() for _ in range(nroll())]
+                pool[q] = [d12() for _ in range(attack_dice(q))]
                 banked[q] = []
             else:
                 forced[q] = True
@@ -347,7 +356,8 @@ def playout(data: dict, rng: random.Random, trace=None) -> tuple[list[int], list
             petrify(q)
 
     def knight_power(p):
-        return sum(POWER[c] for c in combo[p] if TYPE[c] == KNIGHT)
+        # Figure 6: a petrified Knight "is not able to add his value", in a contest too
+        return sum(POWER[c] for c in combo[p] if TYPE[c] == KNIGHT and c not in petrified)
 
     def beaten_by(target):
         """Contests: Knight power + a die against the target; the players who fall short."""
@@ -483,11 +493,11 @@ def playout(data: dict, rng: random.Random, trace=None) -> tuple[list[int], list
             for k in [c for c in combo[p] if TYPE[c] == KNIGHT]:
                 liquid_courage(p, k)
         # E: the attack roll; the best two dice count
-        n = nroll()
         for p in (0, 1):
-            pool[p] = [d12() for _ in range(n + extra[p] + g["extra_all"])]
+            pool[p] = [d12() for _ in range(attack_dice(p))]
             if forced[p]:
-                pool[p] = [d12() for _ in range(n)]
+                # a forced reroll rerolls every die rolled, an extra one included
+                pool[p] = [d12() for _ in range(attack_dice(p))]
         g["rolled"] = True
         doubles_done = [False, False]
         for p in order:
@@ -501,7 +511,7 @@ def playout(data: dict, rng: random.Random, trace=None) -> tuple[list[int], list
                     pool[p] = [d12(), d12()]
                 elif can_reroll and x == can_doubles:
                     rerolls[p] -= 1
-                    pl.extend([d12() for _ in range(nroll())])
+                    pl.extend([d12() for _ in range(attack_dice(p))])
                 else:
                     break
         # F: Hold My Beer, once, a Mount or Weapon from the hand, discarded
