@@ -14,6 +14,8 @@ It follows the rulebook's plain words where issue 29 found the ruleset departing
   "NO NEGATIVE BONUS" floors that total at zero, not each step;
 - a discard ability never takes back the card just played ("once you've played it, you get rid
   of it");
+- a Hold My Beer tied to Challenges (skip, win or reroll one) may be played once the Challenge
+  is turned over, by a player who has not used Hold My Beer this Combat;
 - declining a Last Call does not forfeit the answer to the other player's Last Call (H);
 - the Challenge deck gone through once means three attack dice from the very next fight (FAQ);
 - a depleted draw deck is rebuilt from its discards immediately (DEAL);
@@ -23,7 +25,8 @@ It follows the rulebook's plain words where issue 29 found the ruleset departing
 A random playout takes every decision the ruleset asks for, uniformly among its legal options,
 and counts it the same way (a decision with one legal option is still a decision): per player
 and Combat the Knight, Mount and Weapon of the Combo (three decisions), the attack dice (reroll
-doubles / reroll / stand, until stand), Hold My Beer (a Mount or Weapon of the hand, or pass),
+doubles / reroll / stand, until stand), Hold My Beer (a Mount or Weapon of the hand, or pass;
+again at a black Challenge for a player holding a Challenge HMB and none played yet),
 a banked die's swap (when banked), the Last Call (a pair of one border from hand and Beer Tent,
 or none), the Card Swap (a card of hand or Beer Tent for a type, or none), and the discard pile
 to take from (from_discard).  Chance (shuffles, dice, random steals) uses the same generator.
@@ -515,15 +518,20 @@ def playout(data: dict, rng: random.Random, trace=None) -> tuple[list[int], list
                 else:
                     break
         # F: Hold My Beer, once, a Mount or Weapon from the hand, discarded
+        hmb_done = [False, False]
+
+        def hold_my_beer(p, xs):
+            x = pick(len(xs) + 1)
+            if x < len(xs):
+                c = xs[x]
+                hmb_done[p] = True
+                hand[p].remove(c)
+                discard(c)
+                ability(HMB[c], p, HMBARG[c], c)
+
         if not g["no_hmb"]:
             for p in order:
-                xs = [c for c in hand[p] if HMB[c] >= 0 and TYPE[c] != KNIGHT]
-                x = pick(len(xs) + 1)
-                if x < len(xs):
-                    c = xs[x]
-                    hand[p].remove(c)
-                    discard(c)
-                    ability(HMB[c], p, HMBARG[c], c)
+                hold_my_beer(p, [c for c in hand[p] if HMB[c] >= 0 and TYPE[c] != KNIGHT])
         # G: the Challenge; blue ones wait in the centre.  Gone through, the deck is rebuilt and
         # every fight rolls 3 attack dice from now on.
         if ch_deck:
@@ -532,6 +540,13 @@ def playout(data: dict, rng: random.Random, trace=None) -> tuple[list[int], list
                 centre.append(i)
             else:
                 ch_disc.append(i)
+                # Definitions, CHALLENGES: "Some HMB abilities are tied to Challenges and can be
+                # used during this phase" - still once per Combat
+                if not g["no_hmb"]:
+                    for p in order:
+                        xs = [c for c in hand[p] if HMB[c] in (SKIP_CH, WIN_CH, REROLL_CH) and TYPE[c] != KNIGHT]
+                        if xs and not hmb_done[p]:
+                            hold_my_beer(p, xs)
                 challenge_effect(i)
             if not ch_deck:
                 ch_deck, ch_disc = ch_disc, []
