@@ -158,6 +158,7 @@ def playout(data: dict, rng: random.Random, trace=None) -> tuple[list[int], list
     extra = [0, 0]
     rerolls = [0, 0]
     forced = [False, False]
+    hmb_done = [False, False]
     bank = [0, 0]
     bank_foe = [0, 0]
     lastcall = [0, 0]
@@ -358,6 +359,16 @@ def playout(data: dict, rng: random.Random, trace=None) -> tuple[list[int], list
         elif a == PETRIFY:
             petrify(q)
 
+    def hold_my_beer(p, xs):
+        """F: p may play one of the Mounts or Weapons xs (or pass); discarded, once per Combat."""
+        x = pick(len(xs) + 1)
+        if x < len(xs):
+            c = xs[x]
+            hmb_done[p] = True
+            hand[p].remove(c)
+            discard(c)
+            ability(HMB[c], p, HMBARG[c], c)
+
     def knight_power(p):
         # Figure 6: a petrified Knight "is not able to add his value", in a contest too
         return sum(POWER[c] for c in combo[p] if TYPE[c] == KNIGHT and c not in petrified)
@@ -518,17 +529,7 @@ def playout(data: dict, rng: random.Random, trace=None) -> tuple[list[int], list
                 else:
                     break
         # F: Hold My Beer, once, a Mount or Weapon from the hand, discarded
-        hmb_done = [False, False]
-
-        def hold_my_beer(p, xs):
-            x = pick(len(xs) + 1)
-            if x < len(xs):
-                c = xs[x]
-                hmb_done[p] = True
-                hand[p].remove(c)
-                discard(c)
-                ability(HMB[c], p, HMBARG[c], c)
-
+        hmb_done[0] = hmb_done[1] = False
         if not g["no_hmb"]:
             for p in order:
                 hold_my_beer(p, [c for c in hand[p] if HMB[c] >= 0 and TYPE[c] != KNIGHT])
