@@ -14,14 +14,19 @@ It follows the rulebook's plain words where issue 29 found the ruleset departing
   "NO NEGATIVE BONUS" floors that total at zero, not each step;
 - a discard ability never takes back the card just played ("once you've played it, you get rid
   of it");
+- a Hold My Beer tied to Challenges (skip, win or reroll one) may be played once the Challenge
+  is turned over, by a player who has not used Hold My Beer this Combat;
 - declining a Last Call does not forfeit the answer to the other player's Last Call (H);
 - the Challenge deck gone through once means three attack dice from the very next fight (FAQ);
-- a depleted draw deck is rebuilt from its discards immediately (DEAL).
+- a depleted draw deck is rebuilt from its discards immediately (DEAL);
+- a reroll of all dice, granted or forced, rolls every attack die again, an extra die included
+  (E, FAQ "Some cards add extra dice"); a petrified Knight adds no value to a contest (Figure 6).
 
 A random playout takes every decision the ruleset asks for, uniformly among its legal options,
 and counts it the same way (a decision with one legal option is still a decision): per player
 and Combat the Knight, Mount and Weapon of the Combo (three decisions), the attack dice (reroll
-doubles / reroll / stand, until stand), Hold My Beer (a Mount or Weapon of the hand, or pass),
+doubles / reroll / stand, until stand), Hold My Beer (a Mount or Weapon of the hand, or pass;
+again at a black Challenge for a player holding a Challenge HMB and none played yet),
 a banked die's swap (when banked), the Last Call (a pair of one border from hand and Beer Tent,
 or none), the Card Swap (a card of hand or Beer Tent for a type, or none), and the discard pile
 to take from (from_discard).  Chance (shuffles, dice, random steals) uses the same generator.
@@ -153,6 +158,7 @@ def playout(data: dict, rng: random.Random, trace=None) -> tuple[list[int], list
     extra = [0, 0]
     rerolls = [0, 0]
     forced = [False, False]
+    hmb_done = [False, False]
     bank = [0, 0]
     bank_foe = [0, 0]
     lastcall = [0, 0]
@@ -241,6 +247,11 @@ def playout(data: dict, rng: random.Random, trace=None) -> tuple[list[int], list
     def nroll():
         return 3 if g["exhausted"] else 2
 
+    def attack_dice(p):
+        """The attack dice p rolls: two (three once the Challenge deck is gone through) plus the
+        extra dice an ability or a Challenge granted; a reroll of all dice rolls as many."""
+        return nroll() + extra[p] + g["extra_all"]
+
     def fire_pairings(p):
         """The Pairing abilities of p's Combo that hold and have not acted this Combat."""
         for c in list(combo[p]):
@@ -274,7 +285,7 @@ def playout(data: dict, rng: random.Random, trace=None) -> tuple[list[int], list
             oneoff[q] -= arg
         elif a == REROLL_ALL:
             if g["rolled"]:
-                pool[p].extend([d12() for _ in range(nroll())])
+                pool[p].extend([d12() for _ in range(attack_dice(p))])
             else:
                 rerolls[p] += 1
         elif a == REROLL_LOW or a == EXTRA_DIE:
@@ -282,13 +293,15 @@ def playout(data: dict, rng: random.Random, trace=None) -> tuple[list[int], list
             # die is one more die
             if g["rolled"]:
                 pool[p].append(d12())
+                if a == EXTRA_DIE:
+                    extra[p] += 1
             elif a == REROLL_LOW:
                 rerolls[p] += 1
             else:
                 extra[p] += 1
         elif a == FORCE_REROLL:
             if g["rolled"]:
-                pool[q] = [d12() for _ in range(nroll())]
+                pool[q] = [d12() for _ in range(attack_dice(q))]
                 banked[q] = []
             else:
                 forced[q] = True
@@ -346,8 +359,19 @@ def playout(data: dict, rng: random.Random, trace=None) -> tuple[list[int], list
         elif a == PETRIFY:
             petrify(q)
 
+    def hold_my_beer(p, xs):
+        """F: p may play one of the Mounts or Weapons xs (or pass); discarded, once per Combat."""
+        x = pick(len(xs) + 1)
+        if x < len(xs):
+            c = xs[x]
+            hmb_done[p] = True
+            hand[p].remove(c)
+            discard(c)
+            ability(HMB[c], p, HMBARG[c], c)
+
     def knight_power(p):
-        return sum(POWER[c] for c in combo[p] if TYPE[c] == KNIGHT)
+        # Figure 6: a petrified Knight "is not able to add his value", in a contest too
+        return sum(POWER[c] for c in combo[p] if TYPE[c] == KNIGHT and c not in petrified)
 
     def beaten_by(target):
         """Contests: Knight power + a die against the target; the players who fall short."""
@@ -483,11 +507,11 @@ def playout(data: dict, rng: random.Random, trace=None) -> tuple[list[int], list
             for k in [c for c in combo[p] if TYPE[c] == KNIGHT]:
                 liquid_courage(p, k)
         # E: the attack roll; the best two dice count
-        n = nroll()
         for p in (0, 1):
-            pool[p] = [d12() for _ in range(n + extra[p] + g["extra_all"])]
+            pool[p] = [d12() for _ in range(attack_dice(p))]
             if forced[p]:
-                pool[p] = [d12() for _ in range(n)]
+                # a forced reroll rerolls every die rolled, an extra one included
+                pool[p] = [d12() for _ in range(attack_dice(p))]
         g["rolled"] = True
         doubles_done = [False, False]
         for p in order:
@@ -501,19 +525,14 @@ def playout(data: dict, rng: random.Random, trace=None) -> tuple[list[int], list
                     pool[p] = [d12(), d12()]
                 elif can_reroll and x == can_doubles:
                     rerolls[p] -= 1
-                    pl.extend([d12() for _ in range(nroll())])
+                    pl.extend([d12() for _ in range(attack_dice(p))])
                 else:
                     break
         # F: Hold My Beer, once, a Mount or Weapon from the hand, discarded
+        hmb_done[0] = hmb_done[1] = False
         if not g["no_hmb"]:
             for p in order:
-                xs = [c for c in hand[p] if HMB[c] >= 0 and TYPE[c] != KNIGHT]
-                x = pick(len(xs) + 1)
-                if x < len(xs):
-                    c = xs[x]
-                    hand[p].remove(c)
-                    discard(c)
-                    ability(HMB[c], p, HMBARG[c], c)
+                hold_my_beer(p, [c for c in hand[p] if HMB[c] >= 0 and TYPE[c] != KNIGHT])
         # G: the Challenge; blue ones wait in the centre.  Gone through, the deck is rebuilt and
         # every fight rolls 3 attack dice from now on.
         if ch_deck:
@@ -522,6 +541,13 @@ def playout(data: dict, rng: random.Random, trace=None) -> tuple[list[int], list
                 centre.append(i)
             else:
                 ch_disc.append(i)
+                # Definitions, CHALLENGES: "Some HMB abilities are tied to Challenges and can be
+                # used during this phase" - still once per Combat
+                if not g["no_hmb"]:
+                    for p in order:
+                        xs = [c for c in hand[p] if HMB[c] in (SKIP_CH, WIN_CH, REROLL_CH) and TYPE[c] != KNIGHT]
+                        if xs and not hmb_done[p]:
+                            hold_my_beer(p, xs)
                 challenge_effect(i)
             if not ch_deck:
                 ch_deck, ch_disc = ch_disc, []
