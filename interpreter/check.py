@@ -4,7 +4,9 @@ Every check plays random games over several seeds and reports a :class:`CheckRes
 check carries the seed and the action sequence that reproduce the failure.  The checks are:
 
 - ``games end``: random games end, every pending decision lists an action, the outcome has a
-  score and a place per seat, and every log line (logs are on) renders;
+  score and a place per seat, every log line (logs are on) renders, and the game stays inside
+  the ruleset's declared facts (each score within ``outcome: {range}``, their sum
+  ``outcome: {sum}``, no more decisions than ``limits: {actions}``);
 - ``legal actions apply``: every listed legal action applies to a copy, an unlisted one is
   refused with :class:`IllegalActionError` and the state unchanged;
 - ``clone and JSON round trip``: a clone and a ``to_json``/``from_json`` copy continue exactly
@@ -33,6 +35,7 @@ from dataclasses import dataclass, field
 
 from . import flow as flow_engine
 from .errors import IllegalActionError
+from .facts import enumerate_tree, outcome_problem
 from .render import view_observation
 from .rng import Rng
 from .ruleset import Ruleset
@@ -122,9 +125,13 @@ def _player_counts(rs: Ruleset) -> list[int]:
 def _random_game(rs: Ruleset, players: int, seed: int, agent_seed: int) -> _Game:
     g = _Game(rs, players, seed)
     rng = Rng(agent_seed)
+    longest = getattr(rs.facts.get(players), "actions", None)
     while not g.st.is_terminal():
         if len(g.actions) >= MOVE_LIMIT:
             raise g.fail(f"the game did not end in {MOVE_LIMIT} moves")
+        if longest is not None and len(g.actions) >= longest:
+            raise g.fail(f"the game goes on after {longest} decisions, the declared longest game "
+                         f"(`limits: {{actions: {longest}}}` with {players} players)")
         g.apply(rng.choice(g.legal()))
     for p in range(players):
         for line in g.st.visible_log(p):
@@ -135,7 +142,8 @@ def _random_game(rs: Ruleset, players: int, seed: int, agent_seed: int) -> _Game
 
 def check_games_end(rs: Ruleset, seeds) -> str:
     """Random games end with an outcome: a score and a place for every seat, winners among the
-    seats, a reason.  Raises :class:`CheckFailure`."""
+    seats, a reason, inside the declared facts (:func:`interpreter.facts.outcome_problem`).
+    Raises :class:`CheckFailure`."""
     games = 0
     for players in _player_counts(rs):
         for seed in seeds:
@@ -149,8 +157,38 @@ def check_games_end(rs: Ruleset, seeds) -> str:
                 raise g.fail(f"winners {out.winners} are not seats")
             if not out.reason:
                 raise g.fail("the outcome gives no reason")
+            problem = outcome_problem(rs, players, out.scores, len(g.actions))
+            if problem is not None:
+                raise g.fail(problem)
             games += 1
-    return f"{games} random games ended with an outcome"
+    exact = []
+    for players in _player_counts(rs):
+        tree = enumerate_tree(rs, players)
+        if tree is None:
+            continue
+        problem = _facts_against_tree(rs, players, tree)
+        if problem is not None:
+            raise CheckFailure(problem, players=players)
+        exact.append(str(players))
+    tail = f"; the declared facts are the enumerated tree's with {', '.join(exact)} players" if exact else ""
+    return f"{games} random games ended with an outcome{tail}"
+
+
+def _facts_against_tree(rs: Ruleset, players: int, tree) -> str | None:
+    """What the declared facts of ``rs`` get wrong against the whole tree (enumerated): a bound
+    or a longest game that is not the true one, a sum that varies."""
+    declared = rs.facts.get(players)
+    if declared is None:
+        return None
+    if declared.range is not None and tuple(declared.range) != (tree.lowest, tree.highest):
+        return (f"`outcome: {{range: [{declared.range[0]}, {declared.range[1]}]}}` with {players} players is not the true extremes: "
+                f"the whole tree's scores run from {tree.lowest} to {tree.highest}")
+    if declared.sum is not None and tree.sums != {round(declared.sum, 9)}:
+        return f"`outcome: {{sum: {declared.sum}}}` with {players} players: the whole tree's outcomes add up to {sorted(tree.sums)}"
+    if declared.actions is not None and declared.actions != tree.longest:
+        return (f"`limits: {{actions: {declared.actions}}}` with {players} players is not the longest game: "
+                f"the whole tree's longest takes {tree.longest} decisions")
+    return None
 
 
 def check_same_seed(rs: Ruleset, seeds) -> str:

@@ -48,11 +48,13 @@ where a scalar is a number itself, ``true``/``false`` 1/0, ``none`` 0, and text 
 a map node, a word) 1 + its index in the sorted vocabulary of texts met while exploring, or -1
 for a text never met.  :meth:`Encoding.tensor_layout` names each part's slice.
 
-**Returns** are the outcome's scores.  The utility is zero-sum when every explored game's scores
-sum to 0, constant-sum when they sum to one constant, else general-sum; the utility bounds are
-the smallest and largest score seen (zero-sum), else those widened by their spread on each side
-(measured bounds, not proofs).  **The longest game** is the ruleset's ``limits: {actions: N}`` (decisions; the
-engine's own bound for a played-out game).
+**Returns** are the outcome's scores.  The utility bounds, the utility's kind and the longest game
+are the game's exact facts (:func:`interpreter.facts.game_facts`): declared in the ruleset
+(``outcome: {range: [lo, hi], sum: S}``, ``limits: {actions: N}``) or derived by enumerating the
+tree of a small game, never sampled.  The utility is zero-sum when the scores' sum is 0,
+constant-sum when it is another constant, else general-sum; the longest game counts decisions
+(chance outcomes are not counted).  A ruleset with neither cannot be encoded
+(:class:`interpreter.facts.FactsError` says what to declare).
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ import numpy as np
 
 from .chance import CHANCE
 from .errors import TapsterError
+from .facts import game_facts, outcome_problem
 from .model import Action, Component
 from .rng import Rng
 from .ruleset import Ruleset
@@ -126,8 +129,10 @@ class Encoding:
         seed: the exploration's seed (the index spaces depend on it and ``games`` only).
 
     Raises:
+        FactsError: the ruleset neither declares nor lets the engine derive its utility bounds
+            and longest game (the message says what to declare).
         TapsterError: the seat count is outside the ruleset's range; a ruleset error while
-            exploring.
+            exploring; an explored game outside the declared facts.
 
     Attributes: ``actions`` (index -> :class:`Action`), ``chance_values`` (index -> outcome
     value), ``num_distinct_actions``, ``max_chance_outcomes``, ``tensor_size``, ``utility``
@@ -148,7 +153,14 @@ class Encoding:
             and all(v.visibility == "public" for v in rs.vars.values())
             and not any(c.secret for c in rs.chooses)
         )
-        self.max_game_length = rs.action_limit
+        facts = game_facts(rs, num_players)
+        self.facts = facts
+        self.max_game_length = facts.actions
+        self.min_utility, self.max_utility = float(facts.range[0]), float(facts.range[1])
+        if facts.sum is None:
+            self.utility, self.utility_sum = "general_sum", None
+        else:
+            self.utility, self.utility_sum = ("zero_sum" if facts.sum == 0 else "constant_sum"), float(facts.sum)
         self._explore(games, seed)
 
     @classmethod
@@ -172,8 +184,6 @@ class Encoding:
         chance_ints: set[int] = set()
         paths: dict[tuple, None] = {}
         texts: set[str] = {c.id for c in rs.components}
-        sums: set = set()
-        scores: list = []
         rng = Rng(f"explore:{seed}")
         for g in range(games):
             st = new_state(self, f"explore:{seed}:{g}")
@@ -185,9 +195,9 @@ class Encoding:
                     self._scan_observation(st.observation(p), paths, texts)
                 step += 1
                 if st.finished:
-                    out = self.returns(st)
-                    scores.extend(out)
-                    sums.add(round(sum(out), 9))
+                    problem = outcome_problem(rs, n, self.returns(st), taken)
+                    if problem is not None:
+                        raise EncodingError(f"{rs.name}: {problem}")
                     break
                 if is_chance(st):
                     outcomes = st.chance_outcomes()
@@ -209,16 +219,6 @@ class Encoding:
         self._build_actions(seen)
         self._build_chance(chance_ints)
         self._build_tensor(paths, texts)
-        lo, hi = min(scores), max(scores)
-        spread = hi - lo if hi > lo else max(1.0, abs(hi))
-        self.min_utility, self.max_utility = lo - spread, hi + spread
-        if sums == {0.0}:
-            self.utility, self.utility_sum = "zero_sum", 0.0
-            self.min_utility, self.max_utility = (lo, hi) if lo < hi else (lo - 1.0, hi + 1.0)
-        elif len(sums) == 1:
-            self.utility, self.utility_sum = "constant_sum", float(next(iter(sums)))
-        else:
-            self.utility, self.utility_sum = "general_sum", None
 
     def _build_actions(self, seen: dict) -> None:
         rs = self.ruleset

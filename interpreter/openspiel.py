@@ -11,9 +11,11 @@ The game's type: sequential; chance mode explicit stochastic when the ruleset ha
 game is played with ``chance="explicit"``: chance points list their outcomes and probabilities,
 lazy deals included), deterministic when it has none; imperfect information when any zone or
 variable is not public or any decision is ``secret``; zero-, constant- or general-sum utility
-from the outcomes (of the games explored with the default seat count); terminal rewards.
+from the declared ``outcome: {sum}`` (or the enumerated tree of a small game); terminal rewards.
 Actions, chance outcomes, the observation tensor, returns, utility bounds and the longest game
-come from :class:`interpreter.encoding.Encoding` (its notes document the encodings).
+come from :class:`interpreter.encoding.Encoding` (its notes document the encodings); the bounds
+and the longest game are the game's exact facts (:mod:`interpreter.facts`), and a ruleset that
+neither declares nor lets them be derived refuses to load (:class:`~interpreter.facts.FactsError`).
 ``information_state_string(p)`` is the seat's observation, the actions it saw taken (a
 ``secret`` decision's action shows as ``?`` to the others) and the log lines it may read;
 ``observation_string(p)`` is the observation alone; neither ever reads the whole state.

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import flow
 from .errors import ExpressionError, FlowError, TapsterError
@@ -116,6 +116,17 @@ class Kind:
 # The compiled ruleset
 
 
+class GameFacts(NamedTuple):
+    """What a ruleset declares about every game for one seat count: ``actions`` (``limits:
+    {actions: N}``, the most decisions a game takes, or None), ``range`` (``outcome: {range:
+    [lo, hi]}``, every score's bounds, or None) and ``sum`` (``outcome: {sum: S}``, every
+    outcome's scores' sum, or None)."""
+
+    actions: int | None
+    range: tuple[float, float] | None
+    sum: float | None
+
+
 class Ruleset:
     """A compiled, immutable ruleset.  Create with :func:`load_ruleset`.
 
@@ -133,6 +144,7 @@ class Ruleset:
     loader = None
     chance = "sample"
     load_args = None
+    facts: dict = {}  # seat count -> GameFacts (set by the compiler)
 
     def new_game(
         self, num_players: int | None = None, seed: int | str = 0, log: bool = False, position=None, chance: str | None = None
@@ -247,11 +259,13 @@ class Ruleset:
         Raises:
             FlowError: at the decision pending, which an endless loop keeps asking.
         """
-        if actions >= self.action_limit and not st.finished:
+        declared = self.facts.get(st.num_players)
+        limit = declared.actions if declared is not None and declared.actions is not None else self.action_limit
+        if actions >= limit and not st.finished:
             where = st.pending[0].mark if st.pending is not None else None
             raise FlowError(
-                f"the game has not ended after {actions} actions (`limits: {{actions: {self.action_limit}}}`): "
-                "is this decision inside a loop that never ends?", where)
+                f"the game has not ended after {actions} actions (`limits: {{actions: {limit}}}` with {st.num_players} players): "
+                "is this decision inside a loop that never ends, or is the declared longest game too short?", where)
 
     def __deepcopy__(self, memo) -> Ruleset:
         """A ruleset is immutable: a deep copy of anything holding one shares it."""
