@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from . import flow as flow_engine
+from .encoding import static_actions
 from .errors import IllegalActionError
 from .facts import enumerate_tree, outcome_problem
 from .render import view_observation
@@ -171,7 +172,19 @@ def check_games_end(rs: Ruleset, seeds) -> str:
             raise CheckFailure(problem, players=players)
         exact.append(str(players))
     tail = f"; the declared facts are the enumerated tree's with {', '.join(exact)} players" if exact else ""
-    return f"{games} random games ended with an outcome{tail}"
+    return f"{games} random games ended with an outcome{tail}", _encoding_warnings(rs)
+
+
+def _encoding_warnings(rs: Ruleset) -> list[str]:
+    """A warning per option whose action ids cannot be derived from its ``in:`` (the encoding
+    widens the values playouts show, which creates ids no listing may produce)."""
+    out = []
+    for _choose, o, derived in static_actions(rs, rs.default_players):
+        if derived is None:
+            out.append(f"warning: action `{o.name}` ({o.mark}): its ids are not derived from its `in:`, which reads values "
+                       "not known without playing (a variable, a `let`, an attribute); the OpenSpiel and PettingZoo encoding "
+                       "widens the values seen in playouts, creating ids no listing may produce")
+    return out
 
 
 def _facts_against_tree(rs: Ruleset, players: int, tree) -> str | None:

@@ -31,6 +31,7 @@ from .analysis import SHARED_WIN_NOTE, SimSpec, Summary, agent_seed, game_seed, 
 from .check import CHECKS, run_check
 from .check import SEEDS as CHECK_SEEDS
 from .compiler import RulesetErrors, available_rulesets, find_ruleset, load_ruleset
+from .encoding import describe_encoding
 from .errors import IllegalActionError, Mark, SchemaError, TapsterError, close_matches
 from .limits import (
     MAX_GAMES,
@@ -1027,6 +1028,7 @@ def info(ruleset, variant, params, source, as_json) -> int:
                                     "start": k.start} for k in rs.kinds.values()},
             "zones": {z.name: {"visibility": z.visibility, "per_player": z.per_player, "count": z.count} for z in rs.zones.values()},
             "decisions": sorted({c.name or "(unnamed)" for c in rs.chooses}), "scenarios": len(rs.scenarios),
+            "encoding": describe_encoding(rs, rs.default_players),
         })
         return EXIT_OK
     out = _stdout()
@@ -1056,7 +1058,28 @@ def info(ruleset, variant, params, source, as_json) -> int:
     out.print(Text(f"phases: {', '.join(phases(rs)) or 'none'}"))
     out.print(Text(f"the game ends: {'; or '.join(endings(rs))}"))
     out.print(Text(f"scenarios: {len(rs.scenarios)}"))
+    _info_encoding(out, describe_encoding(rs, rs.default_players))
     return EXIT_OK
+
+
+def _info_encoding(out: Console, enc: dict) -> None:
+    """The action encoding's table (``tapster info``): ids per action and argument, chance ids."""
+    rows = []
+    for a in enc["actions"]:
+        names = ", ".join(x["name"] for x in a["arguments"])
+        text = f"{a['action']}({names})" if names else a["action"]
+        if not a["derived"]:
+            rows.append((a["decision"], text, "explored", "numbered after the derived ids, from playouts"))
+            continue
+        ids = "" if a["ids"] is None else (str(a["ids"][0]) if a["ids"][0] == a["ids"][1] else f"{a['ids'][0]}-{a['ids'][1]}")
+        args = "; ".join(f"{x['name']}: {x['count']} ({', '.join(x['values'])}{', ...' if x['count'] > len(x['values']) else ''})"
+                         for x in a["arguments"])
+        rows.append((a["decision"], text, ids, args))
+    _info_table(out, f"action encoding ({enc['players']} players: {enc['derived_actions']} ids derived from the rules)",
+                ["decision", "action", "ids", "argument values"], rows)
+    if enc["chance"]:
+        _info_table(out, "chance outcome ids", ["ids", "outcomes"],
+                    [(f"{a}-{b}" if a != b else str(a), what) for a, b, what in enc["chance"]])
 
 
 def _info_table(out: Console, title: str, columns: list[str], rows: list[tuple]) -> None:

@@ -805,6 +805,8 @@ class Ctx:
                     trees[fname] = parse(spec["value"])
                 except TapsterError:
                     pass
+        # (params, parse tree) of each function, for the action encoding's domains (interpreter/domains.py)
+        self.rs.function_trees = {f: (tuple((specs[f] or {}).get("params") or ()), t) for f, t in trees.items()}
         for fname, spec in specs.items():
             path = ("functions", fname)
             if not isinstance(spec, dict) or "value" not in spec:

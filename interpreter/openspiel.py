@@ -16,9 +16,13 @@ Actions, chance outcomes, the observation tensor, returns, utility bounds and th
 come from :class:`interpreter.encoding.Encoding` (its notes document the encodings); the bounds
 and the longest game are the game's exact facts (:mod:`interpreter.facts`), and a ruleset that
 neither declares nor lets them be derived refuses to load (:class:`~interpreter.facts.FactsError`).
-``information_state_string(p)`` is the seat's observation, the actions it saw taken (a
-``secret`` decision's action shows as ``?`` to the others) and the log lines it may read;
-``observation_string(p)`` is the observation alone; neither ever reads the whole state.
+``information_state_string(p)`` is :meth:`State.information_state` (the seat's observation and
+the decisions it saw taken; a ``secret`` decision's action shows as ``?`` to the others), and
+``information_state_tensor(p)`` the observation tensor followed by that public history, one
+fixed-size slot per decision up to ``max_game_length`` (:meth:`Encoding.information_state_tensor`);
+``observation_string(p)`` and ``observation_tensor(p)`` are the observation alone; none ever
+reads the whole state.  States pickle (as the game and the actions taken, replayed on loading),
+so OpenSpiel's ``random_sim_test(..., serialize=True)`` passes.
 
 A decision several seats take at once (``choose`` with a list of players) is OpenSpiel's to
 the first of them, as ``Decision.player``.
@@ -92,7 +96,7 @@ def register(ruleset: str, variant: str | None = None) -> str:
         max_num_players=rs.max_players,
         min_num_players=rs.min_players,
         provides_information_state_string=True,
-        provides_information_state_tensor=False,
+        provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
         parameter_specification={"players": rs.default_players, "explore": EXPLORE_GAMES},
@@ -149,6 +153,12 @@ class TapsterGame(pyspiel.Game):
         )
         super().__init__(game_type, info, {"players": players, "explore": explore})
 
+    def __reduce__(self):
+        """Pickled as the ruleset's path, variant and the game's parameters (loading registers
+        the ruleset if needed)."""
+        rs = self.ruleset
+        return (_restore_game, (str(rs.path), rs.variant, dict(self.get_parameters())))
+
     def new_initial_state(self) -> TapsterState:
         """A new game at its first decision or chance point (chance never draws from the
         game's generator here, so every initial state is the same)."""
@@ -176,11 +186,15 @@ class TapsterState(pyspiel.State):
     saw taken.  OpenSpiel clones a Python state by deep-copying its attributes: the engine's
     state is cloned (``State.__deepcopy__``), the encoding shared (``Encoding.__deepcopy__``)."""
 
-    def __init__(self, game: TapsterGame, st, seen: list[list[str]] | None = None):
+    def __init__(self, game: TapsterGame, st):
         super().__init__(game)
         self.encoding = game.encoding
         self.tapster_state = st
-        self.seen = seen if seen is not None else [[] for _ in range(game.encoding.num_players)]
+
+    def __reduce__(self):
+        """Pickled as the game (its short name and parameters) and the actions taken: loading
+        replays them on a new initial state (the engine's state holds compiled rules)."""
+        return (_restore_state, (self.get_game(), list(self.history())))
 
     def current_player(self) -> int:
         st = self.tapster_state
@@ -204,10 +218,7 @@ class TapsterState(pyspiel.State):
     def _apply_action(self, action: int) -> None:
         st = self.tapster_state
         enc = self.encoding
-        a = enc.chance_action(action) if is_chance(st) else enc.actions[action]
-        for p, token in enumerate(enc.seen_tokens(st, a)):
-            self.seen[p].append(token)
-        st.apply(a)
+        st.apply(enc.chance_action(action) if is_chance(st) else enc.actions[action])
 
     def _action_to_string(self, player: int, action: int) -> str:
         enc = self.encoding
@@ -229,22 +240,41 @@ class TapsterState(pyspiel.State):
 
 
 class TapsterObserver:
-    """OpenSpiel's Python observer for a Tapster game: ``tensor`` (float32, the encoding's
-    observation tensor; ``dict["observation"]`` is the same array) and strings, set from a
-    seat's view only."""
+    """OpenSpiel's Python observer for a Tapster game: ``tensor`` (float32: the encoding's
+    observation tensor, or with perfect recall its information-state tensor; ``dict`` names the
+    parts) and strings, set from a seat's view only."""
 
     def __init__(self, encoding: Encoding, perfect_recall: bool):
         self.encoding = encoding
         self.perfect_recall = perfect_recall
-        self.tensor = np.zeros(encoding.tensor_size, np.float32)
-        self.dict = {"observation": self.tensor}
+        size = encoding.info_tensor_size if perfect_recall else encoding.tensor_size
+        self.tensor = np.zeros(size, np.float32)
+        self.dict = {"observation": self.tensor[:encoding.tensor_size]}
+        if perfect_recall:
+            self.dict["history"] = self.tensor[encoding.tensor_size:]
 
     def set_from(self, state: TapsterState, player: int) -> None:
-        """Fill ``tensor`` with ``player``'s observation of ``state``."""
-        self.encoding.observation_tensor(state.tapster_state, player, self.tensor)
+        """Fill ``tensor`` with ``player``'s observation (or information state) of ``state``."""
+        if self.perfect_recall:
+            self.encoding.information_state_tensor(state.tapster_state, player, self.tensor)
+        else:
+            self.encoding.observation_tensor(state.tapster_state, player, self.tensor)
 
     def string_from(self, state: TapsterState, player: int) -> str:
         """``player``'s information state (perfect recall) or observation, as text."""
         if self.perfect_recall:
-            return self.encoding.information_state_string(state.tapster_state, player, state.seen[player])
+            return state.tapster_state.information_state(player)
         return self.encoding.observation_string(state.tapster_state, player)
+
+
+def _restore_game(ruleset: str, variant: str | None, params: dict) -> TapsterGame:
+    """A pickled :class:`TapsterGame`: the ruleset registered (in this process) and loaded."""
+    return pyspiel.load_game(register(ruleset, variant), params)
+
+
+def _restore_state(game: TapsterGame, actions: list[int]) -> TapsterState:
+    """A pickled :class:`TapsterState`: the game's initial state and the actions replayed."""
+    state = game.new_initial_state()
+    for a in actions:
+        state.apply_action(a)
+    return state

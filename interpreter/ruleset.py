@@ -271,11 +271,35 @@ class Ruleset:
         """A ruleset is immutable: a deep copy of anything holding one shares it."""
         return self
 
+    def __reduce__(self):
+        """Pickled as how it was loaded (path, variant, overrides, chance mode): loading it again
+        in a process compiles it once (:func:`_unpickle_ruleset`).
+
+        Raises:
+            TypeError: the ruleset was not loaded from a file.
+        """
+        if self.load_args is None:
+            raise TypeError(f"cannot pickle {self!r}: it was not loaded from a file")
+        path, variant, overrides = self.load_args
+        return (_unpickle_ruleset, (str(path), variant, overrides, self.chance))
+
     def __copy__(self) -> Ruleset:
         return self
 
     def __repr__(self) -> str:
         return f"<Ruleset {self.name}{' variant ' + self.variant if self.variant else ''}>"
+
+
+_UNPICKLED: dict = {}  # (path, variant, overrides, chance) -> Ruleset, for pickled states and games
+
+
+def _unpickle_ruleset(path: str, variant, overrides, chance: str) -> Ruleset:
+    """A pickled :class:`Ruleset`, loaded (and compiled) once per process."""
+    key = (path, variant, repr(overrides), chance)
+    rs = _UNPICKLED.get(key)
+    if rs is None:
+        rs = _UNPICKLED[key] = Ruleset.loader(path, variant, overrides, chance=chance)
+    return rs
 
 
 def _collect(z, depth: int, out: set) -> None:

@@ -8,7 +8,6 @@ from fractions import Fraction
 
 from interpreter import load_ruleset
 from interpreter.analysis import perft
-from interpreter.encoding import Encoding
 
 RS = load_ruleset("kuhn_poker")
 
@@ -25,29 +24,26 @@ def test_the_deal_is_three_then_two_outcomes_and_30_terminal_histories():
     assert perft(_root(), None)[0] == 30
 
 
-def _walk(st, seen, visit):
-    """Every state below ``st``, with what each seat saw taken (``seen``)."""
-    visit(st, seen)
+def _walk(st, visit):
+    """Every state below ``st``."""
+    visit(st)
     if st.finished:
         return
-    enc = Encoding.of(RS, 2)
     for a in st.legal_actions():
         child = st.clone()
-        tokens = enc.seen_tokens(child, a)
         child.apply(a)
-        _walk(child, [s + [t] for s, t in zip(seen, tokens)], visit)
+        _walk(child, visit)
 
 
 def test_12_information_sets_6_per_player():
-    enc = Encoding.of(RS, 2)
     sets = {0: set(), 1: set()}
 
-    def visit(st, seen):
+    def visit(st):
         if not st.finished and not st.is_chance():
             p = st.current_players()[0]
-            sets[p].add(enc.information_state_string(st, p, seen[p]))
+            sets[p].add(st.information_state(p))
 
-    _walk(_root(), [[], []], visit)
+    _walk(_root(), visit)
     assert {p: len(s) for p, s in sets.items()} == {0: 6, 1: 6}
 
 
