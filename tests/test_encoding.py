@@ -152,3 +152,28 @@ def test_info_prints_the_encoding_and_check_warns_about_widened_actions():
     dab = run_check(load_ruleset("drink_and_beat"), "games end", seeds=(1,))
     assert any(n.startswith("warning: action `lay`") for n in dab.notes)
     assert not run_check(load_ruleset("beer_flights"), "games end", seeds=(1,)).notes
+
+
+def test_the_information_state_tensor_hides_a_secret_action_from_the_others():
+    rs = load_ruleset("beer_cards")
+    enc = Encoding.of(rs, 3)
+    st = new_state(enc, 4)
+    rng = Rng(3)
+    while True:
+        if st.is_chance():
+            st.apply(st.sample_chance(rng))
+            continue
+        if st.pending[0].secret:
+            actor = st.current_players()[0]
+            action = st.legal_actions()[0]
+            st.apply(action)
+            break
+        st.apply(st.legal_actions()[0])
+    n, base, width = 3, enc.tensor_size, 4
+    decisions = len(st.seen_actions(0))
+    slot = base + (decisions - 1) * width
+    for q in range(3):
+        t = enc.information_state_tensor(st, q)
+        assert t.shape == (enc.info_tensor_size,) and t[slot + actor] == 1.0
+        assert t[slot + n] == (enc.index(action) + 1 if q == actor else -1.0)
+        assert st.seen_actions(q)[-1] == (f"P{actor + 1}:{action}" if q == actor else f"P{actor + 1}:?")

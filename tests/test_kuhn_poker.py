@@ -82,3 +82,28 @@ def _value(st, bets: tuple) -> Fraction:
 
 def test_the_first_players_value_at_an_equilibrium_is_minus_one_eighteenth():
     assert _value(_root(), ()) == Fraction(-1, 18)
+
+
+def test_perft_infosets_counts_kuhns_12():
+    import json
+
+    from click.testing import CliRunner
+
+    from interpreter.cli import cli
+
+    out = CliRunner().invoke(cli, ["perft", "kuhn_poker", "--chance", "enumerate", "--infosets"]).output
+    assert out.splitlines()[:2] == ["30 terminal histories", "12 information sets: P1 6, P2 6"]
+    data = json.loads(CliRunner().invoke(cli, ["perft", "kuhn_poker", "--chance", "enumerate", "--infosets", "--json"]).output)
+    assert (data["terminal_histories"], data["infosets"]) == (30, [6, 6])
+    refused = CliRunner().invoke(cli, ["perft", "kuhn_poker", "--infosets"])
+    assert refused.exit_code == 2 and "needs --chance enumerate" in refused.output
+
+
+def test_the_information_state_is_the_card_and_the_bets_seen():
+    st = _root()
+    st.apply(st.chance_outcomes()[2][0])  # P1: K
+    st.apply(st.chance_outcomes()[0][0])  # P2: J
+    st.apply("bet")
+    key = st.information_state(1)
+    assert '"hand":[{"count":1},["card-J"]]' in key and key.endswith("| P1:bet")
+    assert "card-K" not in key
