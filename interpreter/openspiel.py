@@ -162,7 +162,7 @@ class TapsterGame(pyspiel.Game):
     def new_initial_state(self) -> TapsterState:
         """A new game at its first decision or chance point (chance never draws from the
         game's generator here, so every initial state is the same)."""
-        return TapsterState(self, new_state(self.encoding, 0))
+        return TapsterState(self)
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> TapsterObserver:
         """The observer OpenSpiel uses for observation and information-state strings and
@@ -179,17 +179,54 @@ class TapsterGame(pyspiel.Game):
         return TapsterObserver(self.encoding, perfect_recall)
 
 
+class _Node:
+    """One node of a game's tree as the adapter shares it: the engine's ``state`` after the
+    action ids ``key`` from the initial state, never changed once made (a child is applied to a
+    clone), and ``cache``: what was computed of it (legal actions, information states, returns).
+    With explicit chance the ids determine the state, so every :class:`TapsterState` with the
+    same history shares one node, and OpenSpiel's copies (a deep copy per ``child``/``clone``)
+    copy nothing of it."""
+
+    __slots__ = ("state", "key", "cache")
+
+    def __init__(self, state, key: tuple):
+        self.state, self.key, self.cache = state, key, {}
+
+    def __deepcopy__(self, memo) -> _Node:
+        return self
+
+    def __reduce__(self):
+        return (_Node, (self.state, self.key))
+
+
+#: The most nodes one game's tree keeps (:class:`_Node`; beyond it new nodes are not shared).
+MAX_SHARED_NODES = 100_000
+
+
 class TapsterState(pyspiel.State):
     """A game in progress: a Tapster :class:`~interpreter.state.State` behind OpenSpiel's
     ``State`` API (``current_player``, ``legal_actions``, ``chance_outcomes``, ``apply_action``,
-    ``returns``...).  ``tapster_state`` is the engine's state; ``seen[p]`` the actions seat ``p``
-    saw taken.  OpenSpiel clones a Python state by deep-copying its attributes: the engine's
-    state is cloned (``State.__deepcopy__``), the encoding shared (``Encoding.__deepcopy__``)."""
+    ``returns``...).  ``tapster_state`` is the engine's state (read it, never change it: it is
+    shared).  The states of one game share their tree's nodes (:class:`_Node`, up to
+    :data:`MAX_SHARED_NODES`): applying an action looks the child up by the action ids taken and
+    makes it (a clone of the engine state, the action applied) only the first time; what is
+    computed of a node (legal actions, information-state strings, returns) is computed once.
+    OpenSpiel clones a Python state by deep-copying its attributes, which share the node and the
+    encoding."""
 
-    def __init__(self, game: TapsterGame, st):
+    def __init__(self, game: TapsterGame, node: _Node | None = None):
         super().__init__(game)
-        self.encoding = game.encoding
-        self.tapster_state = st
+        enc = self.encoding = game.encoding
+        if node is None:
+            node = enc.__dict__.get("root_node")
+            if node is None:
+                node = enc.root_node = _Node(new_state(enc, 0), ())
+        self._node = node
+
+    @property
+    def tapster_state(self):
+        """The engine's state (shared with every state of the same history: do not change it)."""
+        return self._node.state
 
     def __reduce__(self):
         """Pickled as the game (its short name and parameters) and the actions taken: loading
@@ -197,28 +234,51 @@ class TapsterState(pyspiel.State):
         return (_restore_state, (self.get_game(), list(self.history())))
 
     def current_player(self) -> int:
-        st = self.tapster_state
-        if st.finished:
-            return pyspiel.PlayerId.TERMINAL
-        if is_chance(st):
-            return pyspiel.PlayerId.CHANCE
-        return st.current_players()[0]
+        cache = self._node.cache
+        p = cache.get("player")
+        if p is None:
+            st = self._node.state
+            if st.finished:
+                p = pyspiel.PlayerId.TERMINAL
+            elif is_chance(st):
+                p = pyspiel.PlayerId.CHANCE
+            else:
+                p = st.current_players()[0]
+            cache["player"] = p
+        return p
 
     def _legal_actions(self, player: int) -> list[int]:
-        st = self.tapster_state
-        if st.finished or is_chance(st) or player not in st.current_players():
-            return []
-        return sorted(set(self.encoding.legal_indices(st)))
+        cache = self._node.cache
+        legal = cache.get(("legal", player))
+        if legal is None:
+            st = self._node.state
+            if st.finished or is_chance(st) or player not in st.current_players():
+                legal = []
+            else:
+                legal = sorted(set(self.encoding.legal_indices(st)))
+            cache[("legal", player)] = legal
+        return list(legal)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        st = self.tapster_state
-        enc = self.encoding
-        return sorted((enc.chance_index_of(a), float(p)) for a, p in st.chance_outcomes())
+        cache = self._node.cache
+        out = cache.get("chance")
+        if out is None:
+            enc = self.encoding
+            out = cache["chance"] = sorted((enc.chance_index_of(a), float(p)) for a, p in self._node.state.chance_outcomes())
+        return list(out)
 
     def _apply_action(self, action: int) -> None:
-        st = self.tapster_state
-        enc = self.encoding
-        st.apply(enc.chance_action(action) if is_chance(st) else enc.actions[action])
+        node, enc = self._node, self.encoding
+        key = node.key + (action,)
+        nodes = enc.__dict__.setdefault("nodes", {})
+        child = nodes.get(key)
+        if child is None:
+            st = node.state.clone()
+            st.apply(enc.chance_action(action) if is_chance(st) else enc.actions[action])
+            child = _Node(st, key)
+            if len(nodes) < MAX_SHARED_NODES:
+                nodes[key] = child
+        self._node = child
 
     def _action_to_string(self, player: int, action: int) -> str:
         enc = self.encoding
@@ -227,10 +287,14 @@ class TapsterState(pyspiel.State):
         return str(enc.actions[action])
 
     def is_terminal(self) -> bool:
-        return self.tapster_state.finished
+        return self._node.state.finished
 
     def returns(self) -> list[float]:
-        return self.encoding.returns(self.tapster_state)
+        cache = self._node.cache
+        out = cache.get("returns")
+        if out is None:
+            out = cache["returns"] = self.encoding.returns(self._node.state)
+        return list(out)
 
     def __str__(self) -> str:
         """The whole state, for debugging (never shown to a seat)."""
@@ -261,10 +325,16 @@ class TapsterObserver:
             self.encoding.observation_tensor(state.tapster_state, player, self.tensor)
 
     def string_from(self, state: TapsterState, player: int) -> str:
-        """``player``'s information state (perfect recall) or observation, as text."""
-        if self.perfect_recall:
-            return state.tapster_state.information_state(player)
-        return self.encoding.observation_string(state.tapster_state, player)
+        """``player``'s information state (perfect recall) or observation, as text (computed once
+        per node of the tree)."""
+        cache = state._node.cache
+        key = ("info" if self.perfect_recall else "obs", player)
+        text = cache.get(key)
+        if text is None:
+            st = state._node.state
+            text = st.information_state(player) if self.perfect_recall else self.encoding.observation_string(st, player)
+            cache[key] = text
+        return text
 
 
 def _restore_game(ruleset: str, variant: str | None, params: dict) -> TapsterGame:

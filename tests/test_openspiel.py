@@ -196,3 +196,25 @@ def test_mcts_never_loses_to_random_at_tic_tac_toe():
         results.append(state.returns()[seat])
     assert min(results) >= 0, results
     assert sum(r > 0 for r in results) >= 8, results
+
+
+def test_states_sharing_tree_nodes_stay_independent(monkeypatch):
+    # the adapter shares one engine state per history among OpenSpiel's copies: applying an action
+    # to one copy never changes another, with the shared nodes or (past the cap) without them
+    import interpreter.openspiel as adapter
+
+    for cap in (adapter.MAX_SHARED_NODES, 0):
+        monkeypatch.setattr(adapter, "MAX_SHARED_NODES", cap)
+        game = load_game("kuhn_poker")
+        game.encoding.__dict__.pop("nodes", None)
+        root = game.new_initial_state()
+        a = root.child(0)
+        b = a.clone()
+        a.apply_action(1)
+        assert a.history() == [0, 1] and b.history() == [0] and root.history() == []
+        assert b.is_chance_node() and not a.is_chance_node() and root.chance_outcomes() == [(0, 1 / 3), (1, 1 / 3), (2, 1 / 3)]
+        b.apply_action(2)
+        assert a.information_state_string(0) == b.information_state_string(0)  # P1 holds J either way
+        assert a.information_state_string(1) != b.information_state_string(1)
+        assert a.tapster_state is not b.tapster_state
+        pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
