@@ -52,6 +52,10 @@ SEEDS = (1, 2, 3)
 #: while a template written in the ruleset has not rendered.
 EXTRA_GAMES = 4
 
+#: ``games end`` compares the declared facts with the whole tree when it has at most this many
+#: states (Kuhn poker's 58; a larger tree is left to the played games, to keep the check quick).
+TREE_STATES = 2_000
+
 #: Moves after which a game counts as not ending.
 MOVE_LIMIT = 20_000
 
@@ -164,7 +168,7 @@ def check_games_end(rs: Ruleset, seeds) -> str:
             games += 1
     exact = []
     for players in _player_counts(rs):
-        tree = enumerate_tree(rs, players)
+        tree = enumerate_tree(rs, players, budget=TREE_STATES)
         if tree is None:
             continue
         problem = _facts_against_tree(rs, players, tree)

@@ -70,8 +70,9 @@ class Facts:
 def enumerate_tree(rs: Ruleset, num_players: int, budget: int | None = ENUMERATE_NODES, infosets: bool = False) -> TreeFacts | None:
     """Walk the whole tree of ``rs`` for ``num_players`` seats, chance as explicit outcomes
     (every outcome a branch), and gather :class:`TreeFacts`; with ``infosets`` also every
-    seat's information-state keys (the games are logged for it).  None when the tree has more
-    than ``budget`` states (no budget: None).
+    seat's information-state keys (the games are logged for it).  None as soon as more than
+    ``budget`` states have been made (no budget: None), so a large game costs about ``budget``
+    states before it is given up.
 
     Raises:
         TapsterError: a ruleset error met in the tree (an outcome without numbers among them).
@@ -80,11 +81,10 @@ def enumerate_tree(rs: Ruleset, num_players: int, budget: int | None = ENUMERATE
     out = TreeFacts(infosets=[set() for _ in range(num_players)] if infosets else None)
     stack = [(rs.new_game(num_players, seed=0, log=infosets, chance="explicit"), 0)]
     pop, push = stack.pop, stack.append
+    made = 1  # states made so far (the budget counts them: a wide chance point makes many at once)
     while stack:
         s, depth = pop()
         out.nodes += 1
-        if budget is not None and out.nodes > budget:
-            return None
         if s.finished:
             out.terminals += 1
             scores = s.outcome().scores
@@ -101,6 +101,9 @@ def enumerate_tree(rs: Ruleset, num_players: int, budget: int | None = ENUMERATE
             for p in s.current_players():
                 out.infosets[p].add(s.information_state(p))
         actions = s.legal_actions()
+        made += len(actions)
+        if budget is not None and made > budget:
+            return None
         last = len(actions) - 1
         for i, a in enumerate(actions):
             child = s if i == last else s.clone()
