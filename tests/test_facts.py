@@ -62,6 +62,8 @@ def test_undeclared_facts_of_a_small_game_are_derived_exactly(tmp_path):
 
 def test_undeclared_facts_of_a_large_game_are_an_error_saying_what_to_declare(tmp_path):
     path = copy_ruleset(tmp_path, "connect_four")
+    # another folder name: the adapter registers games by it, and connect_four may be registered already
+    path = path.parent.rename(path.parent.with_name("undeclared_four")) / "ruleset.yaml"
     replace_once(path, "  range: [-1, 1]\n", "")
     replace_once(path, "  actions: columns * rows\n", "  steps: 100000\n")
     rs = load_ruleset(path)
