@@ -27,8 +27,9 @@ so OpenSpiel's ``random_sim_test(..., serialize=True)`` passes.
 A decision several seats take at once (``choose`` with a list of players) is OpenSpiel's to
 the first of them, as ``Decision.player``.
 
-Game parameters: ``players`` (the seat count) and ``explore`` (seeded playouts explored to
-build the index spaces, default 32).
+Game parameters: ``players`` (the seat count) and ``explore`` (seeded playouts that lay out the
+observation tensor's variables and find the values of an option whose ``in:`` reads a variable;
+the utility bounds, the longest game and every derived action id never depend on it, default 32).
 """
 
 from __future__ import annotations
