@@ -4,7 +4,9 @@ Every check plays random games over several seeds and reports a :class:`CheckRes
 check carries the seed and the action sequence that reproduce the failure.  The checks are:
 
 - ``games end``: random games end, every pending decision lists an action, the outcome has a
-  score and a place per seat, and every log line (logs are on) renders; the decisions the games
+  score and a place per seat, every log line (logs are on) renders, and the game stays inside
+  the ruleset's declared facts (each score within ``outcome: {range}``, their sum
+  ``outcome: {sum}``, no more decisions than ``limits: {actions}``); the decisions the games
   never reached (or reached fewer than :data:`PER_DECISION` times) are named in notes;
 - ``score at every step``: the ruleset's score (``outcome.score``) is defined for every seat at
   every step of the games, not only at the end: greedy agents, searches cut at their depth and
@@ -47,7 +49,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from . import flow as flow_engine
+from .encoding import static_actions
 from .errors import IllegalActionError
+from .facts import enumerate_tree, outcome_problem
 from .render import view_observation
 from .rng import Rng
 from .ruleset import Ruleset
@@ -81,6 +85,10 @@ HARD_LIMIT = 3
 #: ``templates render`` plays up to this many times as many games again (on the next seeds)
 #: while a template written in the ruleset has not rendered.
 EXTRA_GAMES = 4
+
+#: ``games end`` compares the declared facts with the whole tree when it has at most this many
+#: states (Kuhn poker's 58; a larger tree is left to the played games, to keep the check quick).
+TREE_STATES = 2_000
 
 #: Moves after which a game counts as not ending.
 MOVE_LIMIT = 20_000
@@ -228,9 +236,13 @@ def _player_counts(rs: Ruleset) -> list[int]:
 def _random_game(rs: Ruleset, players: int, seed: int, agent_seed: int, seeds: Games | None = None) -> _Game:
     g = _Game(rs, players, seed, seeds)
     rng = Rng(agent_seed)
+    longest = getattr(rs.facts.get(players), "actions", None)
     while not g.st.is_terminal():
         if len(g.actions) >= MOVE_LIMIT:
             raise g.fail(f"the game did not end in {MOVE_LIMIT} moves")
+        if longest is not None and len(g.actions) >= longest:
+            raise g.fail(f"the game goes on after {longest} decisions, the declared longest game "
+                         f"(`limits: {{actions: {longest}}}` with {players} players)")
         g.apply(rng.choice(g.legal()))
     for p in range(players):
         for line in g.st.visible_log(p):
@@ -267,8 +279,10 @@ def _games_played(seeds: Games) -> str:
 
 def check_games_end(rs: Ruleset, seeds: Games) -> tuple[str, list[str]]:
     """Random games end with an outcome: a score and a place for every seat, winners among the
-    seats, a reason.  Returns the detail and a note per decision the games never reached (or
-    reached fewer than :data:`PER_DECISION` times).  Raises :class:`CheckFailure`."""
+    seats, a reason, inside the declared facts (:func:`interpreter.facts.outcome_problem`).
+    Returns the detail and the notes: each decision the games never reached (or reached fewer
+    than :data:`PER_DECISION` times), each action whose ids are not derived from its ``in:``.
+    Raises :class:`CheckFailure`."""
     games = 0
     for seed in seeds:
         for players in _player_counts(rs):
@@ -282,10 +296,23 @@ def check_games_end(rs: Ruleset, seeds: Games) -> tuple[str, list[str]]:
                 raise g.fail(f"winners {out.winners} are not seats")
             if not out.reason:
                 raise g.fail("the outcome gives no reason")
+            problem = outcome_problem(rs, players, out.scores, len(g.actions))
+            if problem is not None:
+                raise g.fail(problem)
             games += 1
     reached = ", ".join(f"{k} {v}" for k, v in sorted(seeds.reached.items(), key=lambda kv: str(kv[0])))
-    return (f"{games} random games ended with an outcome ({_games_played(seeds)}; decisions reached: {reached or 'none'})",
-            _coverage_notes(rs, seeds))
+    exact = []
+    for players in _player_counts(rs):
+        tree = enumerate_tree(rs, players, budget=TREE_STATES)
+        if tree is None:
+            continue
+        problem = _facts_against_tree(rs, players, tree)
+        if problem is not None:
+            raise CheckFailure(problem, players=players)
+        exact.append(str(players))
+    tail = f"; the declared facts are the enumerated tree's with {', '.join(exact)} players" if exact else ""
+    return (f"{games} random games ended with an outcome ({_games_played(seeds)}; decisions reached: {reached or 'none'}){tail}",
+            _coverage_notes(rs, seeds) + _encoding_warnings(rs))
 
 
 def check_score(rs: Ruleset, seeds: Games) -> str:
@@ -317,6 +344,35 @@ def check_score(rs: Ruleset, seeds: Games) -> str:
                 break
             g.apply(rng.choice(g.legal()))
     return f"{steps} steps scored for every seat ({_games_played(seeds)})"
+
+
+def _encoding_warnings(rs: Ruleset) -> list[str]:
+    """A warning per option whose action ids cannot be derived from its ``in:`` (the encoding
+    widens the values playouts show, which creates ids no listing may produce)."""
+    out = []
+    for _choose, o, derived in static_actions(rs, rs.default_players):
+        if derived is None:
+            out.append(f"warning: action `{o.name}` ({o.mark}): its ids are not derived from its `in:`, which reads values "
+                       "not known without playing (a variable, a `let`, an attribute); the OpenSpiel and PettingZoo encoding "
+                       "widens the values seen in playouts, creating ids no listing may produce")
+    return out
+
+
+def _facts_against_tree(rs: Ruleset, players: int, tree) -> str | None:
+    """What the declared facts of ``rs`` get wrong against the whole tree (enumerated): a bound
+    or a longest game that is not the true one, a sum that varies."""
+    declared = rs.facts.get(players)
+    if declared is None:
+        return None
+    if declared.range is not None and tuple(declared.range) != (tree.lowest, tree.highest):
+        return (f"`outcome: {{range: [{declared.range[0]}, {declared.range[1]}]}}` with {players} players is not the true extremes: "
+                f"the whole tree's scores run from {tree.lowest} to {tree.highest}")
+    if declared.sum is not None and tree.sums != {round(declared.sum, 9)}:
+        return f"`outcome: {{sum: {declared.sum}}}` with {players} players: the whole tree's outcomes add up to {sorted(tree.sums)}"
+    if declared.actions is not None and declared.actions != tree.longest:
+        return (f"`limits: {{actions: {declared.actions}}}` with {players} players is not the longest game: "
+                f"the whole tree's longest takes {tree.longest} decisions")
+    return None
 
 
 def check_same_seed(rs: Ruleset, seeds) -> str:

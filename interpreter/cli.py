@@ -32,7 +32,9 @@ from .analysis import DRAW_NOTE, SHARED_WIN_NOTE, SimSpec, Summary, agent_seed, 
 from .check import BUDGET as CHECK_BUDGET
 from .check import CHECKS, run_check
 from .compiler import RulesetErrors, available_rulesets, find_ruleset, load_ruleset
+from .encoding import describe_encoding, has_chance
 from .errors import IllegalActionError, Mark, SchemaError, TapsterError, close_matches
+from .facts import enumerate_tree
 from .limits import (
     MAX_GAMES,
     MAX_JOBS,
@@ -1172,6 +1174,7 @@ def info(ruleset, variant, params, source, as_json) -> int:
                                     "start": k.start} for k in rs.kinds.values()},
             "zones": {z.name: {"visibility": z.visibility, "per_player": z.per_player, "count": z.count} for z in rs.zones.values()},
             "decisions": sorted({c.name or "(unnamed)" for c in rs.chooses}), "scenarios": len(rs.scenarios),
+            "encoding": describe_encoding(rs, rs.default_players),
         })
         return EXIT_OK
     out = _stdout()
@@ -1201,7 +1204,28 @@ def info(ruleset, variant, params, source, as_json) -> int:
     out.print(Text(f"phases: {', '.join(phases(rs)) or 'none'}"))
     out.print(Text(f"the game ends: {'; or '.join(endings(rs))}"))
     out.print(Text(f"scenarios: {len(rs.scenarios)}"))
+    _info_encoding(out, describe_encoding(rs, rs.default_players))
     return EXIT_OK
+
+
+def _info_encoding(out: Console, enc: dict) -> None:
+    """The action encoding's table (``tapster info``): ids per action and argument, chance ids."""
+    rows = []
+    for a in enc["actions"]:
+        names = ", ".join(x["name"] for x in a["arguments"])
+        text = f"{a['action']}({names})" if names else a["action"]
+        if not a["derived"]:
+            rows.append((a["decision"], text, "explored", "numbered after the derived ids, from playouts"))
+            continue
+        ids = "" if a["ids"] is None else (str(a["ids"][0]) if a["ids"][0] == a["ids"][1] else f"{a['ids'][0]}-{a['ids'][1]}")
+        args = "; ".join(f"{x['name']}: {x['count']} ({', '.join(x['values'])}{', ...' if x['count'] > len(x['values']) else ''})"
+                         for x in a["arguments"])
+        rows.append((a["decision"], text, ids, args))
+    _info_table(out, f"action encoding ({enc['players']} players: {enc['derived_actions']} ids derived from the rules)",
+                ["decision", "action", "ids", "argument values"], rows)
+    if enc["chance"]:
+        _info_table(out, "chance outcome ids", ["ids", "outcomes"],
+                    [(f"{a}-{b}" if a != b else str(a), what) for a, b, what in enc["chance"]])
 
 
 def _info_table(out: Console, title: str, columns: list[str], rows: list[tuple]) -> None:
@@ -1494,9 +1518,12 @@ def schema_cmd(modeline, relative_to) -> int:
               help="Seed of the game's chance (with --chance sample).")
 @click.option("--chance", type=click.Choice(["sample", "enumerate"]), default="sample", show_default=True,
               help="sample: chance follows the seeded generator; enumerate: every chance outcome is a branch.")
+@click.option("--infosets", is_flag=True,
+              help="Also count the information sets per player (State.information_state) over the whole tree; "
+                   "with chance, needs --chance enumerate.")
 @_param_opt
 @_json_opt
-def perft_cmd(ruleset, depth, players, variant, seed, chance, params, as_json) -> int:
+def perft_cmd(ruleset, depth, players, variant, seed, chance, params, infosets, as_json) -> int:
     """Count the leaves of the game tree: every line of play DEPTH steps deep, or every
     complete game when no --depth.
 
@@ -1511,6 +1538,8 @@ def perft_cmd(ruleset, depth, players, variant, seed, chance, params, as_json) -
     """
     rs = _load(ruleset, variant, params)
     n = _check_players(rs, players)
+    if infosets:
+        return _perft_infosets(rs, n, depth, chance, as_json)
     start = time.perf_counter()
     st = rs.new_game(n, seed=seed, log=False, chance="explicit" if chance == "enumerate" else "sample")
     subtrees, nodes = _perft_subtrees(st, depth)  # so that the progress bar moves
@@ -1529,6 +1558,29 @@ def perft_cmd(ruleset, depth, players, variant, seed, chance, params, as_json) -
     what = f"depth {depth}" if depth is not None else "complete games"
     click.echo(f"{leaves} leaves ({what})")
     click.echo(f"{nodes} nodes visited in {elapsed:.2f} s ({nodes / elapsed if elapsed > 0 else 0:.0f} nodes/s)")
+    return EXIT_OK
+
+
+def _perft_infosets(rs, n: int, depth: int | None, chance: str, as_json: bool) -> int:
+    """``perft --infosets``: the whole tree (every chance outcome a branch), its terminal
+    histories and each player's information sets (distinct ``State.information_state`` keys
+    where the player decides)."""
+    if depth is not None:
+        raise click.UsageError("--infosets counts the whole tree: leave out --depth")
+    if chance != "enumerate" and has_chance(rs):
+        raise click.UsageError(f"{rs.name} has chance: --infosets needs --chance enumerate (every outcome a branch)")
+    start = time.perf_counter()
+    tree = enumerate_tree(rs, n, budget=None, infosets=True)
+    elapsed = time.perf_counter() - start
+    counts = [len(s) for s in tree.infosets]
+    if as_json:
+        _echo_json({"ruleset": rs.name, "variant": rs.variant, "players": n, "chance": "enumerate",
+                    "terminal_histories": tree.terminals, "nodes": tree.nodes, "infosets": counts,
+                    "infosets_total": sum(counts), "seconds": round(elapsed, 3)})
+        return EXIT_OK
+    click.echo(f"{tree.terminals} terminal histories")
+    click.echo(f"{sum(counts)} information sets: " + ", ".join(f"P{p + 1} {c}" for p, c in enumerate(counts)))
+    click.echo(f"{tree.nodes} nodes visited in {elapsed:.2f} s")
     return EXIT_OK
 
 

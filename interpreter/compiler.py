@@ -31,12 +31,12 @@ from .expression import (
     parse,
     state_reader,
 )
-from .limits import DEFAULT_ACTIONS, DEFAULT_STEPS, DEFAULT_WORK, MAX_COMPONENTS, MAX_FUNCTION_CALLS, MAX_ZONE_COUNT
+from .limits import DEFAULT_ACTIONS, DEFAULT_STEPS, DEFAULT_WORK, MAX_ACTIONS, MAX_COMPONENTS, MAX_FUNCTION_CALLS, MAX_ZONE_COUNT
 from .load import Document, load_table, load_yaml
 from .model import Component, render
 from .params import keep_declarations, param_values, variant_chain
 from .render import compile_display
-from .ruleset import Kind, Procedure, Ruleset, Trigger, VarDecl, ZoneDecl
+from .ruleset import GameFacts, Kind, Procedure, Ruleset, Trigger, VarDecl, ZoneDecl
 
 __all__ = ["Ruleset", "RulesetErrors", "load_ruleset", "find_ruleset", "RULESETS_DIR", "ZoneDecl", "VarDecl"]
 
@@ -492,7 +492,8 @@ class Ctx:
         rs.params = param_values(d.get("params") or {}, lambda msg, name: self.errors.append(self.error(msg, ("params", name))))
         limits = d.get("limits") or {}
         rs.step_budget = int(limits.get("steps", DEFAULT_STEPS))
-        rs.action_limit = int(limits.get("actions", DEFAULT_ACTIONS))
+        # `limits: {actions}` and `outcome: {range, sum}` may be expressions: see _compile_facts
+        rs.action_limit = limits["actions"] if type(limits.get("actions")) is int else DEFAULT_ACTIONS
         rs.work_budget = int(limits.get("work", DEFAULT_WORK))
 
         self._compile_components(rs)
@@ -510,6 +511,7 @@ class Ctx:
         rs.setup = self.block(d.get("setup", []), ("setup",), self.scope)
         rs.flow = self.block(d.get("flow", []), ("flow",), self.scope)
         self._compile_outcome(rs)
+        self._compile_facts(rs)
         rs.display = self._guard(compile_display, self, d.get("display"))
         for event in sorted(set(self.triggers) - self.events_emitted):
             t = self.triggers[event][0]
@@ -820,6 +822,8 @@ class Ctx:
                     trees[fname] = parse(spec["value"])
                 except TapsterError:
                     pass
+        # (params, parse tree) of each function, for the action encoding's domains (interpreter/domains.py)
+        self.rs.function_trees = {f: (tuple((specs[f] or {}).get("params") or ()), t) for f, t in trees.items()}
         for fname, spec in specs.items():
             path = ("functions", fname)
             if not isinstance(spec, dict) or "value" not in spec:
@@ -940,6 +944,64 @@ class Ctx:
             self._guard(self.expr, spec["heuristic"], path + ("heuristic",), pscope) if "heuristic" in spec else None
         )
         rs.default_reason = str(spec.get("reason", "the game's flow is complete"))
+
+    def _compile_facts(self, rs: Ruleset) -> None:
+        """The game's declared facts, for every seat count: ``limits: {actions: N}`` (the most
+        decisions a game takes), ``outcome: {range: [lo, hi]}`` (every score lies in it) and
+        ``outcome: {sum: S}`` (every outcome's scores add up to S), each a number or an
+        expression over the parameters and ``num_players``.  Sets ``rs.facts`` (seat count ->
+        :class:`~interpreter.ruleset.GameFacts`) and ``rs.action_limit`` (the most over the
+        seat counts; ``DEFAULT_ACTIONS`` when undeclared)."""
+        spec = self.data.get("outcome") or {}
+        limits = self.data.get("limits") or {}
+        scope = Scope(resolve=lambda n: _constant(rs.params[n]) if n in rs.params else None,
+                      locals=frozenset({"num_players"}), global_names=lambda: list(rs.params))
+        seats = range(rs.min_players, rs.max_players + 1)
+
+        def values(value: Any, path: tuple, what: str, whole: bool) -> dict[int, Any] | None:
+            if value is None:
+                return None
+            fn = self._guard(self.expr, value, path, scope)
+            if fn is None:
+                return None
+            out = {}
+            for n in seats:
+                try:
+                    v = fn(Env(None, {"num_players": n}))
+                except TapsterError as exc:
+                    self.errors.append(exc)
+                    return None
+                ok = type(v) is int if whole else type(v) in (int, float)
+                if not ok or (whole and not 1 <= v <= MAX_ACTIONS):
+                    expected = f"a whole number from 1 to {MAX_ACTIONS}" if whole else "a number"
+                    self.errors.append(self.error(f"{what}: expected {expected}, found {render(v)!r} with {n} players", path))
+                    return None
+                out[n] = v
+            return out
+
+        actions = values(limits.get("actions"), ("limits", "actions"), "limits: {actions}", True)
+        bounds = spec.get("range")
+        lo = hi = None
+        if bounds is not None:
+            if not isinstance(bounds, list) or len(bounds) != 2:
+                self.errors.append(self.error(f"outcome: {{range}}: expected [lowest, highest], found {render(bounds)!r}",
+                                              ("outcome", "range")))
+            else:
+                lo = values(bounds[0], ("outcome", "range", 0), "outcome: {range} (lowest score)", False)
+                hi = values(bounds[1], ("outcome", "range", 1), "outcome: {range} (highest score)", False)
+        total = values(spec.get("sum"), ("outcome", "sum"), "outcome: {sum}", False)
+        rs.facts = {}
+        for n in seats:
+            if lo is not None and hi is not None and lo[n] > hi[n]:
+                self.errors.append(self.error(
+                    f"outcome: {{range}}: the lowest score {lo[n]} is above the highest {hi[n]} with {n} players", ("outcome", "range")))
+                lo = hi = None
+            rs.facts[n] = GameFacts(
+                actions[n] if actions else None,
+                (lo[n], hi[n]) if lo is not None and hi is not None else None,
+                total[n] if total else None)
+        if actions:
+            rs.action_limit = max(actions.values())
 
 
 def _start_problem(kind: str, start: Any, zones: dict) -> str | None:

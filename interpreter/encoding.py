@@ -7,29 +7,30 @@ strings, returns and bounds.  It reads a game only through what a seat may see
 through the whole state.
 
 **How the index spaces are built.**  Every action any decision can produce is listed once, in a
-fixed order, and numbered from 0:
+fixed order, and numbered from 0, without playing:
 
 1. decisions in the order the compiler meets them (procedures' before the flow's), their
    options in order;
 2. an option without ``for`` is one action (``check``);
-3. an option whose ``in`` is a constant (``range(9)``, a parameter's list) gives exactly its
-   items (``mark(0)`` ... ``mark(8)``);
-4. any other option's values are found by *exploring*: ``games`` seeded random playouts (the
-   same every time, so the numbering is stable) record the values each argument took, and each
-   argument's domain is widened by the value's type: a component to every component of its kind,
-   a whole number to every number from ``min(0, smallest)`` to the largest seen, a map node's
-   name to every node of that map, a tuple element by element (``(x, y)`` places to the
-   rectangle seen, grown by half its width and height on every side, since a board can shift
-   as it grows), ``true``/``false`` to both; an option with several ``for`` names takes the
-   product of its arguments' domains.  Values of a kind never seen (an option never legal in
-   the playouts) are not indexed: meeting one raises :class:`EncodingError`, naming it, and a
-   larger ``games`` fixes it.
+3. an option with ``for`` gives the values its ``in:`` can ever produce, derived from the
+   expression (:mod:`interpreter.domains`): a constant's items exactly (``range(9)``, a
+   parameter's list, a comprehension over constant ranges), every component for a zone, every
+   node for a map's nodes or neighbours, the product for tuples, the union for ``+``; an ``if``
+   inside a comprehension is left out, so an option may have ids no state lists;
+4. only an option whose ``in:`` reads values not known without playing (a variable, a ``let``,
+   an attribute) is *explored*: ``games`` seeded random playouts (the same every time) record
+   the values each argument took, and each argument's domain is widened by the value's type (a
+   component to every component of its kind, a whole number to every number from
+   ``min(0, smallest)`` to the largest seen, a map node to every node, a tuple element by element,
+   ``(x, y)`` places to the rectangle seen grown by half its size on every side,
+   ``true``/``false`` to both).  Explored options are numbered after every derived one, so the
+   derived ids never depend on playing; ``tapster info`` shows which is which and ``tapster
+   check`` warns, naming the action.  A value never seen raises :class:`EncodingError`.
 
 The same action text in two decisions has one index.  Chance outcomes (``Action("chance",
-(value,))``) have their own space: every component id in the ruleset's order (a card drawn),
-then, when the ruleset rolls dice or picks at random, the whole numbers ``0 .. K`` (die faces,
-indexes of a ``random`` pick), ``K`` the largest of the dice's sides, the seat count (for a
-``random`` pick) and the numbers seen while exploring.
+(value,))``) have their own space, numbered from 0: every component id in the ruleset's order
+(a card drawn), then the whole numbers a chance point can give, in order (a die's faces 1 to its
+sides, a ``random`` pick's indexes 0 to the seat count, and any other number seen exploring).
 
 **The observation tensor** (float32, one flat vector, the same size in every state) is, in order:
 
@@ -48,11 +49,13 @@ where a scalar is a number itself, ``true``/``false`` 1/0, ``none`` 0, and text 
 a map node, a word) 1 + its index in the sorted vocabulary of texts met while exploring, or -1
 for a text never met.  :meth:`Encoding.tensor_layout` names each part's slice.
 
-**Returns** are the outcome's scores.  The utility is zero-sum when every explored game's scores
-sum to 0, constant-sum when they sum to one constant, else general-sum; the utility bounds are
-the smallest and largest score seen (zero-sum), else those widened by their spread on each side
-(measured bounds, not proofs).  **The longest game** is the ruleset's ``limits: {actions: N}`` (decisions; the
-engine's own bound for a played-out game).
+**Returns** are the outcome's scores.  The utility bounds, the utility's kind and the longest game
+are the game's exact facts (:func:`interpreter.facts.game_facts`): declared in the ruleset
+(``outcome: {range: [lo, hi], sum: S}``, ``limits: {actions: N}``) or derived by enumerating the
+tree of a small game, never sampled.  The utility is zero-sum when the scores' sum is 0,
+constant-sum when it is another constant, else general-sum; the longest game counts decisions
+(chance outcomes are not counted).  A ruleset with neither cannot be encoded
+(:class:`interpreter.facts.FactsError` says what to declare).
 """
 
 from __future__ import annotations
@@ -63,13 +66,15 @@ from typing import Any
 import numpy as np
 
 from .chance import CHANCE
+from .domains import option_domain
 from .errors import TapsterError
+from .facts import game_facts, outcome_problem
 from .model import Action, Component
 from .rng import Rng
 from .ruleset import Ruleset
 from .state import State, new_game
 
-__all__ = ["Encoding", "EncodingError", "has_chance", "CHANCE"]
+__all__ = ["Encoding", "EncodingError", "has_chance", "static_actions", "describe_encoding", "CHANCE"]
 
 #: Default number of seeded random playouts explored to build the index spaces.
 EXPLORE_GAMES = 32
@@ -126,8 +131,10 @@ class Encoding:
         seed: the exploration's seed (the index spaces depend on it and ``games`` only).
 
     Raises:
+        FactsError: the ruleset neither declares nor lets the engine derive its utility bounds
+            and longest game (the message says what to declare).
         TapsterError: the seat count is outside the ruleset's range; a ruleset error while
-            exploring.
+            exploring; an explored game outside the declared facts.
 
     Attributes: ``actions`` (index -> :class:`Action`), ``chance_values`` (index -> outcome
     value), ``num_distinct_actions``, ``max_chance_outcomes``, ``tensor_size``, ``utility``
@@ -143,12 +150,20 @@ class Encoding:
         # the compilation the games are played with (its decisions are the states' decisions)
         self.ruleset = rs = rs.with_chance("explicit" if self.chance == "explicit" else "sample")
         self.num_players = num_players
+        self.games = games
         self.perfect_information = (
             all(z.visibility == "public" for z in rs.zone_list)
             and all(v.visibility == "public" for v in rs.vars.values())
             and not any(c.secret for c in rs.chooses)
         )
-        self.max_game_length = rs.action_limit
+        facts = game_facts(rs, num_players)
+        self.facts = facts
+        self.max_game_length = facts.actions
+        self.min_utility, self.max_utility = float(facts.range[0]), float(facts.range[1])
+        if facts.sum is None:
+            self.utility, self.utility_sum = "general_sum", None
+        else:
+            self.utility, self.utility_sum = ("zero_sum" if facts.sum == 0 else "constant_sum"), float(facts.sum)
         self._explore(games, seed)
 
     @classmethod
@@ -161,6 +176,10 @@ class Encoding:
             enc = _CACHE[key] = cls(rs, num_players, games=games)
         return enc
 
+    def __reduce__(self):
+        """Pickled as its ruleset, seat count and explored games (rebuilt once per process)."""
+        return (Encoding.of, (self.ruleset, self.num_players, self.games))
+
     def __deepcopy__(self, memo) -> Encoding:
         """An encoding never changes once built: a deep copy of anything holding one shares it."""
         return self
@@ -172,8 +191,6 @@ class Encoding:
         chance_ints: set[int] = set()
         paths: dict[tuple, None] = {}
         texts: set[str] = {c.id for c in rs.components}
-        sums: set = set()
-        scores: list = []
         rng = Rng(f"explore:{seed}")
         for g in range(games):
             st = new_state(self, f"explore:{seed}:{g}")
@@ -185,9 +202,9 @@ class Encoding:
                     self._scan_observation(st.observation(p), paths, texts)
                 step += 1
                 if st.finished:
-                    out = self.returns(st)
-                    scores.extend(out)
-                    sums.add(round(sum(out), 9))
+                    problem = outcome_problem(rs, n, self.returns(st), taken)
+                    if problem is not None:
+                        raise EncodingError(f"{rs.name}: {problem}")
                     break
                 if is_chance(st):
                     outcomes = st.chance_outcomes()
@@ -209,43 +226,29 @@ class Encoding:
         self._build_actions(seen)
         self._build_chance(chance_ints)
         self._build_tensor(paths, texts)
-        lo, hi = min(scores), max(scores)
-        spread = hi - lo if hi > lo else max(1.0, abs(hi))
-        self.min_utility, self.max_utility = lo - spread, hi + spread
-        if sums == {0.0}:
-            self.utility, self.utility_sum = "zero_sum", 0.0
-            self.min_utility, self.max_utility = (lo, hi) if lo < hi else (lo - 1.0, hi + 1.0)
-        elif len(sums) == 1:
-            self.utility, self.utility_sum = "constant_sum", float(next(iter(sums)))
-        else:
-            self.utility, self.utility_sum = "general_sum", None
 
     def _build_actions(self, seen: dict) -> None:
         rs = self.ruleset
         actions: list[Action] = []
         index: dict[Action, int] = {}
+        #: one row per option: (choose, option, "derived" or "explored", its ids, in order)
+        self.action_rows: list[tuple] = []
 
-        def add(a: Action) -> None:
+        def add(a: Action) -> int:
             if a not in index:
                 index[a] = len(actions)
                 actions.append(a)
+            return index[a]
 
-        for choose in rs.chooses:
-            for o in choose.options:
-                if not o.names:
-                    add(Action(o.name, ()))
-                    continue
-                const = o.items.constant if o.items is not None else None
-                if type(const) in (list, tuple, range):
-                    for v in const:
-                        add(Action(o.name, (v,) if len(o.names) == 1 else tuple(v)))
-                    continue
+        static = static_actions(rs, self.num_players)
+        for choose, o, derived in static:  # first every derived id: they do not depend on playing
+            if derived is not None:
+                self.action_rows.append((choose, o, "derived", [add(Action(o.name, args)) for args in derived]))
+        for choose, o, derived in static:  # then the options whose values only playing shows
+            if derived is None:
                 slots = seen.get((choose.id, o.name))
-                if slots is None:
-                    continue
-                domains = [sorted(self._widen(s), key=_sort_key) for s in slots]
-                for args in _product(domains):
-                    add(Action(o.name, args))
+                widened = _product([sorted(self._widen(s), key=_sort_key) for s in slots]) if slots else []
+                self.action_rows.append((choose, o, "explored", [add(Action(o.name, args)) for args in widened]))
         self.actions = tuple(actions)
         self.action_index = index
         self.num_distinct_actions = len(actions)
@@ -284,21 +287,18 @@ class Encoding:
 
     def _build_chance(self, ints: set) -> None:
         rs = self.ruleset
-        numbers = bool(ints)
-        top = max(ints, default=0)
+        numbers = set(ints)
         for effect in getattr(rs, "chance_effects", ()):
             inner = getattr(effect, "inner", effect)
             verb = getattr(inner, "verb", None)
             if verb == "roll":
-                numbers = True
                 sides = getattr(inner.sides, "constant", None)
-                top = max(top, sides if type(sides) is int else 0)
+                if type(sides) is int:  # a die's faces, 1 to sides
+                    numbers.update(range(1, sides + 1))
             elif verb == "random":  # an index into the list: at least one per seat
-                numbers = True
-                top = max(top, self.num_players)
+                numbers.update(range(self.num_players))
         values: list = [c.id for c in rs.components] if self.chance != "none" else []
-        if numbers:
-            values += range(top + 1)
+        values += sorted(numbers)
         self.chance_values = tuple(values)
         self.chance_index = {(type(v), v): i for i, v in enumerate(values)}
         self.max_chance_outcomes = len(values)
@@ -346,6 +346,7 @@ class Encoding:
         self.var_start = part("vars", len(ordered))
         self.layout = tuple(layout)
         self.tensor_size = at
+        self.info_tensor_size = at + self.max_game_length * (n + 1)
 
     def tensor_layout(self) -> tuple[tuple[str, int, int], ...]:
         """The tensor's parts as ``(name, start, stop)`` slices, in order."""
@@ -425,25 +426,32 @@ class Encoding:
         return json.dumps(st.observation(player), sort_keys=True, separators=(",", ":"))
 
     @staticmethod
-    def information_state_string(st: State, player: int, seen: list[str]) -> str:
-        """``player``'s information state: the observation, the actions ``player`` saw taken
-        (``seen``, from :meth:`seen_tokens`) and the log lines ``player`` may read."""
-        return " | ".join((Encoding.observation_string(st, player), " ".join(seen), " / ".join(st.visible_log(player))))
+    def information_state_string(st: State, player: int) -> str:
+        """``player``'s information state: :meth:`State.information_state` (the observation and
+        the decisions the seat saw taken), the one key of the native API and both adapters."""
+        return st.information_state(player)
 
-    def seen_tokens(self, st: State, action: Action) -> list[str]:
-        """What each seat sees of ``action`` about to be applied to ``st``: ``P2:bet``; for a
-        ``secret`` decision, ``P2:?`` for the other seats; ``chance`` for a chance outcome (what a
-        seat may see of it shows in its observation and log)."""
-        n = self.num_players
-        if is_chance(st):
-            return ["chance"] * n
-        choose = st.pending[0]
-        players = st.current_players()
-        actor = f"P{players[0] + 1}:"
-        text = actor + str(action)
-        if not choose.secret:
-            return [text] * n
-        return [text if q in players else actor + "?" for q in range(n)]
+    def information_state_tensor(self, st: State, player: int, out: np.ndarray | None = None) -> np.ndarray:
+        """``player``'s information state as a float32 vector of ``info_tensor_size``: the
+        observation tensor, then the public history, one slot of ``num_players + 1`` numbers per
+        decision up to ``max_game_length`` (the deciding seat one-hot, then 1 + the action's
+        index, or -1 for another seat's ``secret`` action; empty slots 0)."""
+        size, base = self.info_tensor_size, self.tensor_size
+        t = np.zeros(size, np.float32) if out is None else out
+        self.tensor_from(st.observation(player), player, t[:base])
+        t[base:] = 0.0
+        entries = []
+        r = st.record
+        while r is not None:
+            entries.append(r[0])
+            r = r[1]
+        n, width, index = self.num_players, self.num_players + 1, self.action_index
+        for k, (players, action, secret) in enumerate(reversed(entries[-self.max_game_length:] if len(entries) > self.max_game_length
+                                                              else entries)):
+            at = base + k * width
+            t[at + players[0]] = 1.0
+            t[at + n] = -1.0 if secret and player not in players else float(index.get(action, -2) + 1)
+        return t
 
     # -- indices ---------------------------------------------------------------------------
     def index(self, action: Action) -> int:
@@ -494,6 +502,63 @@ class Encoding:
         if not all(isinstance(x, (int, float)) for x in scores):
             raise EncodingError(f"{self.ruleset.name}: returns are the outcome's scores, which must be numbers; found {list(scores)!r}")
         return [float(x) for x in scores]
+
+
+def static_actions(rs: Ruleset, num_players: int) -> list[tuple]:
+    """Every option of every decision of ``rs`` (compiled as the encoding plays it) with the
+    argument tuples it can produce, derived without playing: ``(choose, option, args)``, where
+    ``args`` is ``[()]`` for an option without ``for`` and None when its ``in:`` reads values not
+    known without playing (:func:`interpreter.domains.option_domain`)."""
+    out = []
+    for choose in rs.chooses:
+        for o in choose.options:
+            out.append((choose, o, [()] if not o.names else option_domain(rs, o, num_players)))
+    return out
+
+
+def describe_encoding(rs: Ruleset, num_players: int) -> dict:
+    """The action and chance-outcome encoding of ``rs`` for ``num_players``, as far as it is known
+    without playing (``tapster info``), as JSON data: ``actions``: one entry per option (``decision``,
+    ``action``, ``arguments``: per ``for`` name its number of values and up to six of them,
+    ``ids``: ``[first, last]``, ``count``, ``derived``: false for an explored option, whose ids
+    come after every derived one); ``derived_actions``: how many ids are derived;
+    ``chance``: ``[first id, last id, what]`` runs of chance outcome ids, from 0."""
+    from .model import render
+
+    ers = rs.with_chance("explicit") if has_chance(rs) else rs
+    index: dict[Action, int] = {}
+    rows, explored = [], []
+    for choose, o, derived in static_actions(ers, num_players):
+        decision = choose.name or "(unnamed)"
+        if derived is None:
+            explored.append({"decision": decision, "action": o.name, "arguments": [{"name": n} for n in o.names],
+                             "ids": None, "count": None, "derived": False})
+            continue
+        ids = [index.setdefault(Action(o.name, args), len(index)) for args in derived]
+        args = []
+        for k, name in enumerate(o.names):
+            vals = list(dict.fromkeys(a[k] for a in derived))
+            args.append({"name": name, "count": len(vals), "values": [v.id if isinstance(v, Component) else render(v) for v in vals[:6]]})
+        rows.append({"decision": decision, "action": o.name, "arguments": args,
+                     "ids": [min(ids), max(ids)] if ids else None, "count": len(ids), "derived": True})
+    chance = []
+    if has_chance(rs):
+        comps = [c.id for c in ers.components]
+        if comps:
+            chance.append([0, len(comps) - 1, f"the components, in the ruleset's order ({comps[0]} ... {comps[-1]})"])
+        numbers = set()
+        for effect in getattr(ers, "chance_effects", ()):
+            inner = getattr(effect, "inner", effect)
+            verb = getattr(inner, "verb", None)
+            sides = getattr(getattr(inner, "sides", None), "constant", None)
+            if verb == "roll" and type(sides) is int:
+                numbers.update(range(1, sides + 1))
+            elif verb == "random":
+                numbers.update(range(num_players))
+        if numbers:
+            ns = sorted(numbers)
+            chance.append([len(comps), len(comps) + len(ns) - 1, f"the numbers {ns[0]} ... {ns[-1]} (die faces, random picks' indexes)"])
+    return {"players": num_players, "actions": rows + explored, "derived_actions": len(index), "chance": chance}
 
 
 def _product(domains: list[list]) -> list[tuple]:

@@ -137,6 +137,12 @@ class TapsterEnv(AECEnv):
             mask[enc.legal_indices(st)] = 1
         return {"observation": enc.observation_tensor(st, p), "action_mask": mask}
 
+    def information_state(self, agent: str) -> str:
+        """``agent``'s information state: :meth:`State.information_state` (its observation and
+        the decisions it saw taken), the key the OpenSpiel adapter and ``tapster perft
+        --infosets`` use."""
+        return self.state.information_state(self.agent_name_mapping[agent])
+
     def step(self, action: int | None) -> None:
         """The selected agent takes ``action`` (an index); ``None`` for an agent that is done.
 

@@ -7,7 +7,7 @@ flow, the outcome and the generated code's sources.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import flow
 from .errors import ExpressionError, FlowError, TapsterError
@@ -131,6 +131,17 @@ class Kind:
 # The compiled ruleset
 
 
+class GameFacts(NamedTuple):
+    """What a ruleset declares about every game for one seat count: ``actions`` (``limits:
+    {actions: N}``, the most decisions a game takes, or None), ``range`` (``outcome: {range:
+    [lo, hi]}``, every score's bounds, or None) and ``sum`` (``outcome: {sum: S}``, every
+    outcome's scores' sum, or None)."""
+
+    actions: int | None
+    range: tuple[float, float] | None
+    sum: float | None
+
+
 class Ruleset:
     """A compiled, immutable ruleset.  Create with :func:`load_ruleset`.
 
@@ -148,6 +159,7 @@ class Ruleset:
     loader = None
     chance = "sample"
     load_args = None
+    facts: dict = {}  # seat count -> GameFacts (set by the compiler)
 
     def new_game(
         self, num_players: int | None = None, seed: int | str = 0, log: bool = False, position=None, chance: str | None = None
@@ -265,21 +277,47 @@ class Ruleset:
         Raises:
             FlowError: at the decision pending, which an endless loop keeps asking.
         """
-        if actions >= self.action_limit and not st.finished:
+        declared = self.facts.get(st.num_players)
+        limit = declared.actions if declared is not None and declared.actions is not None else self.action_limit
+        if actions >= limit and not st.finished:
             where = st.pending[0].mark if st.pending is not None else None
             raise FlowError(
-                f"the game has not ended after {actions} actions (`limits: {{actions: {self.action_limit}}}`): "
-                "is this decision inside a loop that never ends?", where)
+                f"the game has not ended after {actions} actions (`limits: {{actions: {limit}}}` with {st.num_players} players): "
+                "is this decision inside a loop that never ends, or is the declared longest game too short?", where)
 
     def __deepcopy__(self, memo) -> Ruleset:
         """A ruleset is immutable: a deep copy of anything holding one shares it."""
         return self
+
+    def __reduce__(self):
+        """Pickled as how it was loaded (path, variant, overrides, chance mode): loading it again
+        in a process compiles it once (:func:`_unpickle_ruleset`).
+
+        Raises:
+            TypeError: the ruleset was not loaded from a file.
+        """
+        if self.load_args is None:
+            raise TypeError(f"cannot pickle {self!r}: it was not loaded from a file")
+        path, variant, overrides = self.load_args
+        return (_unpickle_ruleset, (str(path), variant, overrides, self.chance))
 
     def __copy__(self) -> Ruleset:
         return self
 
     def __repr__(self) -> str:
         return f"<Ruleset {self.name}{' variant ' + self.variant if self.variant else ''}>"
+
+
+_UNPICKLED: dict = {}  # (path, variant, overrides, chance) -> Ruleset, for pickled states and games
+
+
+def _unpickle_ruleset(path: str, variant, overrides, chance: str) -> Ruleset:
+    """A pickled :class:`Ruleset`, loaded (and compiled) once per process."""
+    key = (path, variant, repr(overrides), chance)
+    rs = _UNPICKLED.get(key)
+    if rs is None:
+        rs = _UNPICKLED[key] = Ruleset.loader(path, variant, overrides, chance=chance)
+    return rs
 
 
 def _collect(z, depth: int, out: set) -> None:

@@ -9,6 +9,7 @@ has the same future under the same actions.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from . import chance as chance_mod
@@ -21,6 +22,8 @@ from .model import Action, Component, Decision, Outcome, render
 from .rng import below as rng_below
 from .rng import seed_state
 from .schema import check_document as schema_check
+
+_CHANCE_ONLY = (CHANCE,)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .ruleset import Ruleset
@@ -73,12 +76,16 @@ class State:
     it was when the ruleset fails in the middle of a move (rebuilding is rare and costs a replay;
     recording costs one tuple per action).  Code that edits a state by hand (a scenario's
     ``position``) calls :meth:`checkpoint` afterwards.
+
+    ``record`` is the game's decisions as the table saw them, for :meth:`information_state`: a
+    linked list ``((players, action, secret), previous)`` (chance outcomes are not in it: what a
+    seat sees of them is in its observation).  A state restored from JSON starts a new record.
     """
 
     __slots__ = (
         "ruleset", "num_players", "zones", "vars", "props", "rng", "stack", "pending",
         "current", "turns", "order", "phase", "finished", "reason", "log", "env", "_outcome", "chance", "lazy",
-        "base", "history", "where", "places",
+        "base", "history", "where", "places", "record",
     )  # fmt: skip
 
     # -- queries ---------------------------------------------------------------------------
@@ -203,6 +210,36 @@ class State:
             return []
         return [text for to, text in self.log if to is None or player is None or player in to]
 
+    def seen_actions(self, player: int) -> list[str]:
+        """The decisions taken so far as seat ``player`` saw them, in order: ``P2:bet`` (the seat
+        that decided and the action), ``P2:?`` for another seat's action at a ``secret: true``
+        decision.  Chance outcomes are not listed (what a seat sees of them is in its observation)."""
+        out = []
+        r = self.record
+        while r is not None:
+            (players, action, secret), r = r
+            actor = f"P{players[0] + 1}:"
+            out.append(actor + ("?" if secret and player not in players else str(action)))
+        out.reverse()
+        return out
+
+    def information_state(self, player: int) -> str:
+        """Seat ``player``'s information state, as one string: two states give the same string
+        exactly when the seat cannot tell them apart from what it sees now (its
+        :meth:`observation`) and the decisions it saw taken (:meth:`seen_actions`).  The one key
+        of an information set, for the native API, ``tapster perft --infosets`` and the OpenSpiel
+        (``information_state_string``) and PettingZoo adapters.  Perfect recall holds when what
+        a seat once saw stays in its view or in the actions (a card seen and passed face down is
+        forgotten, as by :meth:`determinize`); the log is left out (it is optional).
+
+        Raises:
+            TapsterError: ``player`` is not a seat of this game.
+        """
+        if type(player) is not int or not 0 <= player < self.num_players:
+            raise TapsterError(f"no seat {player!r} in a game of {self.num_players}")
+        obs = json.dumps(self.observation(player), sort_keys=True, separators=(",", ":"))
+        return obs + " | " + " ".join(self.seen_actions(player))
+
     # -- the transition ----------------------------------------------------------------------
     def apply(self, action: Action | str) -> None:
         """Take ``action`` (an :class:`Action` or its canonical text) and run the flow to the
@@ -243,6 +280,8 @@ class State:
         self.pending = None
         history = self.history
         self.history = (action, history)
+        if players != _CHANCE_ONLY:
+            self.record = ((players, action, choose.secret), self.record)
         try:
             choose.resume(self, loc, action)
             if self.pending is None:  # a chance point may ask for the next outcome at once
@@ -418,6 +457,7 @@ class State:
         st.history = self.history
         st.where = {}  # the copy's lists are new: its index is rebuilt when first needed
         st.places = {}
+        st.record = self.record
         return st
 
     def determinize(self, player: int, rng) -> State:
@@ -451,6 +491,7 @@ class State:
         st = self.clone()
         st.base = None  # set below: a world never points back at the real game
         st.history = None
+        st.record = _masked_record(st.record, player)  # another seat's secret action is not in the world
         rs = st.ruleset
         places = []  # (sort key, list): every place the seat cannot see, in a canonical order
         for decl in rs.zone_list:
@@ -507,6 +548,16 @@ class State:
         st = self.clone()
         memo[id(self)] = st
         return st
+
+    def __reduce__(self):
+        """Pickled as its ruleset (by how it was loaded), :meth:`to_json` and its record of
+        decisions: the unpickled state has the same future and the same information states."""
+        record = []
+        r = self.record
+        while r is not None:
+            (players, action, secret), r = r
+            record.append((list(players), action.name, encode_value(list(action.args)), secret))
+        return (_unpickle_state, (self.ruleset, self.to_json(), record[::-1]))
 
     def __copy__(self) -> State:
         """``copy.copy(state)`` is :meth:`clone` too: a state sharing its zones with another
@@ -610,6 +661,7 @@ class State:
             st.chance = mode
             st.base = ("data", ruleset, data)
             st.history = None
+            st.record = None
             st.lazy = {}
             st.where = {}
             st.places = {}
@@ -829,6 +881,7 @@ def new_game(
     st.history = None
     st.where = {}
     st.places = {}
+    st.record = None
     ruleset.place_components(st)
     try:
         if st.chance == "explicit":
@@ -1023,6 +1076,28 @@ def json_text(v: Any) -> str:
     except (TypeError, ValueError, RecursionError):
         text = repr(type(v))
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _unpickle_state(ruleset: Ruleset, data: dict, record: list) -> State:
+    """A pickled :class:`State` (see ``State.__reduce__``)."""
+    st = State.from_json(ruleset, data)
+    out = None
+    for players, name, args, secret in record:
+        out = ((tuple(players), Action(name, tuple(decode_value(args, ruleset))), secret), out)
+    st.record = out
+    return st
+
+
+def _masked_record(record, player: int):
+    """``record`` with every secret action another seat than ``player`` took replaced by None."""
+    entries = []
+    while record is not None:
+        (players, action, secret), record = record
+        entries.append((players, None if secret and player not in players else action, secret))
+    out = None
+    for e in reversed(entries):
+        out = (e, out)
+    return out
 
 
 def _rebuild(base: tuple, history) -> State:

@@ -8,7 +8,6 @@ from fractions import Fraction
 
 from interpreter import load_ruleset
 from interpreter.analysis import perft
-from interpreter.encoding import Encoding
 
 RS = load_ruleset("kuhn_poker")
 
@@ -25,29 +24,26 @@ def test_the_deal_is_three_then_two_outcomes_and_30_terminal_histories():
     assert perft(_root(), None)[0] == 30
 
 
-def _walk(st, seen, visit):
-    """Every state below ``st``, with what each seat saw taken (``seen``)."""
-    visit(st, seen)
+def _walk(st, visit):
+    """Every state below ``st``."""
+    visit(st)
     if st.finished:
         return
-    enc = Encoding.of(RS, 2)
     for a in st.legal_actions():
         child = st.clone()
-        tokens = enc.seen_tokens(child, a)
         child.apply(a)
-        _walk(child, [s + [t] for s, t in zip(seen, tokens)], visit)
+        _walk(child, visit)
 
 
 def test_12_information_sets_6_per_player():
-    enc = Encoding.of(RS, 2)
     sets = {0: set(), 1: set()}
 
-    def visit(st, seen):
+    def visit(st):
         if not st.finished and not st.is_chance():
             p = st.current_players()[0]
-            sets[p].add(enc.information_state_string(st, p, seen[p]))
+            sets[p].add(st.information_state(p))
 
-    _walk(_root(), [[], []], visit)
+    _walk(_root(), visit)
     assert {p: len(s) for p, s in sets.items()} == {0: 6, 1: 6}
 
 
@@ -86,3 +82,28 @@ def _value(st, bets: tuple) -> Fraction:
 
 def test_the_first_players_value_at_an_equilibrium_is_minus_one_eighteenth():
     assert _value(_root(), ()) == Fraction(-1, 18)
+
+
+def test_perft_infosets_counts_kuhns_12():
+    import json
+
+    from click.testing import CliRunner
+
+    from interpreter.cli import cli
+
+    out = CliRunner().invoke(cli, ["perft", "kuhn_poker", "--chance", "enumerate", "--infosets"]).output
+    assert out.splitlines()[:2] == ["30 terminal histories", "12 information sets: P1 6, P2 6"]
+    data = json.loads(CliRunner().invoke(cli, ["perft", "kuhn_poker", "--chance", "enumerate", "--infosets", "--json"]).output)
+    assert (data["terminal_histories"], data["infosets"]) == (30, [6, 6])
+    refused = CliRunner().invoke(cli, ["perft", "kuhn_poker", "--infosets"])
+    assert refused.exit_code == 2 and "needs --chance enumerate" in refused.output
+
+
+def test_the_information_state_is_the_card_and_the_bets_seen():
+    st = _root()
+    st.apply(st.chance_outcomes()[2][0])  # P1: K
+    st.apply(st.chance_outcomes()[0][0])  # P2: J
+    st.apply("bet")
+    key = st.information_state(1)
+    assert '"hand":[{"count":1},["card-J"]]' in key and key.endswith("| P1:bet")
+    assert "card-K" not in key

@@ -27,8 +27,10 @@ def _configs():
 
 @pytest.mark.parametrize(("ruleset", "variant"), _configs(), ids=lambda x: str(x))
 def test_random_sim_test(ruleset, variant):
+    # serialize=True: every state is pickled and restored on the way (issue 30); the utility
+    # bounds and the longest game checked by OpenSpiel are the ruleset's declared facts
     game = load_game(ruleset, variant)
-    pyspiel.random_sim_test(game, num_sims=1 if ruleset in SLOW else 3, serialize=False, verbose=False)
+    pyspiel.random_sim_test(game, num_sims=1 if ruleset in SLOW else 3, serialize=True, verbose=False)
 
 
 def test_every_player_count_is_a_game():
@@ -96,6 +98,60 @@ def test_kuhn_poker_tree_has_30_terminal_histories_and_12_information_sets():
     assert root.is_chance_node() and len(root.chance_outcomes()) == 2
 
 
+def test_kuhn_poker_matches_openspiels_own_game_information_set_by_information_set():
+    # Both trees walked in lockstep (cards J, Q, K are chance outcomes 0, 1, 2 in both; OpenSpiel's
+    # pass is check or fold, its bet is bet or call): the same chance probabilities, legal actions
+    # and returns everywhere, and the same partition of decision nodes into information sets.
+    ours, theirs = load_game("kuhn_poker"), pyspiel.load_game("kuhn_poker")
+    assert (ours.min_utility(), ours.max_utility(), ours.max_game_length()) == (
+        theirs.min_utility(), theirs.max_utility(), theirs.max_game_length())
+    assert ours.information_state_tensor_shape() and ours.get_type().provides_information_state_tensor
+    pairs = {0: set(), 1: set()}
+
+    def walk(a, b):
+        assert a.is_terminal() == b.is_terminal() and a.is_chance_node() == b.is_chance_node()
+        if b.is_terminal():
+            assert a.returns() == b.returns()
+            return
+        if b.is_chance_node():
+            assert a.chance_outcomes() == b.chance_outcomes()
+            for action, _ in b.chance_outcomes():
+                walk(a.child(action), b.child(action))
+            return
+        p = b.current_player()
+        assert a.current_player() == p
+        pairs[p].add((a.information_state_string(p), b.information_state_string(p)))
+        mine = {0 if a.action_to_string(p, x) in ("check", "fold") else 1: x for x in a.legal_actions()}
+        assert sorted(mine) == b.legal_actions()
+        for x in b.legal_actions():
+            walk(a.child(mine[x]), b.child(x))
+
+    walk(ours.new_initial_state(), theirs.new_initial_state())
+    for p in (0, 1):
+        keys, strings = {k for k, _ in pairs[p]}, {s for _, s in pairs[p]}
+        assert len(keys) == len(strings) == len(pairs[p]) == 6  # a bijection: the same partition
+
+
+def test_every_ruleset_pickles_and_gives_the_same_information_state_after():
+    import pickle
+
+    game = load_game("beer_cards")
+    state = game.new_initial_state()
+    rng = np.random.RandomState(5)
+    for _ in range(40):
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    copy = pickle.loads(pickle.dumps(state))
+    assert copy.history() == state.history()
+    for p in range(game.num_players()):
+        assert copy.information_state_string(p) == state.information_state_string(p)
+        assert np.array_equal(copy.information_state_tensor(p), state.information_state_tensor(p))
+    assert copy.legal_actions() == state.legal_actions()
+
+
 def test_kuhn_poker_information_state_hides_the_other_card():
     game = load_game("kuhn_poker")
     a, b = game.new_initial_state(), game.new_initial_state()
@@ -140,3 +196,25 @@ def test_mcts_never_loses_to_random_at_tic_tac_toe():
         results.append(state.returns()[seat])
     assert min(results) >= 0, results
     assert sum(r > 0 for r in results) >= 8, results
+
+
+def test_states_sharing_tree_nodes_stay_independent(monkeypatch):
+    # the adapter shares one engine state per history among OpenSpiel's copies: applying an action
+    # to one copy never changes another, with the shared nodes or (past the cap) without them
+    import interpreter.openspiel as adapter
+
+    for cap in (adapter.MAX_SHARED_NODES, 0):
+        monkeypatch.setattr(adapter, "MAX_SHARED_NODES", cap)
+        game = load_game("kuhn_poker")
+        game.encoding.__dict__.pop("nodes", None)
+        root = game.new_initial_state()
+        a = root.child(0)
+        b = a.clone()
+        a.apply_action(1)
+        assert a.history() == [0, 1] and b.history() == [0] and root.history() == []
+        assert b.is_chance_node() and not a.is_chance_node() and root.chance_outcomes() == [(0, 1 / 3), (1, 1 / 3), (2, 1 / 3)]
+        b.apply_action(2)
+        assert a.information_state_string(0) == b.information_state_string(0)  # P1 holds J either way
+        assert a.information_state_string(1) != b.information_state_string(1)
+        assert a.tapster_state is not b.tapster_state
+        pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)

@@ -82,6 +82,11 @@ def test_observation_of_a_seat_shows_only_its_own_card():
     o1 = e.observe("player_1")["observation"][start:stop]
     assert o0[:-1].sum() == 0 and o0[-1] == 1  # P1 sees only how many cards P2 holds
     assert o1[:-1].sum() == 1 and o1[-1] == 1  # P2 sees its card
+    # the information state is the engine's one key (the OpenSpiel adapter's too)
+    st = e.unwrapped.state
+    assert e.unwrapped.information_state("player_1") == st.information_state(1)
+    own = [c.id for c in st.zones["hand"][1]][0]
+    assert own in e.unwrapped.information_state("player_1") and own not in e.unwrapped.information_state("player_0")
 
 
 def test_render_is_the_text_display():
