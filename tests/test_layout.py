@@ -16,18 +16,20 @@ LAYERS = [
     "builtins", "codegen", "schema",            # the language's functions; the code generator; the schema
     "params",                                   # parameter declarations (kind, range); variant composition
     "expression",                               # the expression language (parser, reference evaluator)
+    "domains",                                  # the values an option's in: can give, read from the expression
     "lint",                                     # load-time warnings (values that look like null or expressions)
     "flow", "flowgen",                          # effect verbs and the runner; the flow's code generator
     "chance",                                   # explicit chance points and lazy deals
     "publicity",                                # what a display text may reveal
     "state", "render", "ruleset",               # a game; its display; the compiled ruleset
     "compiler",                                 # document -> Ruleset
+    "facts",                                    # a game's facts: utility bounds and longest game, declared or enumerated
+    "encoding",                                 # a ruleset as index spaces and tensors
     "scenarios", "search", "view", "termview", "terminal", "agents",  # scenarios; search agents; a seat's view; the terminal table; agents
     "analysis",                                 # simulations, their statistics, perft
     "check",                                    # generic invariants of any ruleset (tapster check)
     "stats", "balance", "runner",               # intervals and tests; balance metrics; backends
     "tune", "report",                           # the search over parameters (tapster tune); HTML and plots
-    "encoding",                                 # a ruleset as index spaces and tensors
     "openspiel", "pettingzoo",                  # the adapters (optional extras)
     "store", "webview", "serve",                # the browser table: its database, a seat's HTML, the server
     "cli", "__init__",                          # the command line; the public names
