@@ -31,7 +31,7 @@ from .expression import (
     parse,
     state_reader,
 )
-from .limits import DEFAULT_ACTIONS, DEFAULT_STEPS, DEFAULT_WORK, MAX_COMPONENTS, MAX_FUNCTION_CALLS, MAX_ZONE_COUNT
+from .limits import DEFAULT_ACTIONS, DEFAULT_MEMORY, DEFAULT_STEPS, DEFAULT_WORK, MAX_COMPONENTS, MAX_FUNCTION_CALLS, MAX_ZONE_COUNT
 from .load import Document, load_table, load_yaml
 from .model import Component, render
 from .params import keep_declarations, param_values, variant_chain
@@ -267,7 +267,16 @@ class Ctx:
             self.reading[-1].append(chance.template_parts(value))
         text = value if isinstance(value, str) else render(value)
         mark = self._value_mark(value, path)
-        fn = compile_template(text, scope, mark)
+        # A template repeated through YAML aliases (the same text at the same mark, in the same
+        # kind of scope) is compiled once: its cost counts once per distinct text.
+        key = (text, mark, scope.locals, id(scope.resolve), id(scope.functions), id(scope.codegen))
+        cache = self.__dict__.setdefault("_templates_seen", {})
+        hit = cache.get(key)
+        if hit is not None:
+            fn = hit[0]
+        else:
+            fn = compile_template(text, scope, mark)
+            cache[key] = (fn, scope)  # the scope kept alive: the ids in the key stay its own
         self.templates.append((fn, mark, text, tuple(path) in self.doc.marks))
         return fn
 
@@ -494,6 +503,7 @@ class Ctx:
         rs.step_budget = int(limits.get("steps", DEFAULT_STEPS))
         rs.action_limit = int(limits.get("actions", DEFAULT_ACTIONS))
         rs.work_budget = int(limits.get("work", DEFAULT_WORK))
+        rs.memory_budget = int(limits.get("memory", DEFAULT_MEMORY))
 
         self._compile_components(rs)
         self._compile_zones(rs)
@@ -973,7 +983,7 @@ def _user_function(name: str, params: tuple, bodies: dict):
         # A fresh Env sharing the caller's cached lookups (Env.__init__ would look them up).
         e = new_env(Env)
         e.state, e.zones, e.vars, e.loc = env.state, env.zones, env.vars, loc
-        e.left, e.budget = env.left, env.budget
+        e.left, e.budget, e.mem, e.memory = env.left, env.budget, env.mem, env.memory
         return e
 
     calls = _CALLS
@@ -1003,7 +1013,7 @@ def _user_function(name: str, params: tuple, bodies: dict):
                 return bodies[name](e)
             finally:
                 calls[0] -= 1
-                env.left = e.left
+                env.left, env.mem = e.left, e.mem
 
         call1.__name__ = name
         return call1
@@ -1016,7 +1026,7 @@ def _user_function(name: str, params: tuple, bodies: dict):
             return bodies[name](e)
         finally:
             calls[0] -= 1
-            env.left = e.left
+            env.left, env.mem = e.left, e.mem
 
     call.__name__ = name
     return call
