@@ -40,6 +40,17 @@ ruleset function call charges one.  When ``env.left`` falls below zero :class:`W
 is raised and becomes an :class:`~interpreter.errors.ExpressionError` naming the limit
 (``limits: {work: N}``).  The runner refills ``env.left`` at every move and every listing of
 legal actions.
+
+Memory budget: what an evaluation allocates is charged to ``env.mem`` (items of a list,
+characters of a text), refilled with ``env.left``; below zero :class:`MemoryExceeded` is raised
+(``limits: {memory: N}``).  The charges ride on calls the code makes anyway, so the common case
+pays one subtraction: a loop whose items become a new list (a list comprehension, the generator
+of ``sorted``/``list``/``reversed``/``distinct``, their list argument) is charged by ``H_itm``
+instead of ``H_it`` (to work and memory alike: an upper bound of the list it builds);
+``range`` by ``H_range`` before it is materialised; ``+`` of texts or lists by ``H_grow``,
+``*`` by ``H_mulm``, a slice by ``H_slice``, ``str`` by ``H_str``, a template by its length.
+A constant (a list written out, folded at load) costs nothing at run time; a list or tuple
+written out with computed items is bounded by the expression's length and is not charged.
 """
 
 from __future__ import annotations
@@ -49,11 +60,12 @@ import re
 from typing import Any
 
 from .builtins import BUILTINS, MAX_INT_BITS, MAX_ITEMS, _mul, same, unescape
-from .errors import Mark, TapsterError
+from .builtins import _range as _plain_range
+from .errors import ExpressionError, Mark, TapsterError
 from .maps import GameMap
 from .model import Action, Component, render
 
-__all__ = ["WorkExceeded", "generate_expression", "generate_template", "generate_legal", "FunctionTable"]
+__all__ = ["WorkExceeded", "MemoryExceeded", "generate_expression", "generate_template", "generate_legal", "FunctionTable"]
 
 
 #: What one call of a ruleset function charges to the work budget (a call costs about ten loop
@@ -84,6 +96,11 @@ class WorkExceeded(TapsterError):
     """An evaluation used up its work budget (``limits: {work: N}``)."""
 
 
+class MemoryExceeded(WorkExceeded):
+    """An evaluation used up its memory budget (``limits: {memory: N}``): a WorkExceeded, so
+    that every place reporting the one reports the other."""
+
+
 # ---------------------------------------------------------------------------------------------
 # Helpers the generated code calls (the whole of its namespace, with the constants)
 
@@ -94,6 +111,112 @@ def _over(env) -> None:
         f"the work budget of {env.budget:,} steps (loop items, membership tests, function calls) was used up"
         " by one move; a rule seems to loop without end (raise it with `limits: {work: N}`)"
     )
+
+
+def _oom(env) -> None:
+    env.mem = 0
+    raise MemoryExceeded(
+        f"the memory budget of {env.memory:,} items and characters (lists, texts and ranges built) was used up"
+        " by one move; a rule seems to build lists or texts without end (raise it with `limits: {memory: N}`)"
+    )
+
+
+def template_oom(env, text: str, mark: Mark | None) -> None:
+    """Raise the memory budget's error for the template ``text`` at ``mark`` (an
+    ExpressionError naming the template and its place)."""
+    try:
+        _oom(env)
+    except MemoryExceeded as exc:
+        shown = " ".join(text.split())
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise ExpressionError(f"in template `{shown}`: {exc.message}", mark) from None
+
+
+def _charge(env, n: int) -> None:
+    """Charge ``n`` items or characters to the memory budget (raises MemoryExceeded)."""
+    env.mem -= n
+    if env.mem < 0:
+        _oom(env)
+
+
+def _itm(env, xs):
+    """:func:`_it` for a loop whose items become a new list (a list comprehension, ``sorted``,
+    ``list``...): ``len(xs)`` charged to the work and the memory budgets alike (for nested loops
+    the sum of the charges bounds the list built).  Returns ``xs``."""
+    try:
+        n = len(xs)
+    except TypeError:
+        return xs
+    env.left -= n
+    env.mem -= n
+    if env.left < 0:
+        _over(env)
+    if env.mem < 0:
+        _oom(env)
+    return xs
+
+
+def _range(env, *args):
+    """``range(...)`` as a list, its length charged to the memory budget before it is built
+    (the limits of :func:`interpreter.builtins._range` otherwise)."""
+    n = len(range(*args))
+    if n <= MAX_ITEMS:
+        env.mem -= n
+        if env.mem < 0:
+            _oom(env)
+    return _plain_range(*args)
+
+
+def _lazy_range(*args):
+    """``range(...)`` as the ``for`` of a comprehension iterates it: not built (so not charged
+    to memory), with the limits of :func:`interpreter.builtins._range`."""
+    r = range(*args)
+    if len(r) > MAX_ITEMS:
+        raise ValueError(f"range() of {len(r)} numbers; the limit is {MAX_ITEMS}")
+    return r
+
+
+def range_arguments(node, scope) -> list | None:
+    """The argument nodes of ``node`` when it is a call of the builtin ``range`` with one to
+    three positional arguments (a comprehension's ``for`` then iterates it without building
+    it), else None."""
+    if getattr(node, "data", None) != "call" or str(node.children[0]) != "range":
+        return None
+    if scope.functions and "range" in scope.functions:
+        return None
+    positional, keywords, misplaced = call_arguments(node.children[1])
+    if keywords or misplaced is not None or not 1 <= len(positional) <= 3:
+        return None
+    return positional
+
+
+def small_range(args: list) -> bool:
+    """True when ``range(*args)`` (constant arguments) is folded to a constant at load: a valid
+    range of at most MAX_FOLD_ITEMS numbers."""
+    try:
+        return len(range(*args)) <= MAX_FOLD_ITEMS
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
+def _mulm(env, a, b):
+    """``a * b`` (:func:`interpreter.builtins._mul`), a list or text built charged to memory."""
+    r = _mul(a, b)
+    t = type(r)
+    if t is str or t is list or t is tuple:
+        env.mem -= len(r)
+        if env.mem < 0:
+            _oom(env)
+    return r
+
+
+def _str(env, x):
+    """``str(x)``: the text shown for ``x``, its length charged to memory."""
+    r = render(x)
+    env.mem -= len(r)
+    if env.mem < 0:
+        _oom(env)
+    return r
 
 
 def _it(env, xs):
@@ -124,10 +247,17 @@ def _mattr(env, o, name):
     return _attr(o, name)
 
 
-def _grow(r):
+def _grow(r, env=None):
+    """``r``, the result of ``+``, checked: a list or text of at most MAX_ITEMS (charged to
+    ``env``'s memory budget when given), a whole number of at most MAX_INT_BITS bits."""
     t = type(r)
-    if (t is str or t is list or t is tuple) and len(r) > MAX_ITEMS:
-        raise ValueError(f"a value of {len(r)} items or characters; the limit is {MAX_ITEMS}")
+    if t is str or t is list or t is tuple:
+        if len(r) > MAX_ITEMS:
+            raise ValueError(f"a value of {len(r)} items or characters; the limit is {MAX_ITEMS}")
+        if env is not None:
+            env.mem -= len(r)
+            if env.mem < 0:
+                _oom(env)
     if t is int and (r > _BIG or r < -_BIG):
         raise ValueError("a whole number of more than 4096 bits; numbers in a game stay smaller")
     return r
@@ -140,6 +270,10 @@ def _add(a, b):
     return _grow(a + b)
 
 
+def _addm(env, a, b):
+    return _grow(a + b, env)
+
+
 def _toolong(n):
     raise ValueError(f"a text of more than {MAX_ITEMS} characters; the limit is {MAX_ITEMS}")
 
@@ -150,8 +284,11 @@ def _mod(a, b):
     return a % b
 
 
-def _slice(o, lo, hi):
+def _slice(env, o, lo, hi):
     r = o[lo:hi]
+    env.mem -= len(r)
+    if env.mem < 0:
+        _oom(env)
     return r if type(r) is str else list(r)
 
 
@@ -162,6 +299,11 @@ def _max_bits(a: Frag, b: Frag) -> int | None:
     return max(a.bits, b.bits)
 
 
+def _small_const(f: Frag) -> bool:
+    """A constant of at most MAX_FOLD_ITEMS items (a copy of it is as cheap as a list written out)."""
+    return f.const and (not hasattr(f.value, "__len__") or len(f.value) <= MAX_FOLD_ITEMS)
+
+
 def _check_int(v):
     if type(v) is int and (v > _BIG or v < -_BIG):
         raise ValueError("a whole number of more than 4096 bits")
@@ -170,10 +312,17 @@ def _check_int(v):
 
 _HELPERS: dict[str, Any] = {
     "H_it": _it,
+    "H_itm": _itm,
+    "H_range": _range,
+    "H_lrange": _lazy_range,
+    "H_mulm": _mulm,
+    "H_str": _str,
+    "H_oom": _oom,
+    "H_toobig": template_oom,
     "H_same": same,
     "H_attr": _attr,
     "H_mattr": _mattr,
-    "H_add": _add,
+    "H_add": _addm,
     "H_mod": _mod,
     "H_grow": _grow,
     "H_slice": _slice,
@@ -198,6 +347,10 @@ _INT_RESULTS = {"len": 63, "count": 63, "index": 63, "sign": 1}
 
 #: Builtins whose cost grows with their argument: the argument is charged to the budget.
 _LINEAR = frozenset({"all", "any", "count", "distinct", "index", "list", "max", "min", "reversed", "sorted", "sum"})
+
+#: Builtins whose result is a new list of (at most) their argument's items: the argument, or
+#: their generator's loops, charged to the memory budget too (``H_itm``).
+ALLOCATING = frozenset({"distinct", "list", "reversed", "sorted"})
 
 
 class _Ns:
@@ -419,7 +572,9 @@ class _Gen:
         ops = []
         for i in range(1, len(children), 2):
             op = " ".join(str(t) for t in children[i].children)
-            right = self.g(children[i + 1], scope, bound)
+            right = self.lazy_range(children[i + 1], scope, bound) if op in ("in", "not in") else None
+            if right is None:
+                right = self.g(children[i + 1], scope, bound)
             if op in ("is", "is not"):
                 ops.append((op, right))
                 continue
@@ -491,9 +646,9 @@ class _Gen:
             return Frag(f"({a.src} + {b.src})")  # a number and a constant: no list or text grows
         t = self.temp()
         if t is None:
-            return Frag(f"H_add({a.src}, {b.src})")
+            return Frag(f"H_add(env, {a.src}, {b.src})")
         # H_add's check inline: a whole number within the limit passes, anything else is checked
-        return Frag(f"({t} if ({t} := ({a.src} + {b.src})).__class__ is H_int and -H_BIG <= {t} <= H_BIG else H_grow({t}))")
+        return Frag(f"({t} if ({t} := ({a.src} + {b.src})).__class__ is H_int and -H_BIG <= {t} <= H_BIG else H_grow({t}, env))")
 
     def g_sub(self, node, scope, bound):
         return self._binary(node, scope, bound, "-", None, False, operator.sub)
@@ -503,7 +658,7 @@ class _Gen:
         folded = self._fold(_mul, a, b)
         if folded is not None:
             return folded
-        helper = self.ns.bind(_mul, "H_mul")
+        helper = "H_mulm"
         if a.bits is not None and b.bits is not None and a.bits + b.bits <= MAX_INT_BITS:
             # whole numbers whose product cannot pass the limit (H_mul could never raise)
             return Frag(f"({a.src} * {b.src})", bits=a.bits + b.bits)
@@ -516,8 +671,8 @@ class _Gen:
                 first = t if t == a.src else f"({t} := {a.src})"
                 lim = self.ns.bind(1 << (MAX_INT_BITS - b.bits), "LIM")
                 return Frag(f"({t} * {b.src} if {first}.__class__ is H_int and -{lim} < {t} < {lim}"
-                            f" else {helper}({t}, {b.src}))")
-        return Frag(f"{helper}({a.src}, {b.src})")
+                            f" else {helper}(env, {t}, {b.src}))")
+        return Frag(f"{helper}(env, {a.src}, {b.src})")
 
     def g_div(self, node, scope, bound):
         return self._binary(node, scope, bound, "/", None, False, operator.truediv)
@@ -575,7 +730,7 @@ class _Gen:
         obj = self.g(node.children[0], scope, bound)
         lo = self.g(node.children[1], scope, bound).src if node.children[1] is not None else "None"
         hi = self.g(node.children[2], scope, bound).src if node.children[2] is not None else "None"
-        return Frag(f"H_slice({obj.src}, {lo}, {hi})")
+        return Frag(f"H_slice(env, {obj.src}, {lo}, {hi})")
 
     # calls ---------------------------------------------------------------------------------
     def _function(self, name: str, scope):
@@ -608,8 +763,13 @@ class _Gen:
                 return inline
         srcs = [a.src for a in args]
         iterable_first = name not in ("max", "min") or len(args) == 1  # max(a, b) takes no list
-        if pure and name in _LINEAR and iterable_first and srcs and not args[0].const and not args[0].charged:
-            srcs[0] = f"H_it(env, {srcs[0]})"
+        if pure and name in _LINEAR and iterable_first and srcs and not args[0].charged:
+            if name in ALLOCATING and not _small_const(args[0]):  # a new list of the argument's items
+                srcs[0] = f"H_itm(env, {srcs[0]})"
+            elif not args[0].const:
+                srcs[0] = f"H_it(env, {srcs[0]})"
+        if pure and name in ("range", "str") and not kwargs:  # the result charged to memory (range before it is built)
+            return Frag(f"H_{name}(env, {', '.join(srcs)})")
         if builtin.needs_env:
             srcs.insert(0, "env")
         srcs.extend(f"{k}={v.src}" for k, v in kwargs.items() if _IDENT.match(k))
@@ -655,15 +815,19 @@ class _Gen:
             unrolled = self._unroll(name, elt, clauses.children, scope, bound)
             if unrolled is not None:
                 return unrolled
-        gen = self._comprehension(elt, clauses, scope, bound, "(", ")")
+        alloc = name in ALLOCATING and BUILTINS.get(name) is builtin
+        gen = self._comprehension(elt, clauses, scope, bound, "(", ")", alloc)
         gen.charged = True
         return self._emit_call(name, builtin, [gen], {})
 
     def g_listcomp(self, node, scope, bound):
         elt, clauses = node.children
-        return self._comprehension(elt, clauses, scope, bound, "[", "]")
+        return self._comprehension(elt, clauses, scope, bound, "[", "]", True)
 
-    def _comprehension(self, elt_node, clauses_node, scope, bound, open_: str, close: str) -> Frag:
+    def _comprehension(self, elt_node, clauses_node, scope, bound, open_: str, close: str, alloc: bool = False) -> Frag:
+        """A comprehension; ``alloc``: its items become a list, so its loops charge memory too."""
+        charge = "H_itm" if alloc else "H_it"
+        single = sum(1 for c in clauses_node.children if c.data == "comp_for") == 1
         parts = []
         inner_scope, inner_bound = scope, dict(bound)
         for clause in clauses_node.children:
@@ -671,7 +835,10 @@ class _Gen:
                 targets = [str(t) for t in clause.children[0].children]
                 self.in_iterable += 1
                 try:
-                    it = self.g(clause.children[1], inner_scope, inner_bound)
+                    it = self.lazy_range(clause.children[1], inner_scope, inner_bound)
+                    rargs = it
+                    if it is None:
+                        it = self.g(clause.children[1], inner_scope, inner_bound)
                 finally:
                     self.in_iterable -= 1
                 inner_scope = inner_scope.with_locals(targets)
@@ -679,13 +846,31 @@ class _Gen:
                 for t, p in zip(targets, py):
                     inner_bound[t] = p
                 target_src = py[0] if len(py) == 1 else "(" + ", ".join(py) + ",)"
-                src = it.src if it.const and len(it.value) <= MAX_FOLD_ITEMS else f"H_it(env, {it.src})"
+                if it.const and len(it.value) <= MAX_FOLD_ITEMS:
+                    # a loop over a small constant: free, unless nested loops multiply it
+                    src = f"H_itm(env, {it.src})" if alloc and not single else it.src
+                elif rargs is not None and not alloc:
+                    src = f"H_it(env, {it.src})"
+                else:
+                    src = f"{charge}(env, {it.src})"
                 parts.append(f"for {target_src} in {src}")
             else:
                 cond = self.g(clause.children[0], inner_scope, inner_bound)
                 parts.append(f"if {cond.src}")
         elt = self.g(elt_node, inner_scope, inner_bound)
         return Frag(f"{open_}{elt.src} {' '.join(parts)}{close}")
+
+    def lazy_range(self, node, scope, bound) -> Frag | None:
+        """``range(...)`` where it is only iterated or searched (a ``for``'s iterable, the right
+        of ``in``): a Python range, not built, so charged to work but not to memory; None when
+        ``node`` is no such call or its arguments are constants (then folded at load)."""
+        rargs = range_arguments(node, scope)
+        if rargs is None:
+            return None
+        frags = [self.g(a, scope, bound) for a in rargs]
+        if all(f.const for f in frags) and small_range([f.value for f in frags]):
+            return None
+        return Frag(f"H_lrange({', '.join(f.src for f in frags)})")
 
     def _unroll(self, name: str, elt_node, clauses: list, scope, bound) -> Frag | None:
         """``any``/``all``/``sum`` of a generator whose loops all run over constant collections,
@@ -856,16 +1041,27 @@ def generate_expression(tree, scope, text: str, mark: Mark | None, functions: Fu
         return None
 
 
-def generate_template(parts: list, mark: Mark | None):
+#: Most expression parts of a template written out as generated code; a longer template runs
+#: through the interpreted loop (its generated source would grow with its text, and Python's
+#: compiler takes time and memory in proportion).
+MAX_TEMPLATE_PARTS = 64
+
+
+def generate_template(parts: list, mark: Mark | None, text: str = ""):
     """A template's generated function from its ``parts`` (text, or Compiled expressions): the
-    parts' generated functions called in a row and joined; None if any part has none."""
+    parts' generated functions called in a row and joined, the text built charged to the memory
+    budget; None if any part has none or there are more than MAX_TEMPLATE_PARTS expressions."""
+    if sum(1 for p in parts if type(p) is not str) > MAX_TEMPLATE_PARTS:
+        return None
     ns = _Ns()
+    fixed = sum(len(p) for p in parts if type(p) is str)
     lines = ["T = []", "n = 0"]
     for p in parts:
         if type(p) is str:
             lines.append(f"T.append({p!r})")
         else:  # the Compiled: precise errors; the text is counted as it grows
             lines += [f"t = H_render({ns.bind(p, 'E')}(env))", "n += H_len(t)", "if n > MAX_ITEMS: H_toolong(n)", "T.append(t)"]
+    lines += [f"env.mem -= n + {fixed}", f"if env.mem < 0: H_toobig(env, {ns.bind(text, 'TEXT')}, {ns.bind(mark, 'MARK')})"]
     src = _def("template", ["env"], lines, "''.join(T)", mark)
     try:
         return _compile(src, "template", ns, mark)

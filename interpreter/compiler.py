@@ -31,7 +31,16 @@ from .expression import (
     parse,
     state_reader,
 )
-from .limits import DEFAULT_ACTIONS, DEFAULT_STEPS, DEFAULT_WORK, MAX_ACTIONS, MAX_COMPONENTS, MAX_FUNCTION_CALLS, MAX_ZONE_COUNT
+from .limits import (
+    DEFAULT_ACTIONS,
+    DEFAULT_MEMORY,
+    DEFAULT_STEPS,
+    DEFAULT_WORK,
+    MAX_ACTIONS,
+    MAX_COMPONENTS,
+    MAX_FUNCTION_CALLS,
+    MAX_ZONE_COUNT,
+)
 from .load import Document, load_table, load_yaml
 from .model import Component, render
 from .params import keep_declarations, param_values, variant_chain
@@ -267,7 +276,16 @@ class Ctx:
             self.reading[-1].append(chance.template_parts(value))
         text = value if isinstance(value, str) else render(value)
         mark = self._value_mark(value, path)
-        fn = compile_template(text, scope, mark)
+        # A template repeated through YAML aliases (the same text at the same mark, in the same
+        # kind of scope) is compiled once: its cost counts once per distinct text.
+        key = (text, mark, scope.locals, id(scope.resolve), id(scope.functions), id(scope.codegen))
+        cache = self.__dict__.setdefault("_templates_seen", {})
+        hit = cache.get(key)
+        if hit is not None:
+            fn = hit[0]
+        else:
+            fn = compile_template(text, scope, mark)
+            cache[key] = (fn, scope)  # the scope kept alive: the ids in the key stay its own
         self.templates.append((fn, mark, text, tuple(path) in self.doc.marks))
         return fn
 
@@ -495,6 +513,7 @@ class Ctx:
         # `limits: {actions}` and `outcome: {range, sum}` may be expressions: see _compile_facts
         rs.action_limit = limits["actions"] if type(limits.get("actions")) is int else DEFAULT_ACTIONS
         rs.work_budget = int(limits.get("work", DEFAULT_WORK))
+        rs.memory_budget = int(limits.get("memory", DEFAULT_MEMORY))
 
         self._compile_components(rs)
         self._compile_zones(rs)
@@ -1035,7 +1054,7 @@ def _user_function(name: str, params: tuple, bodies: dict):
         # A fresh Env sharing the caller's cached lookups (Env.__init__ would look them up).
         e = new_env(Env)
         e.state, e.zones, e.vars, e.loc = env.state, env.zones, env.vars, loc
-        e.left, e.budget = env.left, env.budget
+        e.left, e.budget, e.mem, e.memory = env.left, env.budget, env.mem, env.memory
         return e
 
     calls = _CALLS
@@ -1065,7 +1084,7 @@ def _user_function(name: str, params: tuple, bodies: dict):
                 return bodies[name](e)
             finally:
                 calls[0] -= 1
-                env.left = e.left
+                env.left, env.mem = e.left, e.mem
 
         call1.__name__ = name
         return call1
@@ -1078,7 +1097,7 @@ def _user_function(name: str, params: tuple, bodies: dict):
             return bodies[name](e)
         finally:
             calls[0] -= 1
-            env.left = e.left
+            env.left, env.mem = e.left, e.mem
 
     call.__name__ = name
     return call

@@ -21,10 +21,30 @@ from pathlib import Path
 from typing import Any
 
 from .builtins import BUILTINS, MAX_INT_BITS, MAX_ITEMS, Builtin, _extent, _mul, same, unescape  # noqa: F401 - re-exported
+from .builtins import _range as _plain_range
 from .codegen import _NOCONST as _NOCONST_GEN
-from .codegen import WorkExceeded, _grow, _it, _mod, call_arguments, generate_expression, generate_template
+from .codegen import (
+    ALLOCATING,
+    WorkExceeded,
+    _charge,
+    _grow,
+    _it,
+    _itm,
+    _lazy_range,
+    _mod,
+    _mulm,
+    call_arguments,
+    generate_expression,
+    generate_template,
+    range_arguments,
+    small_range,
+    template_oom,
+)
+from .codegen import MAX_FOLD_ITEMS as _MAX_FOLD_ITEMS
+from .codegen import _range as _charged_range
+from .codegen import _str as _charged_str
 from .errors import ExpressionError, ExpressionSyntaxError, Mark, TapsterError, close_matches
-from .limits import DEFAULT_WORK, MAX_EXPRESSION_CHARS, MAX_NESTING
+from .limits import DEFAULT_MEMORY, DEFAULT_WORK, MAX_EXPRESSION_CHARS, MAX_NESTING
 from .load import MAX_NUMBER_CHARS
 from .model import Component, render
 
@@ -90,10 +110,12 @@ class Env:
 
     ``left`` is what remains of the work budget (loop items, membership tests, ruleset
     function calls; see :mod:`interpreter.codegen`), refilled to ``budget`` by :meth:`refill`
-    at every move and every listing of legal actions.
+    at every move and every listing of legal actions.  ``mem`` is what remains of the memory
+    budget (items and characters of the lists, texts and ranges built), refilled to ``memory``
+    with it.
     """
 
-    __slots__ = ("state", "loc", "zones", "vars", "left", "budget")
+    __slots__ = ("state", "loc", "zones", "vars", "left", "budget", "mem", "memory")
 
     def __init__(self, state: Any, loc: dict):
         self.state = state
@@ -102,10 +124,13 @@ class Env:
         self.vars = getattr(state, "vars", None)
         rs = getattr(state, "ruleset", None)
         self.budget = self.left = getattr(rs, "work_budget", DEFAULT_WORK)
+        self.memory = self.mem = getattr(rs, "memory_budget", DEFAULT_MEMORY)
 
     def refill(self) -> None:
-        """Start a new work budget (a move, a listing of legal actions, a load-time evaluation)."""
+        """Start a new work and memory budget (a move, a listing of legal actions, a load-time
+        evaluation)."""
         self.left = self.budget
+        self.mem = self.memory
 
 
 class FunctionBody:
@@ -196,6 +221,12 @@ class Compiled:
             compiler = _Compiler(self.text, self.mark)
             compiler._scope_functions = scope.functions
             fn = self.checked_fn = compiler.c(tree, scope)
+        # The run that failed already charged the memory budget for what it built (and freed):
+        # the checked run repeats it with the whole budget, and what it builds is then charged
+        # to what was left (so that a repeat never turns the first error into a budget error).
+        before = getattr(env, "mem", None)
+        if before is not None:
+            env.mem = env.memory
         try:
             return fn(env)
         except ExpressionError as exc:
@@ -210,6 +241,9 @@ class Compiled:
             ) from None
         except RecursionError:
             raise ExpressionError(f"in expression `{self.text}`: nested too deeply", self.mark) from None
+        finally:
+            if before is not None:
+                env.mem = before - (env.memory - env.mem)
 
     def __repr__(self) -> str:
         return f"Compiled({self.text!r})"
@@ -594,6 +628,8 @@ class _Compiler:
         items = self._exprs(node.children[0], scope)
         if not items:
             return lambda env: []
+        if all(hasattr(f, "constant") for f in items):  # a constant, as generated code binds it
+            return _const([f.constant for f in items])
         return lambda env: [f(env) for f in items]
 
     def c_tuple(self, node, scope):
@@ -660,7 +696,8 @@ class _Compiler:
         for i in range(1, len(children), 2):
             op = " ".join(str(t) for t in children[i].children)
             ops.append(_COMPARE[op])
-            operands.append(self.c(children[i + 1], scope))
+            lazy = self._lazy_range(children[i + 1], scope) if op in ("in", "not in") else None
+            operands.append(lazy or self.c(children[i + 1], scope))
         if len(ops) == 1:
             op, a, b = ops[0], operands[0], operands[1]
             k = getattr(b, "constant", _MISSING) if hasattr(b, "constant") else _MISSING
@@ -694,20 +731,33 @@ class _Compiler:
 
         return chain
 
+    def _lazy_range(self, node, scope) -> Callable | None:
+        """``range(...)`` where it is only iterated or searched, not built (no memory charged),
+        as the generated code does (see ``_Gen.lazy_range``); None when ``node`` is no such call
+        or its arguments are constants."""
+        rargs = range_arguments(node, scope)
+        if rargs is None:
+            return None
+        fns = [self.c(a, scope) for a in rargs]
+        if all(hasattr(f, "constant") for f in fns) and small_range([f.constant for f in fns]):
+            return None
+        return lambda env: _lazy_range(*[f(env) for f in fns])
+
     def _binop(self, node, scope, fn):
         a, b = (self.c(ch, scope) for ch in node.children)
         return lambda env: fn(a(env), b(env))
 
     def c_add(self, node, scope):
         a, b = (self.c(ch, scope) for ch in node.children)
-        return lambda env: _grow(a(env) + b(env))  # text and lists checked for size, as generated code does
+        return lambda env: _grow(a(env) + b(env), env)  # text and lists checked for size and charged, as generated code does
 
     def c_sub(self, node, scope):
         a, b = (self.c(ch, scope) for ch in node.children)
         return lambda env: a(env) - b(env)
 
     def c_mul(self, node, scope):
-        return self._binop(node, scope, _mul)
+        a, b = (self.c(ch, scope) for ch in node.children)
+        return lambda env: _mulm(env, a(env), b(env))  # a list or text built charged to memory
 
     def c_div(self, node, scope):
         return self._binop(node, scope, operator.truediv)
@@ -798,6 +848,7 @@ class _Compiler:
         hi = self.c(node.children[2], scope) if node.children[2] is not None else (lambda env: None)
         def slice_(env):
             o = obj(env)[lo(env) : hi(env)]
+            _charge(env, len(o))
             return o if type(o) is str else list(o)  # text slices stay text
 
         return slice_
@@ -816,13 +867,29 @@ class _Compiler:
             raise self.error(name_tok, f"unknown function `{name}`{hint}")
         return fn
 
-    def _call(self, name_tok, builtin: Builtin, args: list, kwargs: dict):
+    def _call(self, name_tok, builtin: Builtin, args: list, kwargs: dict, charged: bool = False):
         lo, hi = builtin.arity
         n = len(args)
         if n < lo or (hi is not None and n > hi):
             want = f"{lo}" if lo == hi else (f"{lo} or more" if hi is None else f"{lo} to {hi}")
             raise self.error(name_tok, f"`{name_tok}` takes {want} argument(s), got {n}")
         fn = builtin.fn
+        # The memory budget, charged as the generated code charges it (see interpreter.codegen).
+        name = str(name_tok)
+        if BUILTINS.get(name) is builtin and not kwargs:
+            if name == "range":
+                if all(hasattr(a, "constant") for a in args) and small_range([a.constant for a in args]):
+                    return _const(_plain_range(*[a.constant for a in args]))  # folded, as generated code does
+                return lambda env: _charged_range(env, *[a(env) for a in args])
+            if name == "str":
+                a0 = args[0]
+                return lambda env: _charged_str(env, a0(env))
+        if BUILTINS.get(name) is builtin and name in ALLOCATING and not charged:
+            first, rest = args[0], args[1:]
+            k = getattr(first, "constant", _MISSING) if hasattr(first, "constant") else _MISSING
+            small = k is not _MISSING and (not hasattr(k, "__len__") or len(k) <= _MAX_FOLD_ITEMS)
+            if not small:
+                args = [lambda env: _itm(env, first(env)), *rest]
         if builtin.needs_env:
             if kwargs:
                 return lambda env: fn(env, *[a(env) for a in args], **{k: v(env) for k, v in kwargs.items()})
@@ -860,21 +927,30 @@ class _Compiler:
         self._scope_functions = scope.functions
         name_tok, elt, clauses = node.children
         builtin = self._function(name_tok)
-        gen = self._comprehension(elt, clauses, scope)
-        return self._call(name_tok, builtin, [gen], {})
+        alloc = str(name_tok) in ALLOCATING and BUILTINS.get(str(name_tok)) is builtin
+        gen = self._comprehension(elt, clauses, scope, alloc)
+        return self._call(name_tok, builtin, [gen], {}, charged=True)
 
     def c_listcomp(self, node, scope):
         elt, clauses = node.children
-        return self._comprehension(elt, clauses, scope)
+        return self._comprehension(elt, clauses, scope, True)
 
-    def _comprehension(self, elt_node, clauses_node, scope):
+    def _comprehension(self, elt_node, clauses_node, scope, alloc: bool = False):
+        """The comprehension's list; ``alloc``: its items are kept (a list comprehension, the
+        generator of ``sorted``...), so each loop charges memory too, as generated code does
+        (a single loop over a small constant charges nothing)."""
+        single = sum(1 for c in clauses_node.children if c.data == "comp_for") == 1
         steps = []
         names: list[str] = []
         inner = scope
         for clause in clauses_node.children:
             if clause.data == "comp_for":
                 targets = [str(t) for t in clause.children[0].children]
-                it = self.c(clause.children[1], inner)
+                it = self._lazy_range(clause.children[1], inner) or self.c(clause.children[1], inner)
+                if alloc:
+                    k = getattr(it, "constant", _MISSING) if hasattr(it, "constant") else _MISSING
+                    if not (single and k is not _MISSING and hasattr(k, "__len__") and len(k) <= _MAX_FOLD_ITEMS):
+                        it = _charging(it)
                 inner = inner.with_locals(targets)
                 names.extend(targets)
                 steps.append(("for", targets, it))
@@ -962,6 +1038,22 @@ class _Compiler:
             return out
 
         return comp_general
+
+
+def _charging(it: Callable) -> Callable:
+    """The loop's iterable charged to the memory budget as well (a comprehension that keeps its
+    items); the work budget is charged by the loop's own ``_it``, so only memory here."""
+
+    def charged(env):
+        xs = it(env)
+        try:
+            n = len(xs)
+        except TypeError:
+            return xs
+        _charge(env, n)
+        return xs
+
+    return charged
 
 
 def _const(value):
@@ -1053,6 +1145,7 @@ def compile_template(text: str, scope: Scope, mark: Mark | None = None) -> Calla
         text = render(text)
     parts: list = []
     pos = 0
+    seen: dict[str, Compiled] = {}  # each distinct part compiled once (`{n}` written 1,000 times: once)
     for m in _TEMPLATE_PART.finditer(text):
         if m.start() > pos:
             parts.append(text[pos : m.start()])
@@ -1062,15 +1155,18 @@ def compile_template(text: str, scope: Scope, mark: Mark | None = None) -> Calla
         elif token == "}}":
             parts.append("}")
         else:
-            inner_mark = mark.shifted(m.start(1)) if mark else None
-            parts.append(compile_expression(m.group(1), scope, inner_mark))
+            part = seen.get(m.group(1))
+            if part is None:  # its first occurrence: the one a failing evaluation reaches first
+                inner_mark = mark.shifted(m.start(1)) if mark else None
+                part = seen[m.group(1)] = compile_expression(m.group(1), scope, inner_mark)
+            parts.append(part)
         pos = m.end()
     if pos < len(text):
         parts.append(text[pos:])
     if all(isinstance(p, str) for p in parts):
         constant = "".join(parts)
         return lambda env: constant
-    generated = generate_template(parts, mark)
+    generated = generate_template(parts, mark, text)
     if generated is not None:
         return generated
 
@@ -1083,6 +1179,9 @@ def compile_template(text: str, scope: Scope, mark: Mark | None = None) -> Calla
             if n > MAX_ITEMS:
                 raise ValueError(f"a text of more than {MAX_ITEMS} characters; the limit is {MAX_ITEMS}")
             out.append(t)
+        env.mem -= n  # the text built, as the generated template charges it
+        if env.mem < 0:
+            template_oom(env, text, mark)
         return "".join(out)
 
     return template

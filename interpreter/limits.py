@@ -3,7 +3,7 @@
 Each module that enforces a limit imports its number from here; ``tests/test_limits.py``
 checks that no other module defines one of its own, that the README's table states every
 value below, and that the schema's maximums for ``limits:`` are the ones here.  A ruleset may
-raise ``steps``, ``actions`` and ``work`` under ``limits:`` (up to their maximums); a user may
+raise ``steps``, ``actions``, ``work`` and ``memory`` under ``limits:`` (up to their maximums); a user may
 lower the command line's counts with its options.
 """
 
@@ -20,6 +20,8 @@ DEFAULT_ACTIONS = 100_000
 MAX_ACTIONS = 100_000_000
 DEFAULT_WORK = 10_000_000
 MAX_WORK = 1_000_000_000
+DEFAULT_MEMORY = 4_000_000  # items and characters of the lists, texts and ranges one move builds
+MAX_MEMORY = 100_000_000
 
 # -- what one ruleset may declare ---------------------------------------------------------------
 MAX_COMPONENTS = 100_000
@@ -46,6 +48,7 @@ MAX_CELL_WIDTH = 200
 MAX_YAML_BYTES = 2 * 1024 * 1024
 MAX_YAML_NODES = 200_000
 MAX_YAML_DEPTH = 64
+MAX_YAML_EXPANDED = 2 * 1024 * 1024  # characters of a file's scalars, its aliases written out
 MAX_LOG_BYTES = 64 * 1024 * 1024
 MAX_LOG_ACTIONS = 1_000_000
 MAX_SAVED_DEPTH = 64
@@ -76,6 +79,9 @@ LIMITS: tuple[Limit, ...] = (
     Limit("MAX_ACTIONS", MAX_ACTIONS, "the most `limits: {actions}` may ask"),
     Limit("DEFAULT_WORK", DEFAULT_WORK, "work in one move or load-time evaluation (`limits: {work}`)"),
     Limit("MAX_WORK", MAX_WORK, "the most `limits: {work}` may ask"),
+    Limit("DEFAULT_MEMORY", DEFAULT_MEMORY,
+          "items and characters of the lists, texts and ranges built in one move or load-time evaluation (`limits: {memory}`)"),
+    Limit("MAX_MEMORY", MAX_MEMORY, "the most `limits: {memory}` may ask"),
     Limit("MAX_COMPONENTS", MAX_COMPONENTS, "components of one ruleset"),
     Limit("MAX_ZONE_COUNT", MAX_ZONE_COUNT, "zones of one counted zone"),
     Limit("MAX_VARIANTS", MAX_VARIANTS, "variants of one ruleset"),
@@ -94,6 +100,7 @@ LIMITS: tuple[Limit, ...] = (
     Limit("MAX_YAML_BYTES", MAX_YAML_BYTES, "bytes of a ruleset or table file"),
     Limit("MAX_YAML_NODES", MAX_YAML_NODES, "nodes of a YAML file"),
     Limit("MAX_YAML_DEPTH", MAX_YAML_DEPTH, "levels of a YAML file"),
+    Limit("MAX_YAML_EXPANDED", MAX_YAML_EXPANDED, "characters of a YAML file's values with its aliases written out"),
     Limit("MAX_LOG_BYTES", MAX_LOG_BYTES, "bytes of a replay log"),
     Limit("MAX_LOG_ACTIONS", MAX_LOG_ACTIONS, "actions of a replay log (a longer game is played, not logged)"),
     Limit("MAX_SAVED_DEPTH", MAX_SAVED_DEPTH, "levels of a value in a saved state"),

@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 
 from .errors import LoadError, Mark
-from .limits import MAX_INT_BITS, MAX_NUMBER_CHARS
+from .limits import MAX_INT_BITS, MAX_NUMBER_CHARS, MAX_YAML_EXPANDED
 from .limits import MAX_YAML_BYTES as MAX_BYTES
 from .limits import MAX_YAML_DEPTH as MAX_DEPTH
 from .limits import MAX_YAML_NODES as MAX_NODES
@@ -115,8 +115,10 @@ def load_yaml_text(text: str, file: str = "<string>") -> Document:
     """Read YAML text safely; ``file`` names it in marks.
 
     Raises:
-        LoadError: syntax errors, duplicate keys, unsupported tags, alias bombs, recursive
-            aliases, nesting deeper than MAX_DEPTH, text larger than MAX_BYTES.
+        LoadError: syntax errors, duplicate keys, unsupported tags, alias bombs (more than
+            MAX_NODES nodes, or more than MAX_YAML_EXPANDED characters of values, with the
+            aliases written out), recursive aliases, nesting deeper than MAX_DEPTH, text larger
+            than MAX_BYTES.
     """
     if len(text.encode("utf-8", errors="replace")) > MAX_BYTES:
         raise LoadError(f"{file} is larger than {MAX_BYTES} bytes", Mark(file, 1, 1))
@@ -166,6 +168,7 @@ class _Builder:
         self.loader = loader
         self.doc = doc
         self.count = 0
+        self.chars = 0  # characters of the scalars built so far, aliases written out
         self.active: set[int] = set()
 
     def mark(self, node) -> Mark:
@@ -182,6 +185,11 @@ class _Builder:
             raise LoadError(f"nesting deeper than {MAX_DEPTH} levels", self.mark(node))
         self.doc.marks.setdefault(path, self.mark(node))
         if isinstance(node, yaml.ScalarNode):
+            self.chars += len(node.value)
+            if self.chars > MAX_YAML_EXPANDED:
+                raise LoadError(
+                    f"the document expands to more than {MAX_YAML_EXPANDED:,} characters of values with its aliases"
+                    " written out (an alias bomb?); write a long text once and refer to it less often", self.mark(node))
             return self.scalar(node)
         if node.tag not in ("tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"):
             raise LoadError(f"unsupported YAML tag {node.tag}", self.mark(node))
@@ -199,6 +207,7 @@ class _Builder:
                         raise LoadError("merge keys (`<<`) are not supported", self.mark(knode))
                     if not isinstance(knode, yaml.ScalarNode):
                         raise LoadError("a mapping key must be a plain value", self.mark(knode))
+                    self.chars += len(knode.value)
                     k = self.scalar(knode)
                     if isinstance(k, (bool, float)) or k is None:
                         # YAML 1.1 reads a plain `on:`, `yes:` or `null:` key as a boolean or

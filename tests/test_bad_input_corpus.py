@@ -10,9 +10,11 @@ is involved, not one byte of that file in the output."""
 from __future__ import annotations
 
 import json
+import os
 import resource
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -65,6 +67,45 @@ def test_a_bad_ruleset(folder, command, words):
         assert rc == 0 and "Traceback" not in out, out[-2000:]
         return
     refused(argv, words)
+
+
+# Issue 25: values each within the size limits that add up (25 aliased `let`s of a list of
+# 999,999 numbers: 1 GB before the memory budget), and a template of 30,000 places repeated by
+# 32 aliases (2.9 GB and 20 s before the expanded-size limit).  (folder, command, words)
+BUDGETED = [
+    ("many_lets", "play", "memory budget of 4,000,000"),
+    ("template_aliases", "validate", "expands to more than 2,097,152 characters"),
+    ("template_aliases", "play", "expands to more than 2,097,152 characters"),
+]
+PEAK_BYTES = 300 * 1024**2
+CPU_LIMIT = 2.0  # seconds of CPU time (user + system): wall time on a shared machine is noise
+
+
+def measured(*argv: str) -> tuple[int, str, float, int]:
+    """Run ``tapster ARGV`` in a limited child; (exit code, output, CPU seconds, peak bytes),
+    the child's own figures from ``os.wait4``."""
+    cmd = [sys.executable, "-m", "interpreter.cli", *argv]
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                preexec_fn=_limits)  # fmt: skip
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        text = out.read().decode("utf-8", "replace")
+    return proc.returncode, text, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
+
+
+@pytest.mark.parametrize("folder, command, words", BUDGETED, ids=[f"{r[0]}-{r[1]}" for r in BUDGETED])
+def test_values_that_add_up_are_refused_in_bounded_time_and_memory(folder, command, words):
+    path = str(CORPUS / folder)
+    argv = (command, path) if command == "validate" else (command, path, "--agents", "first,first", "--seed", "1")
+    rc, out, cpu, peak = measured(*argv)
+    assert rc in (1, 2), (rc, out[-2000:])
+    assert "Traceback" not in out, out[-2000:]
+    assert words.lower() in out.lower(), (words, out[-2000:])
+    assert "ruleset.yaml:" in out  # the place: file:line:column
+    assert peak < PEAK_BYTES, f"peak memory {peak / 1024**2:.0f} MB"
+    assert cpu < CPU_LIMIT, f"{cpu:.2f} s of CPU time"
 
 
 LOGS = [

@@ -28,7 +28,10 @@ flow:
   - choose:
       options: [{action: ok}]
 """
+# A list of 10**12 items: the memory budget (4,000,000 items) stops it before the work budget
+# (both charge each item; issue 25).  The same loops without a list: the work budget.
 HUGE = "len([1 for i in range(10**6) for j in range(10**6)])"
+HUGE_LOOP = "sum(1 for i in range(10**6) for j in range(10**6))"
 
 
 def _chain(n: int) -> str:
@@ -39,15 +42,25 @@ def _chain(n: int) -> str:
 #: name -> (ruleset text, command, words the message must hold)
 RULESETS = {
     "nested_comprehension_in_copies": (
-        HEAD + f"components:\n  chip:\n    items: [{{v: 1}}]\n    copies: \"{HUGE}\"\n" + FLOW, "validate", "work"),
+        HEAD + f"components:\n  chip:\n    items: [{{v: 1}}]\n    copies: \"{HUGE}\"\n" + FLOW, "validate", "memory budget"),
     "nested_comprehension_in_derived": (
-        HEAD + f"components:\n  chip:\n    items: [{{v: 1}}]\n    derived: {{n: \"{HUGE}\"}}\n" + FLOW, "validate", "work"),
+        HEAD + f"components:\n  chip:\n    items: [{{v: 1}}]\n    derived: {{n: \"{HUGE}\"}}\n" + FLOW, "validate", "memory budget"),
     "nested_comprehension_in_a_label": (
-        HEAD + "components:\n  chip:\n    items: [{v: 1}]\n    label: \"{" + HUGE + "}\"\n" + FLOW, "validate", "work"),
+        HEAD + "components:\n  chip:\n    items: [{v: 1}]\n    label: \"{" + HUGE + "}\"\n" + FLOW, "validate", "memory budget"),
     "nested_comprehension_in_a_set": (
-        HEAD + f"vars:\n  v: 0\nflow:\n  - set: {{v: \"{HUGE}\"}}\n", "play", "work"),
+        HEAD + f"vars:\n  v: 0\nflow:\n  - set: {{v: \"{HUGE}\"}}\n", "play", "memory budget"),
     "nested_comprehension_in_an_option": (
-        HEAD + f"flow:\n  - choose:\n      options:\n        - {{action: a, for: i, in: \"[{HUGE}]\"}}\n", "play", "work"),
+        HEAD + f"flow:\n  - choose:\n      options:\n        - {{action: a, for: i, in: \"[{HUGE}]\"}}\n", "play", "memory budget"),
+    "nested_loops_in_a_label": (
+        HEAD + "components:\n  chip:\n    items: [{v: 1}]\n    label: \"{" + HUGE_LOOP + "}\"\n" + FLOW, "validate", "work budget"),
+    "nested_loops_in_a_set": (HEAD + f"vars:\n  v: 0\nflow:\n  - set: {{v: \"{HUGE_LOOP}\"}}\n", "play", "work budget"),
+    "lists_that_add_up_in_one_move": (
+        HEAD + "flow:\n  - repeat: {times: 30, do: [{let: {v: 'list(range(1, 999999 + 1))'}}]}\n", "play",
+        "memory budget"),
+    "texts_that_add_up_in_one_move": (
+        HEAD + "vars:\n  s: 'ab'\nflow:\n  - repeat: {times: 200, do: [{let: {t: \"str([s] * 99999)\"}}]}\n", "play",
+        "limits: {memory: N}"),
+    "memory_beyond_the_maximum": (HEAD + "limits: {memory: 1000000000000}\n" + FLOW, "validate", "maximum"),
     "membership_ten_billion_steps": (
         HEAD + "vars:\n  v: 0\nflow:\n  - set: {v: \"len([i for i in range(100000) if i in range(100000)])\"}\n", "play",
         "work"),

@@ -11,7 +11,7 @@ import yaml
 
 from interpreter import codegen, load_ruleset
 from interpreter.codegen import comment
-from interpreter.errors import ExpressionError, FlowError, TapsterError
+from interpreter.errors import ExpressionError, FlowError, Mark, TapsterError
 from interpreter.rng import Rng
 
 from .conftest import all_configurations
@@ -258,6 +258,119 @@ def test_a_runaway_listing_of_actions_is_a_flow_error(tmp_path):
     with pytest.raises((FlowError, ExpressionError)) as info:
         rs.new_game(2)
     assert "work budget" in str(info.value)
+
+
+# ---------------------------------------------------------------------------------------------
+# The memory budget (issue 25)
+
+
+def _both(fn):
+    """``fn()`` with generated code, then with the reference evaluator only: (fast, reference)."""
+    fast = fn()
+    codegen.ENABLED = False
+    try:
+        reference = fn()
+    finally:
+        codegen.ENABLED = True
+    return fast, reference
+
+
+# (what one evaluation builds, the items and characters it charges): n is 300, s 150 characters
+CHARGES = [
+    ("range(n)", 300),
+    ("[i for i in range(n)]", 300),
+    ("[i for i in range(n) if i < 0]", 300),  # an upper bound: every item the loop could keep
+    ("list(range(n))", 600),
+    ("sorted(i for i in range(n))", 300),
+    ("reversed([n] * 100)", 200),
+    ("s + s", 300),
+    ("(s + s)[0:n]", 600),
+    ("str(s)", 150),
+    ("[n] * 300", 300),
+]
+
+
+def _repeat(tmp_path, expr: str, times: int):
+    """Evaluate ``expr`` ``times`` times in one move under a memory budget of 1,000: the
+    number of evaluations, or the error's message."""
+    rs = _load(tmp_path, "limits: {memory: 1000}\nvars: {n: 300, s: " + "ab" * 75 + "}\nflow:\n"
+               f"  - repeat:\n      times: {times}\n      do:\n        - let: {{v: \"{expr}\"}}\n")
+    try:
+        rs.new_game(2)
+    except ExpressionError as exc:
+        return str(exc)
+    return times
+
+
+@pytest.mark.parametrize(("expr", "charge"), CHARGES, ids=[c[0] for c in CHARGES])
+def test_the_memory_budget_charges_what_an_expression_builds(tmp_path, expr, charge):
+    """Both evaluators charge exactly ``charge`` an evaluation: 1,000 // charge evaluations fit
+    in one move, one more is refused with the expression and its line and column."""
+    fit = 1000 // charge
+    assert _both(lambda: _repeat(tmp_path, expr, fit)) == (fit, fit)
+    fast, reference = _both(lambda: _repeat(tmp_path, expr, fit + 1))
+    assert fast == reference, (fast, reference)
+    assert "memory budget of 1,000 items and characters" in fast, fast
+    assert f"in expression `{expr}`" in fast and "ruleset.yaml:9:" in fast, fast
+    assert "`limits: {memory: N}`" in fast
+
+
+def test_a_template_charges_the_text_it_builds(tmp_path):
+    """A template's text (301 characters here) is charged; the one crossing the budget is
+    refused naming the template and its place."""
+    from interpreter.expression import Env, compile_template
+
+    def run():
+        rs = _load(tmp_path, "vars: {s: " + "ab" * 75 + "}\nflow: []\n")
+        fn = compile_template("x{s}{s}", rs.scope, Mark("here.yaml", 3, 7))
+        env = Env(rs.new_game(2), {})
+        env.mem = 1000
+        shown = [len(fn(env)) for _ in range(3)]
+        try:
+            fn(env)
+        except ExpressionError as exc:
+            return shown, str(exc)
+        return shown, None
+
+    fast, reference = _both(run)
+    assert fast == reference
+    assert fast[0] == [301, 301, 301]
+    assert fast[1].startswith("here.yaml:3:7: in template `x{s}{s}`: the memory budget"), fast[1]
+
+
+def test_the_memory_budget_starts_again_every_move(tmp_path):
+    rs = _load(tmp_path, "limits: {memory: 1000}\nvars: {n: 300}\nflow:\n  - repeat:\n      times: 20\n      do:\n"
+               "        - let: {v: 'range(n)'}\n        - let: {w: 'range(n)'}\n        - choose: {options: [{action: go}]}\n")
+    st = rs.new_game(2)
+    while not st.is_terminal():
+        st.apply("go")
+    assert st.is_terminal()
+
+
+def test_a_small_constant_costs_nothing_at_run_time(tmp_path):
+    """A list written out, a loop over a small constant, a constant range: no charge and no
+    call in the generated code; a million evaluations fit a budget of 1,000."""
+    exprs = ["[1, 2, 3]", "[x * 2 for x in [1, 2, 3]]", "[i for i in range(5)]", "sorted([3, 1, 2])", "len(range(10))"]
+    lets = "".join(f"        - let: {{v{i}: \"{e}\"}}\n" for i, e in enumerate(exprs))
+    def run():
+        rs = _load(tmp_path, "limits: {memory: 1000, steps: 100000000}\nvars: {k: 0}\nflow:\n"
+                   "  - repeat:\n      times: 2000\n      do:\n" + lets + "        - set: {k: 'k + 1'}\n")
+        return rs, rs.new_game(2).vars["k"]
+
+    (rs, fast), (_, reference) = _both(run)
+    assert fast == reference == 2000
+    source = "\n".join(src for _, src in rs.sources)
+    assert "H_itm(" not in source and "H_range(env" not in source and "H_lrange(" not in source
+
+
+def test_range_only_iterated_or_searched_is_not_built(tmp_path):
+    """`for i in range(n)` and `x in range(n)` never build the list (charged to work, not memory)."""
+    def run():
+        rs = _load(tmp_path, "limits: {memory: 1000}\nvars: {n: 2000, v: 0}\nflow:\n"
+                   "  - set: {v: 'sum(1 for i in range(n) if i in range(n))'}\n")
+        return rs.new_game(2).vars["v"]
+
+    assert _both(run) == (2000, 2000)
 
 
 # ---------------------------------------------------------------------------------------------

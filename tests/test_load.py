@@ -161,3 +161,34 @@ def test_numbers_beyond_the_limit_are_refused_at_load(tmp_path, text):
         load_ruleset(tmp_path)
     assert "limit" in str(info.value)
     assert "ruleset.yaml:" in str(info.value)
+
+
+def test_aliases_that_expand_past_the_size_limit_are_refused():
+    """A long text repeated through aliases (issue 25): refused at the alias that crosses
+    MAX_YAML_EXPANDED characters, before anything is compiled; the same text once loads."""
+    from interpreter.limits import MAX_YAML_EXPANDED
+
+    text = "x" * 100_000
+    once = f"a: &t '{text}'\n"
+    assert load_yaml_text(once, "f.yaml").data["a"] == text
+    many = once + "b: [" + ", ".join(["*t"] * (MAX_YAML_EXPANDED // len(text) + 1)) + "]\n"
+    with pytest.raises(LoadError) as info:
+        load_yaml_text(many, "f.yaml")
+    assert f"more than {MAX_YAML_EXPANDED:,} characters" in str(info.value)
+    assert str(info.value).startswith("f.yaml:1:")  # the aliased text's own place
+
+
+def test_a_template_repeated_by_aliases_is_compiled_once(tmp_path, monkeypatch):
+    """Its cost counts once per distinct text (issue 25): 32 aliases, one compilation."""
+    from interpreter import compiler, load_ruleset
+
+    calls = []
+    original = compiler.compile_template
+    monkeypatch.setattr(compiler, "compile_template", lambda *a, **k: calls.append(a[0]) or original(*a, **k))
+    template = "{1}" * 1000
+    logs = "\n".join("  - *long" if i else f"  - &long {{log: '{template}'}}" for i in range(32))
+    (tmp_path / "ruleset.yaml").write_text(f"name: T\nplayers: {{min: 2, max: 2}}\nsetup:\n{logs}\nflow: []\n")
+    rs = load_ruleset(tmp_path / "ruleset.yaml")
+    assert calls.count(template) == 1
+    st = rs.new_game(2)
+    assert st.is_terminal()

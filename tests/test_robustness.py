@@ -474,7 +474,14 @@ def test_a_decision_inside_an_endless_loop_stops_the_game(capsys, tmp_path):
         ("vars: {x: 2}\nflow:\n  - while: {cond: 'true', do: [{set: {x: x * x}}]}\n", ExpressionError,
          "more than 4096 bits"),
         ("vars: {x: 0}\nflow:\n  - set: {x: '(10**60)**60'}\n", ExpressionError, "more than 4096 bits"),
+        # each `x + [...]` copies x: the copies add up to 6,250,000 items before x reaches 10,000,
+        # so the memory budget (4,000,000 a move, issue 25) stops the move first; raised, the
+        # limit of a stored value does
         ("vars: {x: []}\nflow:\n  - while: {cond: 'true', do: [{set: {x: 'x + [1, 2, 3, 4, 5, 6, 7, 8]'}}]}\n",
+         ExpressionError,
+         "the memory budget of 4,000,000"),
+        ("limits: {memory: 10000000}\nvars: {x: []}\nflow:\n"
+         "  - while: {cond: 'true', do: [{set: {x: 'x + [1, 2, 3, 4, 5, 6, 7, 8]'}}]}\n",
          ExpressionError,
          "the value has more than 10000 items"),
         ("vars: {x: [1]}\nflow:\n  - while: {cond: 'true', do: [{set: {x: '[x, x]'}}]}\n", ExpressionError,
