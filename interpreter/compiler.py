@@ -735,6 +735,8 @@ class Ctx:
                     kind.start = None
         rs.zones = self.zones
         rs.zone_list = tuple(self.zones.values())
+        # the zones a move refills at once when empty (State.refill_immediately), in zone_list order
+        rs.immediate_zones = tuple(z for z in rs.zone_list if z.refill_when == "immediately")
         # depth -1 marks a keyed zone (a dict of stacks) for clone/save
         rs.zone_depths = tuple((z.name, -1 if z.keyed else z.depth) for z in rs.zone_list)
 

@@ -27,6 +27,7 @@ from .expression import Compiled, Env, _operand
 from .limits import MAX_DICE, MAX_VALUE_DEPTH, MAX_VALUE_ITEMS, MAX_VALUE_TEXT
 from .model import Action, Component, render
 from .rng import below as rng_below
+from .rng import dice as rng_dice
 
 if TYPE_CHECKING:  # pragma: no cover
     from .compiler import Ctx
@@ -229,69 +230,82 @@ def _copy_stored(value: Any, place: LValue) -> Any:
         ExpressionError: more than MAX_VALUE_ITEMS items, MAX_VALUE_TEXT characters of text or
             MAX_VALUE_DEPTH levels.
     """
-    if type(value) is str:
+    t = type(value)
+    if t is list:
+        # The commonest value, a list of numbers, components or none: one C-level copy (what
+        # _copy gives it, without setting up the counts).
+        if len(value) <= MAX_VALUE_ITEMS and _FLAT.isdisjoint(set(map(type, value))):
+            return value[:]
+    elif t is str:
         if len(value) > MAX_VALUE_TEXT:
             raise _too_big(place, f"is a text of more than {MAX_VALUE_TEXT} characters")
         return value
-    left = [MAX_VALUE_ITEMS, MAX_VALUE_TEXT]
+    elif t is not dict and t is not tuple:
+        return value
+    return _copy(value, 0, [MAX_VALUE_ITEMS, MAX_VALUE_TEXT], place)
 
-    def text(x):
-        left[1] -= len(x)
-        if left[1] < 0:
-            raise _too_big(place, f"holds more than {MAX_VALUE_TEXT} characters of text")
 
-    def text_total(xs):  # text() of every text among xs at once (the same limit, the same error)
-        left[1] -= sum([len(x) for x in xs if x.__class__ is str])
-        if left[1] < 0:
-            raise _too_big(place, f"holds more than {MAX_VALUE_TEXT} characters of text")
+def _text(x: str, left: list, place: LValue) -> None:
+    """Count the text ``x`` against ``left[1]`` (see :func:`_copy`)."""
+    left[1] -= len(x)
+    if left[1] < 0:
+        raise _too_big(place, f"holds more than {MAX_VALUE_TEXT} characters of text")
 
-    def copy(v, depth):
-        t = type(v)
-        left[0] -= len(v)
-        if left[0] < 0 or depth > MAX_VALUE_DEPTH:
-            raise _too_big(place, f"has more than {MAX_VALUE_ITEMS} items" if left[0] < 0
-                           else f"is nested more than {MAX_VALUE_DEPTH} levels deep")
-        if t is list:
-            types = set(map(type, v))
-            if _FLAT.isdisjoint(types):  # numbers, components, none: one C-level copy
-                return v[:]
-            if _NESTED.isdisjoint(types):  # and text: counted in one sum, then one copy
-                text_total(v)
-                return v[:]
-            out = []
-            for x in v:
-                tx = type(x)
-                if tx in _CONTAINERS:
-                    x = copy(x, depth + 1)
-                elif tx is str:
-                    text(x)
-                out.append(x)
-            return out
-        if t is dict:
-            if _NESTED.isdisjoint(set(map(type, v.values()))):  # no container inside: one copy
-                text_total(v)
-                text_total(v.values())
-                return dict(v)
-            out_d = {}
-            for k, x in v.items():
-                if type(k) is str:
-                    text(k)
-                tx = type(x)
-                if tx in _CONTAINERS:
-                    x = copy(x, depth + 1)
-                elif tx is str:
-                    text(x)
-                out_d[k] = x
-            return out_d
-        for x in v:  # a tuple: shared, but counted
+
+def _text_total(xs, left: list, place: LValue) -> None:
+    """:func:`_text` of every text among ``xs`` at once (the same limit, the same error)."""
+    left[1] -= sum([len(x) for x in xs if x.__class__ is str])
+    if left[1] < 0:
+        raise _too_big(place, f"holds more than {MAX_VALUE_TEXT} characters of text")
+
+
+def _copy(v: Any, depth: int, left: list, place: LValue) -> Any:
+    """The copy of the container ``v`` at nesting ``depth`` for :func:`_copy_stored`; ``left``
+    is ``[items, characters]`` still allowed in the whole value (counted down as it goes)."""
+    t = type(v)
+    left[0] -= len(v)
+    if left[0] < 0 or depth > MAX_VALUE_DEPTH:
+        raise _too_big(place, f"has more than {MAX_VALUE_ITEMS} items" if left[0] < 0
+                       else f"is nested more than {MAX_VALUE_DEPTH} levels deep")
+    if t is list:
+        types = set(map(type, v))
+        if _FLAT.isdisjoint(types):  # numbers, components, none: one C-level copy
+            return v[:]
+        if _NESTED.isdisjoint(types):  # and text: counted in one sum, then one copy
+            _text_total(v, left, place)
+            return v[:]
+        out = []
+        for x in v:
             tx = type(x)
             if tx in _CONTAINERS:
-                copy(x, depth + 1)
+                x = _copy(x, depth + 1, left, place)
             elif tx is str:
-                text(x)
-        return v
-
-    return copy(value, 0) if type(value) in _CONTAINERS else value
+                _text(x, left, place)
+            out.append(x)
+        return out
+    if t is dict:
+        if _NESTED.isdisjoint(set(map(type, v.values()))):  # no container inside: one copy
+            _text_total(v, left, place)
+            _text_total(v.values(), left, place)
+            return dict(v)
+        out_d = {}
+        for k, x in v.items():
+            if type(k) is str:
+                _text(k, left, place)
+            tx = type(x)
+            if tx in _CONTAINERS:
+                x = _copy(x, depth + 1, left, place)
+            elif tx is str:
+                _text(x, left, place)
+            out_d[k] = x
+        return out_d
+    for x in v:  # a tuple: shared, but counted
+        tx = type(x)
+        if tx in _CONTAINERS:
+            _copy(x, depth + 1, left, place)
+        elif tx is str:
+            _text(x, left, place)
+    return v
 
 
 def _too_big(place: LValue, what: str) -> ExpressionError:
@@ -367,7 +381,7 @@ def run(st: State, finish: bool = True) -> None:
     """
     stack = st.stack
     env = st.env
-    env.refill()
+    env.left = env.budget  # env.refill(), written out (every move runs it)
     budget = st.ruleset.step_budget
     steps = 0
     quiet = st.log is None  # log effects do nothing: step over them (Block.quiet_runs)
@@ -1167,6 +1181,13 @@ class Call(Effect):
         return e
 
     def run(self, st, loc):
+        if self.dynamic is None and not self.args:  # `call: take_turn`, the commonest: no expression to evaluate
+            block = self.proc.block
+            if block is None:  # pragma: no cover - compiled before play starts
+                raise FlowError(f"procedure {self.proc.name} is not compiled", self.mark)
+            if block.effects:
+                st.stack.append((block, 0, {}, None))
+            return
         env = st.env
         env.loc = loc
         if self.dynamic is not None:
@@ -1176,7 +1197,7 @@ class Call(Effect):
                 raise FlowError(f"no procedure named {render(name)!r}", self.mark)
         else:
             proc = self.proc
-        if not self.args:  # `call: take_turn`: skip building an empty dict by comprehension
+        if not self.args:
             new = {}
         else:
             try:
@@ -1337,12 +1358,7 @@ class Roll(Effect):
                 f"`roll` needs 0 to {MAX_DICE} dice (found {render(n)!r}) of at least 1 side (found {render(s)!r})",
                 self.mark,
             )
-        rolls = []
-        r = st.rng
-        for _ in range(n):
-            r, v = rng_below(r, s)
-            rolls.append(v + 1)
-        st.rng = r
+        st.rng, rolls = rng_dice(st.rng, n, s)
         if self.name:
             return _bind(loc, self.name, rolls)
         self.place.set(env, rolls)

@@ -25,7 +25,7 @@ import hashlib
 import re
 import secrets
 
-__all__ = ["Rng", "MASK", "SECURE", "SECURE_PREFIX", "seed_state", "next_state", "below", "secure_seed", "is_secure", "is_state"]
+__all__ = ["Rng", "MASK", "SECURE", "SECURE_PREFIX", "seed_state", "next_state", "below", "dice", "secure_seed", "is_secure", "is_state"]
 
 MASK = (1 << 64) - 1
 _GAMMA = 0x9E3779B97F4A7C15
@@ -124,6 +124,34 @@ def below(s: int, n: int) -> tuple[int, int]:
         z ^= z >> 31
         if z < limit:
             return s, z % n
+
+
+def dice(s: int, n: int, sides: int) -> tuple[int, list]:
+    """``n`` dice of ``sides`` sides (values 1..sides) drawn as ``n`` calls of :func:`below` would
+    draw them, the same sequence, in one call (a roll is on the hot path of dice games); returns
+    (new state, the values).
+
+    Raises:
+        ValueError: ``sides`` is not positive, or more than 2**64.
+    """
+    limit = _LIMITS.get(sides)
+    if limit is None or s > 0xFFFFFFFFFFFFFFFF:
+        out = []
+        for _ in range(n):
+            s, v = below(s, sides)
+            out.append(v + 1)
+        return s, out
+    out = [0] * n
+    for i in range(n):
+        while True:
+            s = (s + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+            z = ((s ^ (s >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+            z ^= z >> 31
+            if z < limit:
+                out[i] = z % sides + 1
+                break
+    return s, out
 
 
 class Rng:

@@ -352,9 +352,10 @@ class State:
     def refill_immediately(self, env: Env) -> None:
         """Refill every zone declared ``refill_when: immediately`` that is empty now (run after
         each move of a ruleset that declares one; such a zone is one shared zone)."""
-        for decl in self.ruleset.zone_list:
-            if decl.refill_when == "immediately" and not self.zones[decl.name]:
-                self.refill(decl, self.zones[decl.name], env, (decl.name,))
+        zones = self.zones
+        for decl in self.ruleset.immediate_zones:
+            if not zones[decl.name]:
+                self.refill(decl, zones[decl.name], env, (decl.name,))
 
     def remove_anywhere(self, comp: Component, mark=None) -> None:
         """Take ``comp`` out of whichever zone holds it (found through :meth:`locate`).

@@ -291,3 +291,20 @@ flow:
     assert dist == {0: Fraction(1, 3), 1: Fraction(1, 3), 2: Fraction(1, 3)}
     sampled = Counter(rs.new_game(2, seed=seed).vars["v"] for seed in range(600))
     assert set(sampled) == {0, 1, 2} and min(sampled.values()) > 150  # the sampled game agrees
+
+
+def test_a_roll_of_many_dice_draws_the_sequence_of_one_die_at_a_time():
+    """rng.dice (a whole `roll` in one call) gives the values and the generator state that as
+    many single draws give: a game's dice do not change with the way they are drawn (plain and
+    secure generators, sizes seen and unseen before, the rejection path of a 2**64-sided die)."""
+    from interpreter.rng import below, dice, seed_state
+
+    for seed in [*range(40), "blake2b:dice"]:
+        s = seed_state(seed)
+        for sides in (6, 1, 7, 1000003, 1 << 64, 3, 6):
+            for n in (0, 1, 5):
+                t, one_by_one = s, []
+                for _ in range(n):
+                    t, v = below(t, sides)
+                    one_by_one.append(v + 1)
+                assert dice(s, n, sides) == (t, one_by_one)
