@@ -381,7 +381,8 @@ def run(st: State, finish: bool = True) -> None:
     """
     stack = st.stack
     env = st.env
-    env.left = env.budget  # env.refill(), written out (every move runs it)
+    env.left = env.budget  # env.refill(), written out (every move runs it): the work and memory budgets
+    env.mem = env.memory
     budget = st.ruleset.step_budget
     steps = 0
     quiet = st.log is None  # log effects do nothing: step over them (Block.quiet_runs)
