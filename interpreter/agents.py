@@ -25,7 +25,8 @@ from .rng import Rng
 from .search import PARAMS, GreedyAgent, ISMCTSAgent, MCTSAgent, _legal
 from .state import State
 from .terminal import HotSeat, QuitGame, new_lines, numbered, option_names, rules_summary, seat_name
-from .termview import seat_text
+from .termview import face_text, seat_text
+from .view import action_cards
 
 __all__ = [
     "AGENTS",
@@ -110,7 +111,9 @@ class HumanAgent:
     player may see (:func:`~interpreter.termview.seat_text` of ``view_observation(state,
     player)``: the observation with the display's public parts),
     then the numbered legal actions with their labels, and reads an answer: a number, an
-    action's canonical text (``front(0)``) or its label (case does not matter).  Bad answers
+    action's canonical text (``front(0)``) or its label (case does not matter).  Under an
+    option that names cards the player can see, each card's face is shown on one line (the
+    ruleset's ``display.faces``); ``look N`` or ``? N`` prints those faces in full.  Bad answers
     are refused and asked again; ``?`` shows the rules in short (the ruleset's description,
     phases, decisions and how the game ends: :func:`~interpreter.terminal.rules_summary`) and
     the table again; ``quit``, end of input (ctrl-D) or ctrl-C raise :class:`QuitGame`.
@@ -177,13 +180,15 @@ class HumanAgent:
         self.show(state, player)
         while True:
             try:
-                answer = self.read(f"{seat_name(player)}, your choice (1-{len(decision.actions)}, ? or quit): ")
+                answer = self.read(f"{seat_name(player)}, your choice (1-{len(decision.actions)}, look N, ? or quit): ")
             except (EOFError, KeyboardInterrupt):
                 self.console.print()
                 raise QuitGame(f"{seat_name(player)} left the game") from None
             answer = answer.strip()
             if answer.lower() in ("q", "quit", "exit"):
                 raise QuitGame(f"{seat_name(player)} left the game")
+            if self.look(state, player, answer):
+                continue
             if answer in ("?", "help"):
                 for line in rules_summary(state.ruleset, state.num_players):
                     self.console.print(Text(line))
@@ -230,9 +235,30 @@ class HumanAgent:
         for i, action, label in numbered(decision, option_names(state)):
             line = Text(f"  {i:>2}. ")
             line.append(label or str(action))
-            if label and label != str(action):
-                line.append(f"   [{action}]", style="dim")
             self.console.print(line)
+            for face in action_cards(state.ruleset, obs, action):  # the card it names, as its seat sees it
+                self.console.print(Text(f"      {face.one_line()}", style="dim"))
+
+    def look(self, state: State, player: int, answer: str) -> bool:
+        """Answer ``look N`` or ``? N``: print the full face of every card option N names that
+        ``player`` can see (:func:`~interpreter.view.action_cards`), or say there is none.
+        Returns False when ``answer`` is not such a request."""
+        words = answer.split()
+        if len(words) != 2 or words[0].lower() not in ("look", "?") or not (words[1].isascii() and words[1].isdigit()):
+            return False
+        decision = state.decision()
+        listed = numbered(decision, option_names(state))
+        i = int(words[1]) if len(words[1]) <= 9 else 0
+        if not 1 <= i <= len(listed):
+            self.console.print(Text(f"there is no option {words[1]}: the options are 1 to {len(listed)}", style="red"))
+            return True
+        faces = action_cards(state.ruleset, view_observation(state, player), listed[i - 1][1])
+        if not faces:
+            self.console.print(Text(f"option {i} ({listed[i - 1][2] or listed[i - 1][1]}) names no card you can see"))
+        for face in faces:
+            for text in face_text(face):
+                self.console.print(Text(text))
+        return True
 
     def __repr__(self) -> str:
         return "HumanAgent()"

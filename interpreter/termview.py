@@ -18,13 +18,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .faces import face_of
 from .render import draw_board
 from .view import changed_props, places, seat_name, seat_sections, value_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from .ruleset import Ruleset
 
-__all__ = ["seat_text"]
+__all__ = ["seat_text", "face_text"]
 
 #: The widest a grid cell's text is drawn (longer labels are cut with "…").
 CELL_WIDTH = 14
@@ -45,6 +46,12 @@ def seat_text(rs: Ruleset, obs: dict, names: list[str] | None = None) -> str:
     return "\n".join(v.lines())
 
 
+def face_text(face: Any) -> list[str]:
+    """A card's face (:class:`interpreter.faces.Face`) in full, as text lines: its title, then
+    its lines indented."""
+    return [face.title] + [f"  {line}" for line in face.lines]
+
+
 class _View:
     def __init__(self, rs: Ruleset, obs: dict, names: list[str]):
         self.rs = rs
@@ -63,10 +70,13 @@ class _View:
         return c.label if c is not None else str(cid)
 
     def card(self, cid: Any) -> str:
+        """A visible card: its face's short form (its label without a face), then the
+        properties that changed."""
         props = (self.obs.get("props") or {}).get(cid)
         changed = changed_props(self.rs, cid, props)
         shown = ", ".join(f"{value_text(self.rs, k)} {value_text(self.rs, v)}" for k, v in changed)
-        return self.label(cid) + (f" ({shown})" if shown else "")
+        face = face_of(self.rs, cid)
+        return (face.short if face is not None else self.label(cid)) + (f" ({shown})" if shown else "")
 
     def pile(self, pile: dict) -> str:
         if "count" in pile:

@@ -27,7 +27,8 @@ import math
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from .view import changed_props, places, seat_name, seat_sections, value_text
+from .faces import face_of
+from .view import action_text_cards, changed_props, places, seat_name, seat_sections, value_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from .ruleset import Ruleset
@@ -99,8 +100,11 @@ class _View:
             return ""
         out = [f'<div class="decision"><p class="prompt">{escape(str(d["prompt"] or "Choose"))}</p><div class="actions">']
         for i, (a, lab) in enumerate(zip(d["actions"], d["labels"])):
-            out.append(f'<button class="action" data-action="{escape(a, quote=True)}" data-index="{i}">'
-                       f'{escape(str(lab))}</button>')
+            faces = action_text_cards(self.rs, self.obs, a)  # the cards it names that this seat sees: their faces, short
+            tip = "\n\n".join("\n".join([f.title, *f.lines]) for f in faces)
+            small = "".join(f'<small class="face-line">{escape(f.one_line())}</small>' for f in faces)
+            out.append(f'<button class="action" data-action="{escape(a, quote=True)}" data-index="{i}"'
+                       + (f' title="{escape(tip, quote=True)}"' if tip else "") + f'>{escape(str(lab))}{small}</button>')
         out.append("</div></div>")
         return "".join(out)
 
@@ -147,15 +151,26 @@ class _View:
         return '<div class="pile">' + "".join(self.card(cid) for cid in ids) + "</div>"
 
     def card(self, cid: str) -> str:
+        """A visible card: its label (or its face's title), the properties that changed, and with
+        a face (``display.faces``) the whole face, shown on hover, focus or tap (the card takes
+        the keyboard focus); without one, its fields in the tooltip."""
         c = self.rs.by_id.get(cid)
         kind = c.kind if c is not None else "unknown"
+        face = face_of(self.rs, cid)
         tip = ""
-        if c is not None:
+        if face is not None:
+            tip = "\n".join([face.title, *face.lines])
+        elif c is not None:
             tip = ", ".join(f"{k}: {v}" for k, v in c.fields.items() if k not in ("id", "kind") and not isinstance(v, (list, dict)))
         props = (self.obs.get("props") or {}).get(cid)
         # a component's properties that changed since the game began, on its face
         shown = " · ".join(f"{self.value_text(k)} {self.value_text(v)}" for k, v in changed_props(self.rs, cid, props))
         extra = f'<small class="props">{escape(shown)}</small>' if shown else ""
+        if face is not None:
+            extra += ('<div class="face" role="tooltip"><b>' + escape(face.title) + "</b>"
+                      + "".join(f"<span>{escape(line)}</span>" for line in face.lines) + "</div>")
+            return (f'<div class="card has-face kind-{escape(kind, quote=True)}" data-id="{escape(cid, quote=True)}" tabindex="0" '
+                    f'title="{escape(tip, quote=True)}">{escape(face.short)}{extra}</div>')
         return (f'<div class="card kind-{escape(kind, quote=True)}" data-id="{escape(cid, quote=True)}" '
                 f'title="{escape(tip, quote=True)}">{escape(self.label(cid))}{extra}</div>')
 

@@ -11,6 +11,7 @@ from html import unescape
 
 import pytest
 
+from interpreter.faces import face_of
 from interpreter.render import view_observation
 from interpreter.state import State
 from interpreter.store import SQLiteStore, StaleTableError, TableRecord
@@ -79,6 +80,9 @@ def allowed_text(st: State, p: int) -> str:
     rs = st.ruleset
     obs = st.observation(p)
     parts = [rs.by_id[i].label for i in visible_ids(st, p)] + st.visible_log(p)
+    # what is printed on the cards p sees (their faces name other cards: "Pairing: Helles Hare")
+    parts += [line for i in visible_ids(st, p) if face_of(rs, i) for line in (face_of(rs, i).title, face_of(rs, i).short,
+                                                                                 *face_of(rs, i).lines)]
     parts += (obs.get("decision") or {}).get("labels", [])
     return "\n".join(parts)
 
@@ -94,6 +98,9 @@ def assert_no_leak(html: str, text: str, st: State, p: int) -> None:
         assert f'"{c.id}"' not in html, f"P{p + 1}'s page names {c.id}, hidden from P{p + 1}"
         if c.label not in allowed and len(c.label) >= 4:
             assert c.label not in text, f"P{p + 1}'s page shows {c.label!r} ({c.id}), hidden from P{p + 1}"
+        face = face_of(st.ruleset, c.id)  # a hidden card's face is never drawn (issue 27)
+        if face is not None and face.short not in allowed:
+            assert face.short not in text, f"P{p + 1}'s page shows the face of {c.id}, hidden from P{p + 1}"
 
 
 def _text_of(html: str) -> str:
