@@ -25,7 +25,7 @@ from .rng import Rng
 from .search import PARAMS, GreedyAgent, ISMCTSAgent, MCTSAgent, _legal
 from .state import State
 from .terminal import HotSeat, QuitGame, new_lines, numbered, option_names, rules_summary, seat_name
-from .termview import face_text, seat_text
+from .termview import face_text, seat_blocks
 from .view import action_cards
 
 __all__ = [
@@ -104,6 +104,10 @@ class FirstAgent:
         return "FirstAgent()"
 
 
+#: More options than this, none naming a card, are listed in columns.
+COLUMNS_FROM = 12
+
+
 class HumanAgent:
     """A person at the keyboard.
 
@@ -113,7 +117,9 @@ class HumanAgent:
     then the numbered legal actions with their labels, and reads an answer: a number, an
     action's canonical text (``front(0)``) or its label (case does not matter).  Under an
     option that names cards the player can see, each card's face is shown on one line (the
-    ruleset's ``display.faces``); ``look N`` or ``? N`` prints those faces in full.  Bad answers
+    ruleset's ``display.faces``); ``look N`` or ``? N`` prints those faces in full.  After the
+    first turn only the parts of the table that changed (or show a card an option names) are
+    drawn, ``table`` draws it all (:meth:`show`).  Bad answers
     are refused and asked again; ``?`` shows the rules in short (the ruleset's description,
     phases, decisions and how the game ends: :func:`~interpreter.terminal.rules_summary`) and
     the table again; ``quit``, end of input (ctrl-D) or ctrl-C raise :class:`QuitGame`.
@@ -149,6 +155,7 @@ class HumanAgent:
         self.public_shown = public_shown and hot_seat is None
         self.hot_seat = hot_seat
         self._seen: dict[int, int] = {}  # player -> index into state.log already shown
+        self._tables: dict[int, dict] = {}  # player -> {section title: lines} last shown to them
 
     # -- the log ---------------------------------------------------------------------------
     def show_new_lines(self, state: State, player: int) -> int:
@@ -180,7 +187,7 @@ class HumanAgent:
         self.show(state, player)
         while True:
             try:
-                answer = self.read(f"{seat_name(player)}, your choice (1-{len(decision.actions)}, look N, ? or quit): ")
+                answer = self.read(f"{seat_name(player)}, your choice (1-{len(decision.actions)}, look N, table, ? or quit): ")
             except (EOFError, KeyboardInterrupt):
                 self.console.print()
                 raise QuitGame(f"{seat_name(player)} left the game") from None
@@ -189,11 +196,14 @@ class HumanAgent:
                 raise QuitGame(f"{seat_name(player)} left the game")
             if self.look(state, player, answer):
                 continue
+            if answer.lower() == "table":
+                self.show(state, player, everything=True)
+                continue
             if answer in ("?", "help"):
                 for line in rules_summary(state.ruleset, state.num_players):
                     self.console.print(Text(line))
                 self.console.print()
-                self.show(state, player)
+                self.show(state, player, everything=True)
                 continue
             action = self.parse_answer(decision, answer, options)
             if action is not None:
@@ -222,22 +232,57 @@ class HumanAgent:
                 return action
         return None
 
-    def show(self, state: State, player: int) -> None:
+    def show(self, state: State, player: int, everything: bool = False) -> None:
         """Print ``player``'s view (drawn from their observation and the display's public parts
-        only: :func:`~interpreter.render.view_observation`), then the numbered choices."""
+        only: :func:`~interpreter.render.view_observation`), then the numbered choices.
+
+        The first time, or with ``everything`` (the answer ``table``), the whole table; after
+        that only the sections that changed since this player's last view or that show a card
+        an option names, and one line naming the unchanged ones, so that a turn fits on one
+        screen.  Empty sections are never drawn (:func:`~interpreter.termview.seat_blocks`)."""
         obs = view_observation(state, player)
-        self.console.print(Text(seat_text(state.ruleset, obs)))
         decision = state.decision()
+        named = [f.short for a in (decision.actions if decision else ()) for f in action_cards(state.ruleset, obs, a)]
+        header, blocks, final = seat_blocks(state.ruleset, obs)
+        before = self._tables.get(player)
+        self._tables[player] = dict(blocks)
+        lines = list(header)
+        unchanged = []
+        for title, block in blocks:
+            if everything or before is None or before.get(title) != block or any(n in b for n in named for b in block):
+                lines.extend(block)
+            else:
+                unchanged.append(title)
+        if unchanged:
+            lines.append(f"(unchanged: {', '.join(unchanged)}; `table` shows everything)")
+        lines.extend(final)
+        self.console.print(Text("\n".join(lines)))
         if decision is None:
             return
         if decision.prompt:
             self.console.print(Text(decision.prompt, style="bold"))
-        for i, action, label in numbered(decision, option_names(state)):
+        faced: set = set()
+        width = max(40, self.console.width - 7)
+        listed = numbered(decision, option_names(state))
+        if len(listed) > COLUMNS_FROM and not any(action_cards(state.ruleset, obs, a) for _, a, _ in listed):
+            # many options without cards: in columns (numbered down each column), to keep the turn on one screen
+            cells = [f"  {i:>2}. {label or action}" for i, action, label in listed]
+            col = max(len(c) for c in cells) + 2
+            cols = max(1, min(4, self.console.width // col))
+            rows = -(-len(cells) // cols)
+            for r in range(rows):
+                self.console.print(Text("".join(cells[k].ljust(col) for k in range(r, len(cells), rows)).rstrip()))
+            return
+        for i, action, label in listed:
             line = Text(f"  {i:>2}. ")
             line.append(label or str(action))
             self.console.print(line)
-            for face in action_cards(state.ruleset, obs, action):  # the card it names, as its seat sees it
-                self.console.print(Text(f"      {face.one_line()}", style="dim"))
+            # the card it names, as its seat sees it: once a decision, on one line (`look N` in full)
+            for face in action_cards(state.ruleset, obs, action):
+                if face not in faced:
+                    faced.add(face)
+                    text = face.one_line()
+                    self.console.print(Text(f"      {text if len(text) <= width else text[:width - 1] + '…'}", style="dim"))
 
     def look(self, state: State, player: int, answer: str) -> bool:
         """Answer ``look N`` or ``? N``: print the full face of every card option N names that
