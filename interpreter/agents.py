@@ -25,7 +25,8 @@ from .rng import Rng
 from .search import PARAMS, GreedyAgent, ISMCTSAgent, MCTSAgent, _legal
 from .state import State
 from .terminal import HotSeat, QuitGame, new_lines, numbered, option_names, rules_summary, seat_name
-from .termview import seat_text
+from .termview import face_text, seat_blocks
+from .view import action_cards
 
 __all__ = [
     "AGENTS",
@@ -103,6 +104,10 @@ class FirstAgent:
         return "FirstAgent()"
 
 
+#: More options than this, none naming a card, are listed in columns.
+COLUMNS_FROM = 12
+
+
 class HumanAgent:
     """A person at the keyboard.
 
@@ -110,7 +115,11 @@ class HumanAgent:
     player may see (:func:`~interpreter.termview.seat_text` of ``view_observation(state,
     player)``: the observation with the display's public parts),
     then the numbered legal actions with their labels, and reads an answer: a number, an
-    action's canonical text (``front(0)``) or its label (case does not matter).  Bad answers
+    action's canonical text (``front(0)``) or its label (case does not matter).  Under an
+    option that names cards the player can see, each card's face is shown on one line (the
+    ruleset's ``display.faces``); ``look N`` or ``? N`` prints those faces in full.  After the
+    first turn only the parts of the table that changed (or show a card an option names) are
+    drawn, ``table`` draws it all (:meth:`show`).  Bad answers
     are refused and asked again; ``?`` shows the rules in short (the ruleset's description,
     phases, decisions and how the game ends: :func:`~interpreter.terminal.rules_summary`) and
     the table again; ``quit``, end of input (ctrl-D) or ctrl-C raise :class:`QuitGame`.
@@ -146,6 +155,7 @@ class HumanAgent:
         self.public_shown = public_shown and hot_seat is None
         self.hot_seat = hot_seat
         self._seen: dict[int, int] = {}  # player -> index into state.log already shown
+        self._tables: dict[int, dict] = {}  # player -> {section title: lines} last shown to them
 
     # -- the log ---------------------------------------------------------------------------
     def show_new_lines(self, state: State, player: int) -> int:
@@ -177,18 +187,23 @@ class HumanAgent:
         self.show(state, player)
         while True:
             try:
-                answer = self.read(f"{seat_name(player)}, your choice (1-{len(decision.actions)}, ? or quit): ")
+                answer = self.read(f"{seat_name(player)}, your choice (1-{len(decision.actions)}, look N, table, ? or quit): ")
             except (EOFError, KeyboardInterrupt):
                 self.console.print()
                 raise QuitGame(f"{seat_name(player)} left the game") from None
             answer = answer.strip()
             if answer.lower() in ("q", "quit", "exit"):
                 raise QuitGame(f"{seat_name(player)} left the game")
+            if self.look(state, player, answer):
+                continue
+            if answer.lower() == "table":
+                self.show(state, player, everything=True)
+                continue
             if answer in ("?", "help"):
                 for line in rules_summary(state.ruleset, state.num_players):
                     self.console.print(Text(line))
                 self.console.print()
-                self.show(state, player)
+                self.show(state, player, everything=True)
                 continue
             action = self.parse_answer(decision, answer, options)
             if action is not None:
@@ -217,22 +232,78 @@ class HumanAgent:
                 return action
         return None
 
-    def show(self, state: State, player: int) -> None:
+    def show(self, state: State, player: int, everything: bool = False) -> None:
         """Print ``player``'s view (drawn from their observation and the display's public parts
-        only: :func:`~interpreter.render.view_observation`), then the numbered choices."""
+        only: :func:`~interpreter.render.view_observation`), then the numbered choices.
+
+        The first time, or with ``everything`` (the answer ``table``), the whole table; after
+        that only the sections that changed since this player's last view or that show a card
+        an option names, and one line naming the unchanged ones, so that a turn fits on one
+        screen.  Empty sections are never drawn (:func:`~interpreter.termview.seat_blocks`)."""
         obs = view_observation(state, player)
-        self.console.print(Text(seat_text(state.ruleset, obs)))
         decision = state.decision()
+        named = [f.short for a in (decision.actions if decision else ()) for f in action_cards(state.ruleset, obs, a)]
+        header, blocks, final = seat_blocks(state.ruleset, obs)
+        before = self._tables.get(player)
+        self._tables[player] = dict(blocks)
+        lines = list(header)
+        unchanged = []
+        for title, block in blocks:
+            if everything or before is None or before.get(title) != block or any(n in b for n in named for b in block):
+                lines.extend(block)
+            else:
+                unchanged.append(title)
+        if unchanged:
+            lines.append(f"(unchanged: {', '.join(unchanged)}; `table` shows everything)")
+        lines.extend(final)
+        self.console.print(Text("\n".join(lines)))
         if decision is None:
             return
         if decision.prompt:
             self.console.print(Text(decision.prompt, style="bold"))
-        for i, action, label in numbered(decision, option_names(state)):
+        faced: set = set()
+        width = max(40, self.console.width - 7)
+        listed = numbered(decision, option_names(state))
+        if len(listed) > COLUMNS_FROM and not any(action_cards(state.ruleset, obs, a) for _, a, _ in listed):
+            # many options without cards: in columns (numbered down each column), to keep the turn on one screen
+            cells = [f"  {i:>2}. {label or action}" for i, action, label in listed]
+            col = max(len(c) for c in cells) + 2
+            cols = max(1, min(4, self.console.width // col))
+            rows = -(-len(cells) // cols)
+            for r in range(rows):
+                self.console.print(Text("".join(cells[k].ljust(col) for k in range(r, len(cells), rows)).rstrip()))
+            return
+        for i, action, label in listed:
             line = Text(f"  {i:>2}. ")
             line.append(label or str(action))
-            if label and label != str(action):
-                line.append(f"   [{action}]", style="dim")
             self.console.print(line)
+            # the card it names, as its seat sees it: once a decision, on one line (`look N` in full)
+            for face in action_cards(state.ruleset, obs, action):
+                if face not in faced:
+                    faced.add(face)
+                    text = face.one_line()
+                    self.console.print(Text(f"      {text if len(text) <= width else text[:width - 1] + '…'}", style="dim"))
+
+    def look(self, state: State, player: int, answer: str) -> bool:
+        """Answer ``look N`` or ``? N``: print the full face of every card option N names that
+        ``player`` can see (:func:`~interpreter.view.action_cards`), or say there is none.
+        Returns False when ``answer`` is not such a request."""
+        words = answer.split()
+        if len(words) != 2 or words[0].lower() not in ("look", "?") or not (words[1].isascii() and words[1].isdigit()):
+            return False
+        decision = state.decision()
+        listed = numbered(decision, option_names(state))
+        i = int(words[1]) if len(words[1]) <= 9 else 0
+        if not 1 <= i <= len(listed):
+            self.console.print(Text(f"there is no option {words[1]}: the options are 1 to {len(listed)}", style="red"))
+            return True
+        faces = action_cards(state.ruleset, view_observation(state, player), listed[i - 1][1])
+        if not faces:
+            self.console.print(Text(f"option {i} ({listed[i - 1][2] or listed[i - 1][1]}) names no card you can see"))
+        for face in faces:
+            for text in face_text(face):
+                self.console.print(Text(text))
+        return True
 
     def __repr__(self) -> str:
         return "HumanAgent()"

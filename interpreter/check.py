@@ -28,7 +28,10 @@ check carries the seed and the action sequence that reproduce the failure.  The 
 - ``templates render``: every template of the flow (a decision's prompt, an option's label, a
   ``log`` line, an ``end_game`` reason) renders without error wherever random games reach it,
   the prompt and every label at every decision; the templates never reached are named in a
-  note (a PASS: random games need not reach every line).
+  note (a PASS: random games need not reach every line).  A prompt, label or log line that
+  shows a raw identifier from a component's table (a snake_case cell such as ``from_discard``)
+  fails it, naming the template: players read words (a card's ability belongs on its face,
+  ``display.faces``, or in the template's own words).
 
 How many games: given seeds (``tapster check --games N`` plays seeds 1..N), or by default a
 :class:`Games` plan per check: at least :data:`MIN_GAMES` games, then on while its share of the
@@ -43,6 +46,7 @@ The test suite (``tests/test_invariants.py``) runs these same functions on every
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -716,6 +720,24 @@ def _template_sites(rs: Ruleset) -> list[tuple[object, str]]:
     return sites
 
 
+#: A snake_case word: two or more lower-case words joined by ``_`` (``from_discard``).
+_SNAKE = re.compile(r"(?<![A-Za-z0-9_])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![A-Za-z0-9_])")
+
+
+def raw_cells(rs: Ruleset) -> dict[str, tuple[str, str]]:
+    """The snake_case words of the components' tables (text cells such as ``from_discard``):
+    ``{word: (an id of a component holding it, the field)}``.  A player never reads one of these
+    raw: a template that shows one fails ``templates render``."""
+    out: dict[str, tuple[str, str]] = {}
+    for c in rs.components:
+        for name, value in c.fields.items():
+            if name in ("id", "kind") or not isinstance(value, str):
+                continue
+            if _SNAKE.fullmatch(value) and value not in out:
+                out[value] = (c.id, name)
+    return out
+
+
 class _TemplateRecorder:
     """While entered, every flow template of ``rs`` is replaced by a wrapper that records that it
     rendered (``rendered``: site indexes) or the first one that failed (``failed``: index and
@@ -730,9 +752,16 @@ class _TemplateRecorder:
             self.sites.append((holder, attr, fn, mark, text, written))
         self.rendered: set[int] = set()
         self.failed: tuple[int, Exception] | None = None
+        self.cells = raw_cells(rs)
+        #: site index -> (the raw word, the text it rendered, (component id, field), (seed, players, actions)):
+        #: the first time each showed one
+        self.raw: dict[int, tuple] = {}
+        self.where: tuple = (None, None, [])  # the game being played: seed, players, its actions so far
 
     def _wrap(self, i: int, fn):
         rendered = self.rendered
+        cells = self.cells
+        raw = self.raw
 
         def template(env):
             try:
@@ -742,6 +771,12 @@ class _TemplateRecorder:
                     self.failed = (i, exc)
                 raise
             rendered.add(i)
+            if cells and i not in raw and "_" in out:
+                for word in _SNAKE.findall(out):
+                    if word in cells:
+                        seed, players, actions = self.where
+                        raw[i] = (word, out, cells[word], (seed, players, list(actions)))
+                        break
             return out
 
         return template
@@ -792,6 +827,7 @@ def check_templates(rs: Ruleset, seeds) -> tuple[str, list[str]]:
             try:
                 g = _Game(rs, players, seed, plan)
                 actions = g.actions
+                recorder.where = (seed, players, actions)
                 rng = Rng(seed * 7 + 3)
                 while not g.st.is_terminal():
                     if len(g.actions) >= MOVE_LIMIT:
@@ -814,6 +850,13 @@ def check_templates(rs: Ruleset, seeds) -> tuple[str, list[str]]:
             if budget is not None and seeds.elapsed() >= budget:
                 break
             play(seed, None)
+    if recorder.raw:
+        i, (word, text, (cid, field), (seed, players, actions)) = min(recorder.raw.items())
+        more = len(recorder.raw) - 1
+        raise CheckFailure(f"the {recorder.describe(i)} shows `{word}`, a raw table cell (the `{field}` of {cid}), to players: "
+                           f"{text!r}; say it in words (a card's ability belongs on its face: display.faces and "
+                           f"display.abilities)" + (f"; {more} more template(s) do the same" if more else ""),
+                           seed, players, list(actions))
     missed = [recorder.describe(i) for i in written if i not in recorder.rendered]
     detail = (f"{len(written) - len(missed)} of {len(written)} templates rendered (prompts, labels, log lines, "
               f"end_game reasons) in {games} games")

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 from .builtins import _extent
 from .errors import TapsterError
 from .expression import Env
+from .faces import compile_faces
 from .limits import MAX_BOARD_CELLS, MAX_CELL_WIDTH
 from .publicity import Knowledge, private_read, template_expressions
 
@@ -94,10 +95,10 @@ class TableItem:
 class Display:
     """A compiled ``display``: ``header`` and ``footer`` (lists of :class:`Line`), the
     ``board`` (or None), the ``table`` items and the ``map`` (a dict: name, zone, colour,
-    label; or None) and ``round`` (the public variable counting rounds, for turn headers, or
-    None)."""
+    label; or None), ``round`` (the public variable counting rounds, for turn headers, or
+    None) and ``faces`` (``{component id: Face}``, :mod:`interpreter.faces`)."""
 
-    __slots__ = ("header", "footer", "board", "table", "map", "round")
+    __slots__ = ("header", "footer", "board", "table", "map", "round", "faces")
 
     def private_parts(self) -> list[tuple[str, str, str, Any]]:
         """Every private part: ``(where, source text, why, mark)``, e.g. ``("display.footer[1]",
@@ -155,6 +156,7 @@ def compile_display(ctx: Ctx, spec: Any) -> Display | None:
     d.footer = [_text_line(ctx, know, t, path + ("footer", i), scope) for i, t in enumerate(spec.get("footer") or [])]
     d.board = _compile_board(ctx, know, spec.get("board"), path + ("board",)) if spec.get("board") else None
     d.table = [_table_item(ctx, know, item, path + ("table", i)) for i, item in enumerate(spec.get("table") or [])]
+    d.faces = compile_faces(ctx, spec.get("faces"), spec.get("abilities"))
     d.round = spec.get("round")
     if d.round is not None:
         decl = ctx.vars.get(d.round)

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .faces import face_of
 from .render import draw_board
 from .view import changed_props, places, seat_name, seat_sections, value_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from .ruleset import Ruleset
 
-__all__ = ["seat_text"]
+__all__ = ["seat_text", "seat_blocks", "face_text"]
 
 #: The widest a grid cell's text is drawn (longer labels are cut with "…").
 CELL_WIDTH = 14
@@ -45,6 +46,47 @@ def seat_text(rs: Ruleset, obs: dict, names: list[str] | None = None) -> str:
     return "\n".join(v.lines())
 
 
+def seat_blocks(rs: Ruleset, obs: dict, names: list[str] | None = None) -> tuple[list[str], list[tuple[str, list[str]]], list[str]]:
+    """:func:`seat_text` in parts: ``(header lines, [(section title, lines)], final lines)``,
+    empty sections left out, so that a caller can draw only the sections that changed."""
+    v = _View(rs, obs, names or [seat_name(p) for p in range(obs["num_players"])])
+    return v.header(), v.blocks(), v.final()
+
+
+def _pile_empty(pile: dict) -> bool:
+    if "count" in pile:
+        return not pile["count"]
+    if "subs" in pile:
+        return all(_pile_empty(sub) for sub in pile["subs"])
+    return not pile.get("ids")
+
+
+def _is_empty(sec: dict) -> bool:
+    """A section with nothing in it: every pile empty, or every value an empty list or text."""
+    kind = sec["kind"]
+    if kind in ("piles", "keyed"):
+        return all(_pile_empty(pile) for _, pile in sec["rows"])
+    if kind == "counter":
+        return all(isinstance(v, (list, str)) and not v for _, v in sec["rows"])
+    if kind == "text":
+        return not any(line for line in sec["lines"])
+    return False
+
+
+def _without_empty(sec: dict) -> dict:
+    """A section of piles by seat without the seats whose pile is empty (a one-row section kept)."""
+    if sec["kind"] != "piles" or len(sec["rows"]) <= 1:
+        return sec
+    rows = [(p, pile) for p, pile in sec["rows"] if not _pile_empty(pile)]
+    return dict(sec, rows=rows or sec["rows"])
+
+
+def face_text(face: Any) -> list[str]:
+    """A card's face (:class:`interpreter.faces.Face`) in full, as text lines: its title, then
+    its lines indented."""
+    return [face.title] + [f"  {line}" for line in face.lines]
+
+
 class _View:
     def __init__(self, rs: Ruleset, obs: dict, names: list[str]):
         self.rs = rs
@@ -63,10 +105,13 @@ class _View:
         return c.label if c is not None else str(cid)
 
     def card(self, cid: Any) -> str:
+        """A visible card: its face's short form (its label without a face), then the
+        properties that changed."""
         props = (self.obs.get("props") or {}).get(cid)
         changed = changed_props(self.rs, cid, props)
         shown = ", ".join(f"{value_text(self.rs, k)} {value_text(self.rs, v)}" for k, v in changed)
-        return self.label(cid) + (f" ({shown})" if shown else "")
+        face = face_of(self.rs, cid)
+        return (face.short if face is not None else self.label(cid)) + (f" ({shown})" if shown else "")
 
     def pile(self, pile: dict) -> str:
         if "count" in pile:
@@ -104,8 +149,23 @@ class _View:
 
     def lines(self) -> list[str]:
         out = self.header()
-        for sec in seat_sections(self.rs, self.obs):
-            out.extend(getattr(self, "s_" + sec["kind"])(sec))
+        for _title, lines in self.blocks():
+            out.extend(lines)
+        return out + self.final()
+
+    def blocks(self) -> list[tuple[str, list[str]]]:
+        """The sections as ``(title, lines)``, in drawing order; empty sections are left out (a
+        pile or hand with no card, a counter whose every value is an empty list)."""
+        out = []
+        for i, sec in enumerate(seat_sections(self.rs, self.obs)):
+            lines = getattr(self, "s_" + sec["kind"])(_without_empty(sec))
+            if lines and not _is_empty(sec):
+                name = sec.get("title") or (("header" if i == 0 else "footer") if sec["kind"] == "text" else f"{sec['kind']} {i}")
+                out.append((str(name), lines))
+        return out
+
+    def final(self) -> list[str]:
+        out: list[str] = []
         oc = self.obs.get("outcome")
         if oc:
             winners = set(oc.get("winners") or [])

@@ -36,7 +36,8 @@ from .state import encode_value
 if TYPE_CHECKING:  # pragma: no cover
     from .ruleset import Ruleset
 
-__all__ = ["seat_sections", "places", "seat_order", "changed_props", "seat_name", "value_text"]
+__all__ = ["seat_sections", "places", "seat_order", "changed_props", "seat_name", "value_text", "visible_ids", "action_cards",
+           "action_text_cards"]
 
 
 def seat_name(player: int) -> str:
@@ -81,6 +82,70 @@ def changed_props(rs: Ruleset, cid: str, props: Any) -> list[tuple[Any, Any]]:
     if c is not None:
         start = {k: encode_value(v) for k, v in (getattr(rs, "initial_props", {}) or {}).get(c.index, {}).items()}
     return [(k, v) for k, v in props["d"] if v is not None and (k not in start or start[k] != v)]
+
+
+def visible_ids(rs: Ruleset, obs: dict) -> set[str]:
+    """The ids of the components whose identity the observation shows in its zones (a zone the
+    viewer may not look into is a count there, so its cards are not among them)."""
+    out: set[str] = set()
+
+    def walk(z: Any) -> None:
+        if isinstance(z, str):
+            out.add(z)
+        elif isinstance(z, list):
+            for x in z:
+                walk(x)
+
+    for name, z in (obs.get("zones") or {}).items():
+        decl = rs.zones.get(name)
+        if decl is not None and decl.keyed and isinstance(z, list):
+            for entry in z:  # [[key, ids], ...]: keys are places or names, never components
+                if isinstance(entry, list) and len(entry) == 2:
+                    walk(entry[1])
+        else:
+            walk(z)
+    return out
+
+
+def action_cards(rs: Ruleset, obs: dict, action: Any) -> list:
+    """The faces (:class:`interpreter.faces.Face`) of the components an action names (its
+    arguments, nested tuples included) that the viewer of ``obs`` can see: a card the
+    observation does not show has no face here, whatever the action.  ``action``: an
+    :class:`~interpreter.model.Action`.  Returns a list in the order of the arguments."""
+    from .faces import face_of
+    from .model import Component
+
+    seen = visible_ids(rs, obs)
+    out: list = []
+
+    def walk(v: Any) -> None:
+        if isinstance(v, Component):
+            f = face_of(rs, v.id) if v.id in seen else None
+            if f is not None and f not in out:
+                out.append(f)
+        elif isinstance(v, tuple):
+            for x in v:
+                walk(x)
+
+    for a in getattr(action, "args", ()):
+        walk(a)
+    return out
+
+
+def action_text_cards(rs: Ruleset, obs: dict, text: str) -> list:
+    """As :func:`action_cards` for an action's canonical text (``put(card-k03)``, as the
+    observation's ``decision`` lists them): the faces of the visible components it names."""
+    import re
+
+    from .faces import face_of
+
+    seen = visible_ids(rs, obs)
+    out: list = []
+    for token in re.split(r"[(),\s]+", str(text)):
+        f = face_of(rs, token) if token in seen else None
+        if f is not None and f not in out:
+            out.append(f)
+    return out
 
 
 def seat_order(n: int, me: int | None) -> list[int]:

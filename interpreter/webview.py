@@ -24,10 +24,12 @@ Every text is escaped (:func:`html.escape`): ruleset labels are data, never mark
 from __future__ import annotations
 
 import math
+import re
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from .view import changed_props, places, seat_name, seat_sections, value_text
+from .faces import face_of
+from .view import action_text_cards, changed_props, places, seat_name, seat_sections, value_text, visible_ids
 
 if TYPE_CHECKING:  # pragma: no cover
     from .ruleset import Ruleset
@@ -61,6 +63,26 @@ def seat_html(rs: Ruleset, obs: dict, log: list[str], seat_names: list[str] | No
     return "".join(p for p in parts if p)
 
 
+_PLACE = re.compile(r"\((-?\d+), (-?\d+)\)")
+
+
+def table_acts(rs: Ruleset, obs: dict) -> dict[str, list[int]]:
+    """Click-to-act: the legal actions of the seat's decision attached to the things on the
+    table they name, ``{thing: [action index]}``, a thing being a visible component's id or a
+    place ``"x,y"`` (an ``(x, y)`` argument).  Built from the observation's decision (canonical
+    action texts) and the components it shows; a card the seat cannot see never gets one."""
+    d = obs.get("decision") or {}
+    seen = visible_ids(rs, obs)
+    out: dict[str, list[int]] = {}
+    for i, text in enumerate(d.get("actions") or []):
+        text = str(text)
+        things = {t for t in re.split(r"[(),\s]+", text) if t in seen}
+        things |= {f"{x},{y}" for x, y in _PLACE.findall(text)}
+        for t in sorted(things):
+            out.setdefault(t, []).append(i)
+    return out
+
+
 class _View:
     def __init__(self, rs: Ruleset, obs: dict, names: list[str]):
         self.rs = rs
@@ -68,6 +90,7 @@ class _View:
         self.names = names
         self.n = obs["num_players"]
         self.me = obs["player"]
+        self.acts = table_acts(rs, obs)
 
     # -- texts -----------------------------------------------------------------------------------
     def label(self, cid: str) -> str:
@@ -99,8 +122,11 @@ class _View:
             return ""
         out = [f'<div class="decision"><p class="prompt">{escape(str(d["prompt"] or "Choose"))}</p><div class="actions">']
         for i, (a, lab) in enumerate(zip(d["actions"], d["labels"])):
-            out.append(f'<button class="action" data-action="{escape(a, quote=True)}" data-index="{i}">'
-                       f'{escape(str(lab))}</button>')
+            faces = action_text_cards(self.rs, self.obs, a)  # the cards it names that this seat sees: their faces, short
+            tip = "\n\n".join("\n".join([f.title, *f.lines]) for f in faces)
+            small = "".join(f'<small class="face-line">{escape(f.one_line())}</small>' for f in faces)
+            out.append(f'<button class="action" data-action="{escape(a, quote=True)}" data-index="{i}"'
+                       + (f' title="{escape(tip, quote=True)}"' if tip else "") + f'>{escape(str(lab))}{small}</button>')
         out.append("</div></div>")
         return "".join(out)
 
@@ -147,17 +173,36 @@ class _View:
         return '<div class="pile">' + "".join(self.card(cid) for cid in ids) + "</div>"
 
     def card(self, cid: str) -> str:
+        """A visible card: its label (or its face's title), the properties that changed, and with
+        a face (``display.faces``) the whole face, shown on hover, focus or tap (the card takes
+        the keyboard focus); without one, its fields in the tooltip."""
         c = self.rs.by_id.get(cid)
         kind = c.kind if c is not None else "unknown"
+        face = face_of(self.rs, cid)
         tip = ""
-        if c is not None:
+        if face is not None:
+            tip = "\n".join([face.title, *face.lines])
+        elif c is not None:
             tip = ", ".join(f"{k}: {v}" for k, v in c.fields.items() if k not in ("id", "kind") and not isinstance(v, (list, dict)))
         props = (self.obs.get("props") or {}).get(cid)
         # a component's properties that changed since the game began, on its face
         shown = " · ".join(f"{self.value_text(k)} {self.value_text(v)}" for k, v in changed_props(self.rs, cid, props))
         extra = f'<small class="props">{escape(shown)}</small>' if shown else ""
-        return (f'<div class="card kind-{escape(kind, quote=True)}" data-id="{escape(cid, quote=True)}" '
+        acts = self.acts_attr(cid)
+        if face is not None:
+            extra += ('<div class="face" role="tooltip"><b>' + escape(face.title) + "</b>"
+                      + "".join(f"<span>{escape(line)}</span>" for line in face.lines) + "</div>")
+            return (f'<div class="card has-face{" actionable" if acts else ""} kind-{escape(kind, quote=True)}" '
+                    f'data-id="{escape(cid, quote=True)}" tabindex="0"{acts} '
+                    f'title="{escape(tip, quote=True)}">{escape(face.short)}{extra}</div>')
+        return (f'<div class="card{" actionable" if acts else ""} kind-{escape(kind, quote=True)}" data-id="{escape(cid, quote=True)}"'
+                f'{" tabindex=" + chr(34) + "0" + chr(34) if acts else ""}{acts} '
                 f'title="{escape(tip, quote=True)}">{escape(self.label(cid))}{extra}</div>')
+
+    def acts_attr(self, thing: str) -> str:
+        """`` data-acts="i j"`` for a thing some legal actions name (click-to-act), else ''."""
+        idx = self.acts.get(thing)
+        return f' data-acts="{" ".join(map(str, idx))}"' if idx else ""
 
     # -- sections (interpreter.view) ----------------------------------------------------------
     def who(self, p: int | None) -> str:
@@ -174,23 +219,26 @@ class _View:
         title = escape((b.get("zone") or "board").replace("_", " "))
         edges = "".join(f'<p class="edge side-{int(side)}">{escape(text)}</p>' for side, text in b["edges"])
         cells = {(x, y): rows for x, y, rows in b["cells"]}
-        if not cells:
+        named = [tuple(map(int, t.split(","))) for t in self.acts if "," in t]  # places an action names: drawn too
+        if not cells and not named:
             return f'<section class="display-board"><h3>{title}</h3>{edges}<p class="empty">empty</p></section>'
-        xs = [x for x, _ in cells]
-        ys = [y for _, y in cells]
+        xs = [x for x, _ in cells] + [x for x, _ in named]
+        ys = [y for _, y in cells] + [y for _, y in named]
         x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
         out = [f'<section class="display-board"><h3>{title}</h3>{edges}'
                f'<div class="grid board-grid" style="grid-template-columns: repeat({x1 - x0 + 1}, minmax(3em, 11em))">']
         for y in range(y0, y1 + 1):
             for x in range(x0, x1 + 1):
                 rows = cells.get((x, y))
+                acts = self.acts_attr(f"{x},{y}")
+                more = ' actionable" tabindex="0' if acts else ""
                 if rows is None:
-                    out.append(f'<div class="cell empty" data-place="{x},{y}">{escape(b["empty"])}</div>')
+                    out.append(f'<div class="cell empty{more}" data-place="{x},{y}"{acts}>{escape(b["empty"])}</div>')
                     continue
                 inner = "".join(
                     '<div class="cell-line">' + "".join(f'<span class="part">{escape(t)}</span>' for t in parts) + "</div>"
                     for parts in rows)
-                out.append(f'<div class="cell" data-place="{x},{y}">{inner}</div>')
+                out.append(f'<div class="cell{more}" data-place="{x},{y}"{acts}>{inner}</div>')
         out.append("</div></section>")
         return "".join(out)
 

@@ -40,6 +40,34 @@ def ruleset_factory():
 os.environ.setdefault("TAPSTER_CACHE_DIR", tempfile.mkdtemp(prefix="tapster-test-cache-"))
 
 
+#: Where Playwright finds Debian's Chromium (``TAPSTER_CHROMIUM`` overrides it).
+CHROMIUM = os.environ.get("TAPSTER_CHROMIUM", "/usr/bin/chromium")
+
+
+def required_in_ci() -> bool:
+    """True under CI (``CI=true``, which ``.ci/run`` sets): there a missing optional part fails."""
+    return os.environ.get("CI", "").lower() == "true"
+
+
+def need_chromium() -> str:
+    """Chromium's path and Playwright's sync API importable, or else skip the calling test with
+    the reason (shown in pytest's summary with ``-rs``, the README's test command); under CI
+    (:func:`required_in_ci`) fail instead, since there the browser is required.
+    Returns the path of the Chromium executable."""
+    problem = None
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        problem = "Playwright is not installed: pip install -e '.[web]'"
+    if problem is None and not Path(CHROMIUM).exists():
+        problem = f"no Chromium at {CHROMIUM}: apt-get install -y chromium (or set TAPSTER_CHROMIUM)"
+    if problem is not None:
+        if required_in_ci():
+            pytest.fail(problem + " (required under CI=true)")
+        pytest.skip(problem)
+    return CHROMIUM
+
+
 def copy_ruleset(tmp_path: Path, name: str) -> Path:
     """A copy of shipped ruleset ``name``'s folder under ``tmp_path``; returns its ruleset.yaml."""
     dest = tmp_path / name

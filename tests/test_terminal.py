@@ -399,3 +399,54 @@ def test_agents_only_keep_the_omniscient_account(tmp_path):
     assert any(to is not None for to, _ in lines)
     for _, text in lines:
         assert _words(text) in out
+
+
+# -- a turn on one screen (issue 27) -----------------------------------------------------------------
+
+
+def test_a_turn_draws_what_changed_and_table_draws_everything():
+    rs = compiled("beer_knight")
+    st = rs.new_game(2, seed=3, log=True)
+    table = Table(["1", "table", "1"])
+    human = HumanAgent(console=table.console, read=table.read)
+    rng = random.Random(3)
+    turns = 0
+    while turns < 2:
+        p = st.current_players()[0]
+        if p == 0:
+            st.apply(human.act(st, 0))
+            turns += 1
+        else:
+            st.apply(rng.choice(st.legal_actions()))
+    out = table.buf.getvalue()
+    first, second = out.split("<<READ ")[0], out.split("<<READ ")[1]
+    # empty sections are never drawn: no empty discard pile, no empty Combo row
+    assert "Knight discard" not in first and ": empty" not in out and "Centre of the table" not in first
+    assert "Knight deck: 18 face down" in first and "(unchanged" not in first
+    # the next turn: what changed, one line naming the rest; `table` draws them again
+    unchanged = [ln for ln in second.splitlines() if ln.startswith("(unchanged: ")]
+    assert len(unchanged) == 1 and "Knight deck" in unchanged[0] and "Knight deck: " not in second
+    after = out.split("<<READ ")[2]
+    assert "Knight deck: " in after and "(unchanged" not in after
+
+
+def test_many_options_without_cards_are_listed_in_columns():
+    rs = compiled("tic_tac_toe")
+    st = rs.new_game(2, seed=0)
+    table = Table([])
+    HumanAgent(console=table.console).show(st, 0)
+    options = [ln for ln in table.buf.getvalue().splitlines() if re.match(r"^\s+\d+\. ", ln)]
+    assert len(options) == 9  # up to COLUMNS_FROM options: one a line
+    rs = compiled("belgian_beers_race")
+    st = rs.new_game(3, seed=2)
+    rng = random.Random(2)
+    while len(st.legal_actions()) <= 12:
+        st.apply(rng.choice(st.legal_actions()))
+    p = st.current_players()[0]
+    table = Table([])
+    HumanAgent(console=table.console).show(st, p)
+    text = table.buf.getvalue()
+    k = len(st.legal_actions())
+    numbers = [int(n) for n in re.findall(r"(?:^|\s)(\d+)\. ", text.split(st.decision().prompt or "\n")[-1])]
+    assert sorted(numbers) == list(range(1, k + 1))  # every option, once
+    assert len([ln for ln in text.splitlines() if re.match(r"^\s+\d+\. ", ln)]) < k  # on fewer lines

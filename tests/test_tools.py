@@ -195,3 +195,120 @@ def test_belgian_beers_race_nobody_starts_with_cheese():
         events: list = []
         bbr.playout(data, rng, 3, trace=events.append)
         assert all(c == 0 for e in events if "day" in e for c in e["cheese"])
+
+
+# ------------------------------------------------------------------------------ every script runs (smoke tests)
+# Each script in tools/ is run once as the README runs it, with small arguments, from a folder
+# that is not the repository's (no script may depend on where it is started from): a change of
+# an API a tool uses fails here, not when someone next measures.
+TOOLS = Path(__file__).resolve().parent.parent / "tools"
+
+
+def _run_tool(tmp_path: Path, script: str, *args: str, status: int = 0, timeout: float = 120) -> str:
+    """Run ``tools/<script>`` with ``args`` in ``tmp_path``; assert its exit status; its stdout."""
+    import subprocess
+
+    proc = subprocess.run([sys.executable, str(TOOLS / script), *args], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=timeout)
+    assert proc.returncode == status, f"{script} {' '.join(args)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout + proc.stderr
+
+
+def test_tools_every_script_has_a_smoke_test():
+    tested = {"tic_tac_toe_plain.py", "beer_flights_plain.py", "beer_knight_plain.py", "belgian_beers_race_plain.py",
+              "bbr_map.py", "beer_knight_cards.py", "beer_knight_seeds.py", "bench.py", "bench_agents.py", "bench_balance.py",
+              "bench_cfr.py", "bench_openspiel.py", "paired_gain.py", "table_screenshot.py"}
+    assert {p.name for p in TOOLS.glob("*.py")} == tested
+
+
+@pytest.mark.parametrize("script, lines", [("tic_tac_toe_plain.py", 1), ("beer_flights_plain.py", 2), ("beer_knight_plain.py", 1),
+                                           ("belgian_beers_race_plain.py", 1)])
+def test_tools_plain_baselines_time_a_few_games(tmp_path, script, lines):
+    out = _run_tool(tmp_path, script, "--games", "3")
+    assert out.count("playouts/s") == lines
+
+
+def test_tools_bbr_map_writes_the_shipped_map(tmp_path):
+    # the shipped CSVs are this script's output (the map is a reconstruction): it reproduces them
+    _run_tool(tmp_path, "bbr_map.py", "--out", str(tmp_path))
+    shipped = TOOLS.parent / "rulesets" / "belgian_beers_race"
+    for name in ("breweries.csv", "roads.csv", "coasters.csv", "bottles.csv"):
+        assert (tmp_path / name).read_text() == (shipped / name).read_text(), name
+
+
+def test_tools_beer_knight_cards_writes_the_first_draft(tmp_path):
+    import csv
+
+    out = _run_tool(tmp_path, "beer_knight_cards.py", "--out", "draft.csv")
+    assert out.split() == ["72", "24", "24", "24"]
+
+    def rows(path):
+        with open(path, newline="") as f:
+            return [(r["key"], r["name"], r["type"]) for r in csv.DictReader(line for line in f if not line.startswith("#"))]
+
+    # the shipped list was edited by hand since (more columns), but keeps the draft's cards
+    assert rows(tmp_path / "draft.csv") == rows(TOOLS.parent / "rulesets" / "beer_knight" / "cards.csv")
+
+
+def test_tools_beer_knight_seeds_finds_a_seed(tmp_path):
+    # Figure 2B rolls no dice: the first seed passes; a name the ruleset lacks is an error
+    assert _run_tool(tmp_path, "beer_knight_seeds.py", "figure_2b_card_powers_8_pairs_5_total_26", "2").split() == ["0"]
+    assert "no scenario named" in _run_tool(tmp_path, "beer_knight_seeds.py", "no_such_scenario", "2", status=2)
+
+
+def test_tools_bench_quick(tmp_path):
+    out = _run_tool(tmp_path, "bench.py", "--quick", "--games", "1", "--json")
+    import json
+
+    rows = json.loads(out[out.index("{"):])["side_by_side"]
+    assert rows
+
+
+def test_tools_bench_agents(tmp_path):
+    out = _run_tool(tmp_path, "bench_agents.py", "--games", "1", "--iterations", "3")
+    assert out.count("ms CPU per decision") == 8
+
+
+def test_tools_bench_balance(tmp_path):
+    out = _run_tool(tmp_path, "bench_balance.py", "--games", "4", "--rulesets", "tic_tac_toe", "--no-ray")
+    assert "tic_tac_toe" in out and "Ray" not in out
+
+
+def test_tools_paired_gain(tmp_path):
+    import json
+
+    out = _run_tool(tmp_path, "paired_gain.py", "tic_tac_toe", "base", "base", "--games", "6", "--json")
+    result = json.loads(out)
+    assert result["games"] == 6 and result["rows"]
+
+
+@pytest.mark.parametrize("script, args", [("bench_cfr.py", ("--iterations", "2", "--repeat", "1")),
+                                          ("bench_openspiel.py", ("--seconds", "0.1", "--iterations", "1,2"))])
+def test_tools_openspiel_benchmarks(tmp_path, script, args):
+    import json
+
+    pytest.importorskip("pyspiel")
+    out = _run_tool(tmp_path, script, *args)
+    assert json.loads(out)
+
+
+@pytest.mark.parametrize("ruleset, variant", [("drink_and_beat", "complex"), ("beer_knight", None), ("belgian_beers_race", None)])
+def test_tools_table_screenshot(tmp_path, ruleset, variant):
+    # issue 27: it asked for two seats and the variant "complex" of every ruleset (KeyError: 'seats'
+    # for Beer Knight and Belgian Beers Race); now the seats come from the ruleset, the variant from --variant
+    from tests.conftest import need_chromium
+
+    pytest.importorskip("uvicorn")
+    need_chromium()
+    out = tmp_path / "table.png"
+    _run_tool(tmp_path, "table_screenshot.py", str(out), "--ruleset", ruleset, *(["--variant", variant] if variant else []),
+              "--moves", "2", timeout=240)
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_tools_table_screenshot_says_why_a_table_is_refused(tmp_path):
+    pytest.importorskip("uvicorn")
+    pytest.importorskip("playwright.sync_api")  # the script imports it first
+    out = _run_tool(tmp_path, "table_screenshot.py", str(tmp_path / "x.png"), "--ruleset", "belgian_beers_race", "--variant", "complex",
+                    status=1, timeout=240)
+    assert "no variant 'complex'" in out and not (tmp_path / "x.png").exists()

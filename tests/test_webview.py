@@ -11,6 +11,7 @@ from html import unescape
 
 import pytest
 
+from interpreter.faces import face_of
 from interpreter.render import view_observation
 from interpreter.state import State
 from interpreter.store import SQLiteStore, StaleTableError, TableRecord
@@ -79,6 +80,9 @@ def allowed_text(st: State, p: int) -> str:
     rs = st.ruleset
     obs = st.observation(p)
     parts = [rs.by_id[i].label for i in visible_ids(st, p)] + st.visible_log(p)
+    # what is printed on the cards p sees (their faces name other cards: "Pairing: Helles Hare")
+    parts += [line for i in visible_ids(st, p) if face_of(rs, i) for line in (face_of(rs, i).title, face_of(rs, i).short,
+                                                                                 *face_of(rs, i).lines)]
     parts += (obs.get("decision") or {}).get("labels", [])
     return "\n".join(parts)
 
@@ -94,6 +98,9 @@ def assert_no_leak(html: str, text: str, st: State, p: int) -> None:
         assert f'"{c.id}"' not in html, f"P{p + 1}'s page names {c.id}, hidden from P{p + 1}"
         if c.label not in allowed and len(c.label) >= 4:
             assert c.label not in text, f"P{p + 1}'s page shows {c.label!r} ({c.id}), hidden from P{p + 1}"
+        face = face_of(st.ruleset, c.id)  # a hidden card's face is never drawn (issue 27)
+        if face is not None and face.short not in allowed:
+            assert face.short not in text, f"P{p + 1}'s page shows the face of {c.id}, hidden from P{p + 1}"
 
 
 def _text_of(html: str) -> str:
@@ -324,3 +331,40 @@ def test_a_port_in_use_is_a_clear_error(tmp_path):
         r = subprocess.run([sys.executable, "-m", "interpreter.cli", "serve", "--port", str(port), "--db", str(tmp_path / "t.sqlite")],
                            capture_output=True, text=True, timeout=60)
     assert r.returncode == 1 and f"port {port} on 127.0.0.1 is in use" in r.stderr and "Traceback" not in r.stderr
+
+
+# -- click-to-act (issue 27) ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name,variant", [("drink_and_beat", None), ("beer_knight", None), ("beer_flights", None)])
+def test_table_things_carry_the_actions_naming_them(name, variant):
+    from interpreter.webview import table_acts
+
+    rs = compiled(name, variant)
+    rng = random.Random(3)
+    st = rs.new_game(rs.min_players, seed=3, log=True)
+    attached = 0
+    for _ in range(60):
+        if st.is_terminal():
+            break
+        p = st.current_players()[0]
+        obs = view_observation(st, p)
+        html = seat_html(rs, obs, [])
+        texts = [str(a) for a in st.legal_actions()]
+        seen = visible_ids(st, p)
+        for thing, idx in table_acts(rs, obs).items():
+            # only things the seat sees (a card's id, or a place), and only actions naming them
+            assert thing in seen or re.fullmatch(r"-?\d+,-?\d+", thing)
+            for i in idx:
+                named = thing in re.split(r"[(),\s]+", texts[i]) or f"({thing.replace(',', ', ')})" in texts[i]
+                assert named, (thing, texts[i])
+        # what the page attaches: a card (data-id) or a place (data-place) with the actions naming it
+        acts = table_acts(rs, obs)
+        for thing, attr in re.findall(r'data-(?:id|place)="([^"]+)"[^>]*?data-acts="([^"]+)"', html):
+            assert [int(i) for i in attr.split()] == acts[unescape(thing)]
+            attached += 1
+        for other in range(st.num_players):  # another seat's page attaches nothing
+            if other != p:
+                assert "data-acts" not in seat_html(rs, view_observation(st, other), [])
+        st.apply(rng.choice(st.legal_actions()))
+    assert attached > 10

@@ -2,7 +2,7 @@
 Belgian Beers Race board (the real board is not available).  Breweries are real or plausible
 Belgian breweries placed at their approximate longitude/latitude; the roads join each brewery
 to its nearest neighbours, and travel times come from the distances.  Run once; the CSVs are
-the data (edit them by hand afterwards if wanted)."""
+the data (edit them by hand afterwards if wanted).  ``--out DIR`` writes them elsewhere."""
 
 import csv
 import math
@@ -67,8 +67,11 @@ def times(d):
     return bike, pt, hitch
 
 
-def main():
-    out = Path(__file__).resolve().parent.parent / "rulesets" / "belgian_beers_race"
+DEFAULT_OUT = Path(__file__).resolve().parent.parent / "rulesets" / "belgian_beers_race"
+
+
+def main(out: Path = DEFAULT_OUT):
+    """Write breweries.csv and roads.csv into the folder ``out``."""
     with open(out / "breweries.csv", "w", newline="") as f:
         f.write("# RECONSTRUCTED map of the Belgian Beers Race board (tools/bbr_map.py): approximate\n")
         f.write("# longitude (x) / latitude (y); bonus A = author, E = publisher, PC = cardinal point\n")
@@ -110,9 +113,8 @@ def main():
 
 
 
-def coasters():
+def coasters(out: Path = DEFAULT_OUT):
     """The Coaster bag: 2 tokens a brewery, 1 for Brussels and near-Brussels ones, 3 for distant ones."""
-    out = Path(__file__).resolve().parent.parent / "rulesets" / "belgian_beers_race"
     with open(out / "coasters.csv", "w", newline="") as f:
         f.write("# the Coaster bag (setup 2): 1 token for Brussels and near-Brussels breweries, 3 for distant ones, 2 else\n")
         w = csv.writer(f, lineterminator="\n")
@@ -126,9 +128,8 @@ def coasters():
 
 
 
-def bottles():
+def bottles(out: Path = DEFAULT_OUT):
     """The 40 First visitor bottles, one a brewery in its colour."""
-    out = Path(__file__).resolve().parent.parent / "rulesets" / "belgian_beers_race"
     with open(out / "bottles.csv", "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(["brewery", "colour"])
@@ -138,6 +139,11 @@ def bottles():
 
 
 if __name__ == "__main__":
-    main()
-    coasters()
-    bottles()
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="the folder to write the four CSV files into (default: the ruleset's)")
+    folder = ap.parse_args().out
+    main(folder)
+    coasters(folder)
+    bottles(folder)

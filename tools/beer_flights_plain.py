@@ -121,13 +121,18 @@ def playout(deck_data, players: int, rng: random.Random, turns: int = 10, flight
     return tied, score, decisions
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    """Print playouts per second of ``--games N`` seeded random playouts (default 20_000)."""
+    import argparse
     import time
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=20_000, help="playouts to time")
+    n = ap.parse_args(argv).games
 
     deck = load_deck()
     for players in (2, 4):
         rng = random.Random(1)
-        n = 20_000
         d = 0
         t = time.process_time()
         for _ in range(n):

@@ -669,12 +669,17 @@ def playout(data: dict, rng: random.Random, trace=None) -> tuple[list[int], list
     return ([winner] if winner >= 0 else []), [len(halla[0]), len(halla[1])], D[0]
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    """Print playouts per second of ``--games N`` seeded random playouts (default 2000)."""
+    import argparse
     import time
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=2000, help="playouts to time")
+    n = ap.parse_args(argv).games
 
     data = load()
     rng = random.Random(1)
-    n = 2000
     d = 0
     t = time.process_time()
     for _ in range(n):

@@ -653,12 +653,17 @@ def playout(data: dict, rng: random.Random, players: int = 3, trace=None) -> tup
     return tied, scores, g[2]
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    """Print playouts per second of ``--games N`` seeded random playouts (default 500)."""
+    import argparse
     import time
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=500, help="playouts to time")
+    n = ap.parse_args(argv).games
 
     data = load()
     rng = random.Random(1)
-    n = 500
     d = 0
     t = time.process_time()
     for _ in range(n):

@@ -75,15 +75,21 @@ def match(name, searcher, other, games, players=None, seed=0):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer games and iterations (a smoke run)")
+    ap.add_argument("--games", type=int, default=None, help="games of every match (overrides the defaults)")
+    ap.add_argument("--iterations", type=int, default=None, help="iterations of every searcher (overrides the defaults)")
     args = ap.parse_args()
     q = args.quick
-    ttt = "mcts:iterations=1000"
-    match("tic_tac_toe", ttt, "random", 20 if q else 200)
-    match("tic_tac_toe", ttt, ttt, 10 if q else 100)
-    it = 100 if q else 300
+
+    def games(quick: int, full: int) -> int:
+        return args.games if args.games is not None else quick if q else full
+
+    ttt = f"mcts:iterations={args.iterations or 1000}"
+    match("tic_tac_toe", ttt, "random", games(20, 200))
+    match("tic_tac_toe", ttt, ttt, games(10, 100))
+    it = args.iterations or (100 if q else 300)
     for name in ("beer_flights", "beer_cards", "drink_and_beat"):
         for other in ("random", "greedy"):
-            match(name, f"ismcts:iterations={it}", other, 10 if q else 40, players=2)
+            match(name, f"ismcts:iterations={it}", other, games(10, 40), players=2)
 
 
 if __name__ == "__main__":

@@ -32,19 +32,22 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--games", type=int, default=4000)
     ap.add_argument("--rulesets", default="beer_flights,drink_and_beat,beer_knight")
+    ap.add_argument("--no-ray", action="store_true", help="leave Ray out (its start-up takes seconds)")
     args = ap.parse_args()
     ray = None
-    try:
-        import ray
-    except ImportError:
-        print("Ray not installed: pip install 'tapster[ray]'")
+    if not args.no_ray:
+        try:
+            import ray
+        except ImportError:
+            print("Ray not installed: pip install 'tapster[ray]'")
     if ray is not None:
         start = time.perf_counter()
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
                  runtime_env={"py_modules": [str(Path(__file__).resolve().parent.parent / "interpreter")]})
         ray.get(ray.remote(lambda: 0).remote())
         print(f"Ray start-up: {time.perf_counter() - start:.1f} s")
-    print(f"{'ruleset':<16}{'1 process':>12}{'2 processes':>14}{'Ray (2 CPUs)':>14}  games/s, {args.games} games")
+    ray_column = f"{'Ray (2 CPUs)':>14}" if ray is not None else ""
+    print(f"{'ruleset':<16}{'1 process':>12}{'2 processes':>14}{ray_column}  games/s, {args.games} games")
     for name in args.rulesets.split(","):
         one, m1 = measure(name, args.games, 1, "local")
         two, m2 = measure(name, args.games, 2, "local")

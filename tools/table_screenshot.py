@@ -1,9 +1,12 @@
 """Take the README's screenshot of a browser table: ``python tools/table_screenshot.py [OUT.png]``.
 
-Starts ``tapster serve`` on a free port with a throw-away database, creates a table (default
-Drink & Beat with the complex rules, two people), plays some random moves through the API,
-and photographs P1's page with Debian's Chromium through Playwright (``TAPSTER_CHROMIUM``
-overrides ``/usr/bin/chromium``).  Options: ``--ruleset``, ``--variant``, ``--moves``, ``--seed``.
+Starts ``tapster serve`` on a free port with a throw-away database, creates a table of
+``--ruleset`` (default Drink & Beat) with ``--variant`` (default none; the README's picture is
+``--variant complex``) and ``--players`` (default the ruleset's own number), every seat a person,
+plays ``--moves`` random moves through the API (fewer if the game ends first), and photographs
+P1's page with Debian's Chromium through Playwright (``TAPSTER_CHROMIUM`` overrides
+``/usr/bin/chromium``).  ``--seed`` seeds the table and the moves.  Exits 1 with the server's
+message when the table cannot be created (an unknown ruleset or variant, a bad player count).
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
+from html import unescape
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
@@ -40,7 +45,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out", nargs="?", default=str(ROOT / "docs" / "browser_table.png"))
     ap.add_argument("--ruleset", default="drink_and_beat")
-    ap.add_argument("--variant", default="complex")
+    ap.add_argument("--variant", default=None, help="a variant of the ruleset (several: comma-separated)")
+    ap.add_argument("--players", type=int, default=None, help="seats (default: the ruleset's default number of players)")
     ap.add_argument("--moves", type=int, default=14)
     ap.add_argument("--seed", type=int, default=4)
     a = ap.parse_args()
@@ -58,29 +64,34 @@ def main() -> int:
                     break
                 except OSError:
                     time.sleep(0.2)
-            _, t = _post(base + "/api/tables", {"ruleset": a.ruleset, "variant": a.variant, "agents": ["human", "human"],
-                                                "seed": a.seed})
+            body = {"ruleset": a.ruleset, "variant": a.variant, "agents": ["human"], "seed": a.seed}
+            if a.players is not None:
+                body["players"] = a.players
+            status, t = _post(base + "/api/tables", body)  # one "human" repeats for every seat
+            if "seats" not in t:
+                print(f"table_screenshot: the server refused the table ({status}): {t.get('error', t)}", file=sys.stderr)
+                return 1
             seats = t["seats"]
+            first = seats[min(seats, key=int)]
             rng = random.Random(a.seed)
             moves = 0
             while True:  # the moves, then on to P1's turn (so that the picture shows P1's buttons)
-                with urllib.request.urlopen(base + seats["0"] + "/view") as r:
-                    if moves >= a.moves and json.loads(r.read())["yours"]:
-                        break
+                with urllib.request.urlopen(base + first + "/view") as r:
+                    view = json.loads(r.read())
+                if view["finished"] or (moves >= a.moves and view["yours"]):
+                    break
                 moves += 1
                 for link in seats.values():
                     with urllib.request.urlopen(base + link + "/view") as r:
                         view = json.loads(r.read())
                     if view["yours"]:
                         actions = [x.split('"')[0] for x in view["html"].split('data-action="')[1:]]
-                        from html import unescape
-
                         _post(base + link + "/act", {"action": unescape(rng.choice(actions)), "version": view["version"]})
                         break
             with sync_playwright() as pw:
                 b = pw.chromium.launch(executable_path=os.environ.get("TAPSTER_CHROMIUM", "/usr/bin/chromium"), args=ARGS)
                 page = b.new_page(viewport={"width": 1200, "height": 900})
-                page.goto(base + seats["0"])
+                page.goto(base + first)
                 page.wait_for_selector("#view .status")
                 page.screenshot(path=a.out, full_page=False)
                 b.close()

@@ -26,12 +26,12 @@
       version = data.version;
       main.setAttribute("data-version", String(version));
       view.innerHTML = data.html;
+      chosen = null;
     }).catch(function (e) { say("Could not update the table: " + e.message, true); });
   }
 
-  view.addEventListener("click", function (ev) {
-    var button = ev.target.closest("button.action");
-    if (!button || busy) { return; }
+  function send(text) {
+    if (busy) { return; }
     busy = true;
     say("");
     var buttons = view.querySelectorAll("button.action");
@@ -39,7 +39,7 @@
     fetch(base + "/act", {
       method: "POST",
       headers: {"Content-Type": "application/json"},
-      body: JSON.stringify({action: button.getAttribute("data-action"), version: version})
+      body: JSON.stringify({action: text, version: version})
     }).then(function (r) {
       return r.json().then(function (data) {
         if (!r.ok) { say(data.error || ("refused (" + r.status + ")"), true); }
@@ -47,6 +47,65 @@
       });
     }).catch(function (e) { say("Could not send the action: " + e.message, true); })
       .finally(function () { busy = false; });
+  }
+
+  // Click-to-act: a card or place carries data-acts, the indexes of the legal actions naming it.
+  // A click narrows the actions to those naming everything clicked so far; one left is taken at
+  // once, several mark the things that complete them (and their buttons) until the next click.
+  var chosen = null;  // the action indexes still possible, or null
+
+  function acts(el) {
+    return (el.getAttribute("data-acts") || "").split(" ").filter(Boolean);
+  }
+
+  function mark() {
+    view.querySelectorAll("[data-acts]").forEach(function (el) {
+      var some = chosen && acts(el).some(function (i) { return chosen.indexOf(i) >= 0; });
+      el.classList.toggle("candidate", !!some);
+    });
+    view.querySelectorAll("button.action").forEach(function (b) {
+      b.classList.toggle("dimmed", !!chosen && chosen.indexOf(b.getAttribute("data-index")) < 0);
+    });
+  }
+
+  function pick(el) {
+    var mine = acts(el);
+    var both = chosen ? chosen.filter(function (i) { return mine.indexOf(i) >= 0; }) : [];
+    chosen = both.length ? both : mine;
+    view.querySelectorAll(".selected").forEach(function (x) { if (!both.length) { x.classList.remove("selected"); } });
+    el.classList.add("selected");
+    if (chosen.length === 1) {
+      var button = view.querySelector('button.action[data-index="' + chosen[0] + '"]');
+      chosen = null;
+      mark();
+      if (button) { send(button.getAttribute("data-action")); }
+      return;
+    }
+    mark();
+    say("Choose where, or one of the highlighted actions (Escape to start again).");
+  }
+
+  function clear() {
+    chosen = null;
+    view.querySelectorAll(".selected").forEach(function (x) { x.classList.remove("selected"); });
+    mark();
+  }
+
+  view.addEventListener("click", function (ev) {
+    var button = ev.target.closest("button.action");
+    if (button) {
+      if (!busy) { clear(); send(button.getAttribute("data-action")); }
+      return;
+    }
+    var thing = ev.target.closest("[data-acts]");
+    if (thing && !busy) { pick(thing); }
+  });
+
+  view.addEventListener("keydown", function (ev) {
+    if (ev.key === "Escape") { clear(); say(""); return; }
+    if (ev.key !== "Enter" && ev.key !== " ") { return; }
+    var thing = ev.target.closest("[data-acts]");
+    if (thing && !busy) { ev.preventDefault(); pick(thing); }
   });
 
   // The events stream: the server sends the table's version on every (re)connection and at every
