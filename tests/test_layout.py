@@ -21,6 +21,7 @@ LAYERS = [
     "flow", "flowgen",                          # effect verbs and the runner; the flow's code generator
     "chance",                                   # explicit chance points and lazy deals
     "publicity",                                # what a display text may reveal
+    "faces",                                    # card faces: a component's fixed fields and abilities in words
     "state", "render", "ruleset",               # a game; its display; the compiled ruleset
     "compiler",                                 # document -> Ruleset
     "facts",                                    # a game's facts: utility bounds and longest game, declared or enumerated
