@@ -754,9 +754,28 @@ class Ctx:
                 self.errors.append(self.error(f"map `{mname}` has the name of a zone, variable or parameter", path))
                 continue
             parts = {}
+            espec = spec.get("edges") or {}
+            kind = None
+            if "components" in espec:
+                kind = rs.kinds.get(espec["components"])
+                if kind is None:
+                    self.errors.append(self.error(
+                        f"`components` names no component kind: {espec['components']!r}{self._close(espec['components'], rs.kinds)}",
+                        path + ("edges", "components")))
+                    continue
+                if "table" in espec or "items" in espec:
+                    self.errors.append(self.error(
+                        "the edges are either a component kind's (`components:`) or a table (`table:`/`items:`), not both",
+                        path + ("edges",)))
+                    continue
             try:
                 for part in ("nodes", "edges"):
                     pspec = spec.get(part) or {}
+                    if part == "edges" and kind is not None:
+                        # one edge per component of the kind: its fields are the edge's attributes
+                        mark = self.mark(path + ("edges", "components"))
+                        parts[part] = ([dict(c.fields) for c in kind.components], [mark] * len(kind.components))
+                        continue
                     rows, marks = [], []
                     if "table" in pspec:
                         rows, marks = load_table(self.base, pspec["table"], self.mark(path + (part, "table")))
@@ -764,10 +783,11 @@ class Ctx:
                         rows.append(dict(item))
                         marks.append(self.mark(path + (part, "items", i)))
                     parts[part] = (rows, marks)
-                nspec, espec = spec.get("nodes") or {}, spec.get("edges") or {}
+                nspec = spec.get("nodes") or {}
                 rs.maps[mname] = maps.build_map(
                     mname, *parts["nodes"], nspec.get("key", "id"), *parts["edges"],
-                    espec.get("source", "source"), espec.get("target", "target"), bool(spec.get("directed", False)))
+                    espec.get("source", "source"), espec.get("target", "target"), bool(spec.get("directed", False)),
+                    kind.name if kind else None, list(kind.components) if kind else None)
             except LoadError as exc:
                 self.errors.append(exc)
 
@@ -1138,6 +1158,18 @@ def _ruleset_functions(rs: Ruleset) -> dict[str, Builtin]:
     def zone_of(env, c):
         return env.state.zone_of(c)
 
+    def edges_of(env, xs):
+        if isinstance(xs, (str, dict)) or not hasattr(xs, "__iter__"):
+            raise ValueError(f"edges_of() takes a list or a zone of components, not {render(xs)!r}")
+        out = []
+        for c in xs:
+            for gm in rs.maps.values():
+                ends = gm.ends.get(getattr(c, "id", None)) if hasattr(c, "kind") else None
+                if ends is not None:
+                    out.append(ends)
+                    break
+        return out
+
     return {
         "clockwise": Builtin(clockwise, "clockwise(p): every seat in turn order, starting with p", (1, 1), True),
         "next_player": Builtin(next_player, "next_player(p) or next_player(p, k): the seat k places after p", (1, 2), True),
@@ -1145,6 +1177,8 @@ def _ruleset_functions(rs: Ruleset) -> dict[str, Builtin]:
         "component": Builtin(component, "component(id): the component with that id (`card-16`)", (1, 1), True),
         "score": Builtin(score, "score(p): the outcome's score expression for seat p, now", (1, 1), True),
         "zone_of": Builtin(zone_of, "zone_of(c): the name of the zone holding c (`flight[0][1]`), or none", (1, 1), True),
+        "edges_of": Builtin(edges_of, "edges_of(xs): the (a, b) node pairs of the map edge components among xs, in order",
+                            (1, 1), True),
     }
 
 

@@ -108,3 +108,147 @@ def test_load_errors_have_a_place(tmp_path, places, roads, message, line):
 def test_missing_table_is_a_load_error(tmp_path):
     with pytest.raises(RulesetErrors, match="not found"):
         load_ruleset(_write(tmp_path, BASE.replace("places.csv", "nowhere.csv")))
+
+
+# Subgraph queries (issue 31): edges as components, `over=` a player's claimed routes ----------------
+
+ROUTES_RS = """
+name: route probe
+players: {min: 2, max: 2}
+components:
+  route: {table: routes.csv, key: code, start: supply, label: "{a}-{b}"}
+zones:
+  supply: {visibility: public}
+  claimed: {per_player: true, visibility: public}
+  secret: {per_player: true, visibility: owner}
+maps:
+  land:
+    nodes: {table: places.csv, key: id}
+    edges: {components: route, source: a, target: b}
+vars:
+  v: {initial: 0, visibility: public}
+  w: {initial: none, visibility: public}
+setup:
+  - move: {what: "[component('route-r1'), component('route-r2'), component('route-r4')]", to: "claimed[0]"}
+  - move: {what: "component('route-r3')", to: "claimed[1]"}
+  - set: {v: "longest_trail(land, over=claimed[0])"}
+  - set: {w: "[connected(land, 'A', 'C', over=claimed[0]), connected(land, 'A', 'C', over=claimed[1]), groups(land, over=claimed[0])]"}
+flow: []
+display:
+  header: ["trail {longest_trail(land, over=claimed[0])} {connected(land, 'A', 'B', over=claimed[1])}"]
+  footer: ["secret {longest_trail(land, over=secret[0])}"]
+outcome: {score: "0"}
+"""
+ROUTES = "code,a,b,len,colour\nr1,A,B,3,red\nr2,B,C,4,blue\nr3,A,D,10,green\nr4,D,C,1,red\n"
+
+
+@pytest.fixture
+def routes(tmp_path):
+    (tmp_path / "routes.csv").write_text(ROUTES)
+    return load_ruleset(_write(tmp_path, ROUTES_RS))
+
+
+def _trail(g, weight=None):
+    """The longest trail by brute force over edge orderings (a reference independent of the builtin)."""
+    import itertools
+    best = 0
+    es = list(g.edges(data=True))
+    for k in range(1, len(es) + 1):
+        for perm in itertools.permutations(es, k):
+            for start in (perm[0][0], perm[0][1]):
+                at, ok, length = start, True, 0
+                for a, b, d in perm:
+                    if at == a:
+                        at = b
+                    elif at == b:
+                        at = a
+                    else:
+                        ok = False
+                        break
+                    length += 1 if weight is None else d[weight]
+                if ok:
+                    best = max(best, length)
+    return best
+
+
+def test_edges_are_components_and_queries_read_a_players_routes(routes):
+    rs = routes
+    st = rs.new_game(2, seed=0)
+    ev = lambda t: _eval(rs, st, t)  # noqa: E731
+    assert [c.id for c in ev("edges(land)")] == ["route-r1", "route-r2", "route-r3", "route-r4"]
+    assert ev("edge(land, 'B', 'A', 'component')") is rs.by_id["route-r1"]
+    assert ev("edge(land, 'A', 'B', 'len')") == 3
+    assert ev("edges_of(claimed[0])") == [("A", "B"), ("B", "C"), ("D", "C")]
+    assert ev("connected(land, 'A', 'C', over=claimed[0])") is True
+    assert ev("connected(land, 'A', 'D', over=claimed[1])") is True
+    assert ev("connected(land, 'B', 'D', over=claimed[1])") is False
+    assert ev("connected(land, 'E', 'E', over=claimed[1])") is True
+    assert ev("connected(land, 'A', 'E')") is False
+    assert ev("groups(land, over=claimed[0])") == [["A", "B", "C", "D"]]
+    assert ev("groups(land, over=[component('route-r1'), component('route-r4')])") == [["A", "B"], ["C", "D"]]
+    assert ev("groups(land)") == [["A", "B", "C", "D"], ["E"]]
+    assert ev("groups(land, over=[])") == []
+    assert ev("path_length(land, 'A', 'D', over=claimed[0])") == 3
+    assert ev("path_length(land, 'A', 'D', 'len', over=claimed[0])") == 8
+    assert ev("path_length(land, 'A', 'D', 'len')") == 8  # unchanged without over=
+    assert ev("path_length(land, 'B', 'D', over=claimed[1])") is None
+    assert ev("shortest_path(land, 'A', 'D', over=claimed[0])") == ["A", "B", "C", "D"]
+    assert ev("shortest_path(land, 'A', 'D')") == ["A", "D"]
+    assert ev("shortest_path(land, 'A', 'A', over=[])") == ["A"]
+    # pairs work as well as components
+    assert ev("connected(land, 'A', 'C', over=[('B', 'A'), ('B', 'C')])") is True
+    # the generated code (setup runs it) agrees with the reference evaluator
+    assert st.vars["v"] == ev("longest_trail(land, over=claimed[0])") == 3
+    assert st.vars["w"] == [True, False, [["A", "B", "C", "D"]]]
+
+
+def test_longest_trail_is_exact(routes):
+    rs = routes
+    st = rs.new_game(2, seed=0)
+    g = _graph()
+    for _a, _b, d in g.edges(data=True):
+        d["len"] = d["bike"]
+    assert _eval(rs, st, "longest_trail(land)") == _trail(g) == 4  # the cycle A-B-C-D-A
+    assert _eval(rs, st, "longest_trail(land, weight='len')") == _trail(g, "len") == 18
+    sub = g.edge_subgraph([("A", "B"), ("B", "C"), ("D", "C")])
+    assert _eval(rs, st, "longest_trail(land, over=claimed[0], weight='len')") == _trail(sub, "len") == 8
+    assert _eval(rs, st, "longest_trail(land, over=[])") == 0
+    # a star with three arms: a trail uses two of them (a reference a wrong search would miss)
+    star = nx.Graph([("o", "a"), ("o", "b"), ("o", "c")])
+    assert _trail(star) == 2
+
+
+def test_longest_trail_is_charged_to_the_work_budget(tmp_path):
+    # a complete graph on 9 nodes: far more trails than a budget of 1000 steps
+    nodes = "id\n" + "".join(f"n{i}\n" for i in range(9))
+    roads = "a,b\n" + "".join(f"n{i},n{j}\n" for i in range(9) for j in range(i + 1, 9))
+    text = BASE.replace("vars: {v: 0}", "vars: {v: 0}\nlimits: {work: 1000}\nsetup: [{set: {v: 'longest_trail(land)'}}]")
+    with pytest.raises(Exception, match="work budget"):
+        rs = load_ruleset(_write(tmp_path, text, places=nodes, roads=roads))
+        rs.new_game(1, seed=0)
+
+
+def test_over_refuses_what_is_not_an_edge(routes):
+    rs = routes
+    st = rs.new_game(2, seed=0)
+    with pytest.raises(Exception, match="no edge joins 'A' and 'C'"):
+        _eval(rs, st, "connected(land, 'A', 'B', over=[('A', 'C')])")
+    with pytest.raises(Exception, match="not an edge of map `land`"):
+        _eval(rs, st, "connected(land, 'A', 'B', over=[1])")
+    with pytest.raises(Exception, match="did you mean 'C'"):
+        _eval(rs, st, "connected(land, 'A', 'c')")
+
+
+def test_queries_over_a_public_zone_are_shown_to_seats(routes):
+    from interpreter.render import view_observation
+
+    parts = routes.display.private_parts()
+    assert [where for where, *_ in parts] == ["display.footer[0]"]  # over an owner zone: observer-only
+    obs = view_observation(routes.new_game(2, seed=0), 1)
+    assert obs["display"]["header"] == ["trail 3 false"]
+
+
+def test_edge_components_need_a_kind(tmp_path):
+    (tmp_path / "routes.csv").write_text(ROUTES)
+    with pytest.raises(RulesetErrors, match="names no component kind: 'rout'; did you mean `route`"):
+        load_ruleset(_write(tmp_path, ROUTES_RS.replace("components: route,", "components: rout,")))
