@@ -1490,8 +1490,8 @@ def check_cmd(ruleset, games, budget, variant, all_variants, as_json, params) ->
 
 @cli.command("schema", short_help="Print the ruleset schema's path, or the editor modeline naming it.")
 @click.option("--modeline", is_flag=True, help="Print the `# yaml-language-server: $schema=...` line to put first in a ruleset.")
-@click.option("--relative-to", "relative_to", metavar="FILE", type=click.Path(dir_okay=False),
-              help="Give the path relative to FILE's folder (a ruleset.yaml), not absolute.")
+@click.option("--relative-to", "relative_to", metavar="PATH", type=click.Path(),
+              help="Give the path relative to the ruleset's folder (PATH: the ruleset.yaml or its folder), not absolute.")
 def schema_cmd(modeline, relative_to) -> int:
     """Print the path of the installed ruleset schema (schemas/ruleset.schema.json), or with
     --modeline the first line that makes editors with the YAML language server (VS Code's YAML
@@ -1501,7 +1501,9 @@ def schema_cmd(modeline, relative_to) -> int:
     path = schema_path().resolve()
     text = str(path)
     if relative_to is not None:
-        text = Path(os.path.relpath(path, Path(relative_to).resolve().parent)).as_posix()
+        where = Path(relative_to).resolve()
+        folder = where if where.is_dir() else where.parent
+        text = Path(os.path.relpath(path, folder)).as_posix()
     click.echo(f"# yaml-language-server: $schema={text}" if modeline else text)
     return EXIT_OK
 

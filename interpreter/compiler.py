@@ -475,7 +475,8 @@ class Ctx:
         self.rs = rs
         rs.path = self.path
         rs.doc = self.doc
-        rs.name = self.path.parent.name if self.path.name == "ruleset.yaml" else self.path.stem
+        # resolved: `tapster play .` inside the ruleset's folder names the folder, never ""
+        rs.name = self.path.resolve().parent.name if self.path.name == "ruleset.yaml" else self.path.stem
         rs.title = str(d.get("name", rs.name))
         rs.description = d.get("description", "")
         rs.source = d.get("source", "")
@@ -586,6 +587,17 @@ class Ctx:
             fields = set()
             for r in rows:
                 fields.update(r)
+            for reserved in ("id", "kind"):  # `c.id`/`c.kind` are the component's, never a column's
+                if reserved in fields:
+                    rmark = next(m for r, m in zip(rows, row_marks) if reserved in r)
+                    rename = "code" if reserved == "id" else "type"
+                    self.errors.append(CompileError(
+                        f"{kname}: a column named `{reserved}` would be hidden by the component's own `{reserved}` "
+                        f"(`c.{reserved}` is {'`' + kname + '-…`' if reserved == 'id' else repr(kname)}); rename the column, "
+                        f"e.g. `{rename}`" + (f" (with `key: {rename}` the ids are `{kname}-<{rename}>`)" if reserved == "id" else ""),
+                        rmark))
+                    rows = [{k: v for k, v in r.items() if k != reserved} for r in rows]
+                    fields.discard(reserved)
             kind.fields = fields
             self.attributes |= fields
             props = spec.get("props") or {}
@@ -762,11 +774,13 @@ class Ctx:
                     self.errors.append(self.error(
                         f"`components` names no component kind: {espec['components']!r}{self._close(espec['components'], rs.kinds)}",
                         path + ("edges", "components")))
+                    rs.maps[mname] = maps.GameMap(mname, maps.nx.Graph())  # no knock-on errors
                     continue
                 if "table" in espec or "items" in espec:
                     self.errors.append(self.error(
                         "the edges are either a component kind's (`components:`) or a table (`table:`/`items:`), not both",
                         path + ("edges",)))
+                    rs.maps[mname] = maps.GameMap(mname, maps.nx.Graph())  # no knock-on errors
                     continue
             try:
                 for part in ("nodes", "edges"):
@@ -790,6 +804,9 @@ class Ctx:
                     kind.name if kind else None, list(kind.components) if kind else None)
             except LoadError as exc:
                 self.errors.append(exc)
+                # an empty map stands in, so that the expressions naming it report no knock-on
+                # `unknown name` (the ruleset is refused anyway, with this error first)
+                rs.maps[mname] = maps.GameMap(mname, maps.nx.Graph())
 
     def _global_scope(self, rs: Ruleset) -> Scope:
         params, zones, vars_ = rs.params, self.zones, self.vars
