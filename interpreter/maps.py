@@ -335,9 +335,9 @@ def longest_trail(env, m, over=None, weight=None) -> Any:
             return
         env.left -= 1
         if env.left < 0:
-            from .codegen import _over
-
-            _over(env)
+            env.left = 0
+            raise ValueError(f"longest_trail() used up the work budget of {env.budget:,} steps (the search is too large "
+                             "for this map; raise it with `limits: {work: N}`)")
 
     def walk(n, length) -> None:
         nonlocal best
@@ -379,12 +379,41 @@ MAP_BUILTINS = {
 }
 
 
+def colour_problem(m: GameMap, attr: str, what: str = "node") -> str | None:
+    """Why the ``what`` ("node" or "edge") attribute ``attr`` of map ``m`` cannot colour a
+    drawing (no such attribute, or values that are not matplotlib colours, listing the values
+    found), or None when it can."""
+    import matplotlib.colors as mcolors
+
+    rows = [d for _, d in m.graph.nodes(data=True)] if what == "node" else [d for *_, d in m.graph.edges(data=True)]
+    if not any(attr in d for d in rows):
+        names = sorted({k for d in rows for k in d if k != "component"})
+        return f"no {what} of map `{m.name}` has an attribute {attr!r} (its {what}s' attributes: {', '.join(names) or 'none'})"
+    found = _sort({d[attr] for d in rows if d.get(attr) is not None and not isinstance(d[attr], (list, dict))})
+    bad = [v for v in found if not (isinstance(v, str) and mcolors.is_color_like(v))]
+    if bad:
+        return (f"the {what} attribute {attr!r} of map `{m.name}` does not hold colour names: found "
+                f"{', '.join(repr(v) for v in found[:20])}{' ...' if len(found) > 20 else ''}")
+    return None
+
+
+#: Colours of the seats' owned edges in a drawing (seat p: the p-th, cycling).
+SEAT_COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
+
+
 def draw_map(m: GameMap, out: str, colour: str | None = None, label: str | None = None,
-             pieces: dict | None = None, title: str = "") -> None:
+             pieces: dict | None = None, title: str = "", edge_style: dict | None = None,
+             owners: dict | None = None, seat_names: list | None = None) -> None:
     """Draw map ``m`` to the image file ``out`` (matplotlib, Agg backend): nodes at their ``x``,
     ``y`` attributes (a spring layout when they have none), coloured by the node attribute
     ``colour`` (a matplotlib colour name; grey when not one), labelled by ``label`` (default the
-    node), and ``pieces`` (node -> list of texts) written beside their nodes."""
+    node), and ``pieces`` (node -> list of texts) written beside their nodes.
+
+    Edges: grey lines, unless ``edge_style`` (``{colour, dashes, label}``: edge attribute
+    names) colours them by an attribute, draws each as that attribute's number of segments
+    (a route's length) and writes a label at its middle; ``owners`` (edge component id -> seat)
+    draws an owned edge wide under its route, in its seat's colour (``SEAT_COLOURS``) with the
+    seat's name (``seat_names``) in a legend."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -392,6 +421,8 @@ def draw_map(m: GameMap, out: str, colour: str | None = None, label: str | None 
     import matplotlib.pyplot as plt
 
     g = m.graph
+    style = edge_style or {}
+    owners = owners or {}
     if all("x" in d and "y" in d and d["x"] is not None for _, d in g.nodes(data=True)):
         pos = {n: (float(d["x"]), float(d["y"])) for n, d in g.nodes(data=True)}
     else:
@@ -402,7 +433,35 @@ def draw_map(m: GameMap, out: str, colour: str | None = None, label: str | None 
         c = g.nodes[n].get(colour) if colour else None
         cols.append(c if isinstance(c, str) and mcolors.is_color_like(c) else "lightgrey")
     fig, ax = plt.subplots(figsize=(12, 10))
-    nx.draw_networkx_edges(g, pos, ax=ax, edge_color="#bbbbbb", width=0.8)
+    if not style and not owners:
+        nx.draw_networkx_edges(g, pos, ax=ax, edge_color="#bbbbbb", width=0.8)
+    else:
+        seen_seats = set()
+        for a, b, d in g.edges(data=True):
+            (x1, y1), (x2, y2) = pos[a], pos[b]
+            comp = d.get("component")
+            owner = owners.get(comp.id) if comp is not None else None
+            if owner is not None:
+                name = seat_names[owner] if seat_names and owner < len(seat_names) else f"P{owner + 1}"
+                ax.plot([x1, x2], [y1, y2], color=SEAT_COLOURS[owner % len(SEAT_COLOURS)], linewidth=9, alpha=0.45,
+                        solid_capstyle="round", zorder=1, label=None if owner in seen_seats else name)
+                seen_seats.add(owner)
+            c = d.get(style["colour"]) if style.get("colour") else None
+            c = c if isinstance(c, str) and mcolors.is_color_like(c) else "#888888"
+            n = d.get(style["dashes"]) if style.get("dashes") else None
+            if type(n) is int and 1 <= n <= 50:  # n segments with gaps: a route's cars
+                for i in range(n):
+                    t0, t1 = (i + 0.12) / n, (i + 0.88) / n
+                    ax.plot([x1 + (x2 - x1) * t0, x1 + (x2 - x1) * t1], [y1 + (y2 - y1) * t0, y1 + (y2 - y1) * t1],
+                            color=c, linewidth=3.5, solid_capstyle="butt", zorder=2)
+            else:
+                ax.plot([x1, x2], [y1, y2], color=c, linewidth=2.5, zorder=2)
+            text = d.get(style["label"]) if style.get("label") else None
+            if text is not None:
+                ax.annotate(str(text), ((x1 + x2) / 2, (y1 + y2) / 2), fontsize=7, ha="center", va="center", zorder=4,
+                            bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8})
+        if seen_seats:
+            ax.legend(loc="lower right", fontsize=8, title="owners")
     nx.draw_networkx_nodes(g, pos, nodelist=order, node_color=cols, edgecolors="black", node_size=260, ax=ax)
     labels = {n: str(g.nodes[n].get(label, n)) if label else str(n) for n in order}
     nx.draw_networkx_labels(g, pos, labels=labels, font_size=6, ax=ax,

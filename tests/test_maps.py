@@ -252,3 +252,75 @@ def test_edge_components_need_a_kind(tmp_path):
     (tmp_path / "routes.csv").write_text(ROUTES)
     with pytest.raises(RulesetErrors, match="names no component kind: 'rout'; did you mean `route`"):
         load_ruleset(_write(tmp_path, ROUTES_RS.replace("components: route,", "components: rout,")))
+
+
+# Edges drawn as data (issue 31, 3): colour, length, label and owner ----------------------------------
+
+def _drawn(tmp_path, secret=False):
+    text = ROUTES_RS.replace(
+        "display:\n", "display:\n  map: {name: land, label: id, edges: {colour: colour, dashes: len, label: len}}\n")
+    if secret:
+        text = text.replace("""to: "claimed[1]"}""", """to: "secret[1]"}""")
+    (tmp_path / "routes.csv").write_text(ROUTES)
+    return load_ruleset(_write(tmp_path, text))
+
+
+def test_the_view_draws_edges_from_attributes_and_owners_from_what_the_seat_sees(tmp_path):
+    from interpreter.render import view_observation
+    from interpreter.view import seat_sections
+
+    rs = _drawn(tmp_path, secret=True)
+    st = rs.new_game(2, seed=0)
+    for seat, r3_owner in ((0, None), (1, 1)):  # r3 lies in seat 1's owner zone: seat 0 cannot tell
+        [sec] = [s for s in seat_sections(rs, view_observation(st, seat)) if s["kind"] == "map"]
+        assert [(e["a"], e["b"], e["colour"], e["dashes"], e["label"], e["owner"]) for e in sec["edges"]] == [
+            ("A", "B", "red", 3, 3, 0), ("B", "C", "blue", 4, 4, 0), ("A", "D", "green", 10, 10, r3_owner),
+            ("D", "C", "red", 1, 1, 0)]
+
+
+def test_the_terminal_lists_routes_with_names_and_owners(tmp_path):
+    from interpreter.render import view_observation
+    from interpreter.termview import seat_text
+
+    rs = _drawn(tmp_path)
+    text = seat_text(rs, view_observation(rs.new_game(2, seed=0), 1))
+    assert "  routes:" in text
+    assert "A (A) – B (B) (3, red)  P1" in text
+    assert "A (A) – D (D) (10, green)  P2 (you)" in text
+
+
+def test_the_browser_svg_colours_routes_and_bands_owners(tmp_path):
+    from interpreter.render import view_observation
+    from interpreter.webview import seat_html
+
+    rs = _drawn(tmp_path)
+    html = seat_html(rs, view_observation(rs.new_game(2, seed=0), 0), [])
+    assert html.count('<g class="route">') == 4
+    assert 'stroke="green" stroke-width="5" stroke-dasharray=' in html
+    assert html.count('class="owned seat-0"') == 3 and html.count('class="owned seat-1"') == 1
+
+
+def test_a_display_edge_style_must_name_an_edge_attribute(tmp_path):
+    text = ROUTES_RS.replace("display:\n", "display:\n  map: {name: land, edges: {colour: hue}}\n")
+    (tmp_path / "routes.csv").write_text(ROUTES)
+    want = r"`edges.colour` names 'hue', which no edge of map `land` has \(its attributes: code, colour, id, kind, len\)"
+    with pytest.raises(RulesetErrors, match=want):
+        load_ruleset(_write(tmp_path, text))
+
+
+def test_tapster_map_draws_routes_and_refuses_a_colour_that_is_not_one(tmp_path, capsys):
+    import matplotlib.image as mpimg
+
+    from interpreter.cli import main
+
+    rs = _drawn(tmp_path)
+    path = str(rs.path)
+    out = tmp_path / "map.png"
+    assert main(["map", path, "--out", str(out)]) == 0
+    img = mpimg.imread(str(out))
+    green = ((img[..., 0] < 0.1) & (img[..., 1] > 0.45) & (img[..., 1] < 0.55) & (img[..., 2] < 0.1)).sum()
+    assert green > 100  # the green route A-D, drawn in its colour
+    assert main(["map", path, "--out", str(out), "--colour", "region"]) == 2
+    assert "no node of map `land` has an attribute 'region' (its nodes' attributes: colour, id, x, y)" in capsys.readouterr().err
+    assert main(["map", path, "--out", str(out), "--colour", "x"]) == 2
+    assert "does not hold colour names: found 0, 1, 2, 5" in capsys.readouterr().err
