@@ -20,12 +20,9 @@ def test_no_function_recurses_and_the_railway_line_is_public():
 def test_the_terminal_lists_the_routes_with_town_names_and_owners():
     rs = load_ruleset("little_railways")
     st = rs.new_game(2, seed=3)
-    claim = next(a for a in st.legal_actions() if a.name == "claim") if any(
-        a.name == "claim" for a in st.legal_actions()) else None
-    if claim is None:  # seed 3 deals no payable route: play draws until one is
-        while not any(a.name == "claim" for a in st.legal_actions()):
-            st.apply(next(a for a in st.legal_actions() if a.name == "draw"))
-        claim = next(a for a in st.legal_actions() if a.name == "claim")
+    while not any(a.name == "claim" for a in st.legal_actions()):  # draw until a route is payable
+        st.apply(next(a for a in st.legal_actions() if a.name == "draw"))
+    claim = next(a for a in st.legal_actions() if a.name == "claim")
     who = st.current
     st.apply(claim)
     route = st.zones["claimed"][who][0]
