@@ -173,7 +173,7 @@ class _View:
                 return f"{gm.graph.nodes[node].get(sec['label'], node)} ({node})"
             return str(node)
 
-        if not occupied:
+        if not occupied and sec.get("zones"):  # a map without a zone of pieces shows only its routes
             out.append("  no pieces on the map")
         for node, ids in occupied:
             out.append(f"  {letters[node]} {name(node)}: {self.pile({'ids': ids, 'show': 'all'})}")
