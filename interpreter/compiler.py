@@ -497,6 +497,7 @@ class Ctx:
         rs.action_limit = limits["actions"] if type(limits.get("actions")) is int else DEFAULT_ACTIONS
         rs.work_budget = int(limits.get("work", DEFAULT_WORK))
 
+        self._early_maps(rs)
         self._compile_components(rs)
         self._compile_zones(rs)
         self._compile_vars(rs)
@@ -546,8 +547,11 @@ class Ctx:
         rs.initial_props = {}
         self.mutable = set()
         self.attributes = {"id", "kind"}
-        param_scope = Scope(resolve=lambda n: _constant(rs.params[n]) if n in rs.params else None,
-                            global_names=lambda: list(rs.params))
+        # a component's label, derived fields and props read its row, the parameters and the maps
+        # (`node_attr(land, a, 'name')`: the nodes are built before the components, see _early_maps)
+        param_scope = Scope(resolve=lambda n: _constant(rs.params[n]) if n in rs.params else (
+                                _constant(rs.maps[n]) if n in rs.maps else None),
+                            global_names=lambda: list(rs.params) + list(rs.maps))
         for kname, spec in (self.data.get("components") or {}).items():
             path = ("components", kname)
             kind = Kind()
@@ -756,10 +760,40 @@ class Ctx:
         rs.vars = self.vars
         rs.list_vars = tuple(list_vars)
 
+    def _early_maps(self, rs: Ruleset) -> None:
+        """The maps as the components see them (their labels and derived fields may read node
+        and edge attributes): built before the components from their tables, without the edges
+        that are components (``edges: {components: kind}``), which :meth:`_compile_maps` adds
+        later to the same objects.  Errors are left to :meth:`_compile_maps`, which reports them."""
+        rs.maps = {}
+        for mname, spec in (self.data.get("maps") or {}).items():
+            if not isinstance(spec, dict):
+                continue
+            espec, nspec = spec.get("edges") or {}, spec.get("nodes") or {}
+            try:
+                nodes = self._map_rows(("maps", mname), "nodes", nspec)
+                edges = ([], []) if "components" in espec else self._map_rows(("maps", mname), "edges", espec)
+                rs.maps[mname] = maps.build_map(mname, *nodes, nspec.get("key", "id"), *edges, espec.get("source", "source"),
+                                                espec.get("target", "target"), bool(spec.get("directed", False)))
+            except LoadError:
+                pass
+
+    def _map_rows(self, path: tuple, part: str, pspec: dict) -> tuple[list, list]:
+        """The rows and marks of a map's ``nodes`` or ``edges`` table (``table:`` and ``items:``)."""
+        rows, marks = [], []
+        if "table" in pspec:
+            rows, marks = load_table(self.base, pspec["table"], self.mark(path + (part, "table")))
+        for i, item in enumerate(pspec.get("items") or []):
+            rows.append(dict(item))
+            marks.append(self.mark(path + (part, "items", i)))
+        return rows, marks
+
     def _compile_maps(self, rs: Ruleset) -> None:
         """``maps:``: node and edge tables (CSV/YAML by relative path, or inline ``items``) built
-        once into read-only graphs (interpreter/maps.py)."""
-        rs.maps = {}
+        once into read-only graphs (interpreter/maps.py).  A map :meth:`_early_maps` made is
+        completed in place (compiled labels hold it)."""
+        early = rs.maps
+        rs.maps = _MapsInPlace(early)
         for mname, spec in (self.data.get("maps") or {}).items():
             path = ("maps", mname)
             if mname in self.zones or mname in self.vars or mname in rs.params:
@@ -790,13 +824,7 @@ class Ctx:
                         mark = self.mark(path + ("edges", "components"))
                         parts[part] = ([dict(c.fields) for c in kind.components], [mark] * len(kind.components))
                         continue
-                    rows, marks = [], []
-                    if "table" in pspec:
-                        rows, marks = load_table(self.base, pspec["table"], self.mark(path + (part, "table")))
-                    for i, item in enumerate(pspec.get("items") or []):
-                        rows.append(dict(item))
-                        marks.append(self.mark(path + (part, "items", i)))
-                    parts[part] = (rows, marks)
+                    parts[part] = self._map_rows(path, part, pspec)
                 nspec = spec.get("nodes") or {}
                 rs.maps[mname] = maps.build_map(
                     mname, *parts["nodes"], nspec.get("key", "id"), *parts["edges"],
@@ -807,6 +835,7 @@ class Ctx:
                 # an empty map stands in, so that the expressions naming it report no knock-on
                 # `unknown name` (the ruleset is refused anyway, with this error first)
                 rs.maps[mname] = maps.GameMap(mname, maps.nx.Graph())
+        rs.maps = dict(rs.maps)
 
     def _global_scope(self, rs: Ruleset) -> Scope:
         params, zones, vars_ = rs.params, self.zones, self.vars
@@ -1130,6 +1159,23 @@ def _constant(value):
     f = lambda env: value  # noqa: E731
     f.constant = value  # type: ignore[attr-defined]
     return f
+
+
+class _MapsInPlace(dict):
+    """``rs.maps`` while :meth:`_Compiler._compile_maps` fills it: a map stored under a name the
+    early maps hold re-initialises that early object in place (the components' compiled labels
+    and derived fields captured it), so every reader sees one, complete map."""
+
+    def __init__(self, early: dict):
+        super().__init__()
+        self.early = early
+
+    def __setitem__(self, name, gm) -> None:
+        old = self.early.get(name)
+        if old is not None and old is not gm:
+            old.__init__(gm.name, gm.graph, gm.edge_list, gm.edge_kind, gm.edge_components)
+            gm = old
+        super().__setitem__(name, gm)
 
 
 def _sorted_errors(errors: list[TapsterError]) -> list[TapsterError]:

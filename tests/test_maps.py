@@ -324,3 +324,17 @@ def test_tapster_map_draws_routes_and_refuses_a_colour_that_is_not_one(tmp_path,
     assert "no node of map `land` has an attribute 'region' (its nodes' attributes: colour, id, x, y)" in capsys.readouterr().err
     assert main(["map", path, "--out", str(out), "--colour", "x"]) == 2
     assert "does not hold colour names: found 0, 1, 2, 5" in capsys.readouterr().err
+
+
+def test_component_labels_and_derived_fields_read_the_map(tmp_path):
+    # issue 31 item 3: `node_attr(land, a, 'colour')` in a label used to be `unknown name land`
+    text = ROUTES_RS.replace(
+        'label: "{a}-{b}"}',
+        'label: "{a}-{b} {node_attr(land, a, \'colour\')}", derived: {hops: "path_length(land, a, \'E\')"}}')
+    (tmp_path / "routes.csv").write_text(ROUTES)
+    rs = load_ruleset(_write(tmp_path, text))
+    assert rs.by_id["route-r1"].label == "A-B red"
+    assert rs.by_id["route-r2"].label == "B-C blue"
+    assert rs.by_id["route-r1"].fields["hops"] is None  # E is on no road
+    # the map the labels read is the complete one, edges as components included
+    assert _eval(rs, rs.new_game(2, seed=0), "edge(land, 'A', 'B', 'component')") is rs.by_id["route-r1"]
