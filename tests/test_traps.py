@@ -159,3 +159,13 @@ def test_the_modeline_is_relative_to_the_rulesets_folder(tmp_path, capsys):
     for where in (game, game / "ruleset.yaml"):
         assert main(["schema", "--modeline", "--relative-to", str(where)]) == 0
         assert capsys.readouterr().out.strip() == f"# yaml-language-server: $schema={want}"
+
+
+def test_the_final_scores_places_are_not_pulled_into_a_corner():
+    # the board's place numbers sit in their cell's corner (`position: absolute`); that rule must
+    # not reach the final-scores table's `<td class="place">`, which then showed no places
+    from importlib import resources
+
+    css = (resources.files("interpreter") / "static" / "table.css").read_text(encoding="utf-8")
+    rules = [line for line in css.splitlines() if ".place" in line and "position: absolute" in line]
+    assert rules and all(line.lstrip().startswith(".cell .place") for line in rules)
