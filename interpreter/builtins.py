@@ -285,8 +285,8 @@ def unescape(raw: str) -> str:
 def _register_maps() -> None:
     from .maps import MAP_BUILTINS
 
-    for name, (fn, doc, arity) in MAP_BUILTINS.items():
-        BUILTINS[name] = Builtin(fn, doc, arity)
+    for name, (fn, doc, arity, *needs_env) in MAP_BUILTINS.items():
+        BUILTINS[name] = Builtin(fn, doc, arity, bool(needs_env and needs_env[0]))
 
 
 _register_maps()

@@ -288,6 +288,7 @@ def check_games_end(rs: Ruleset, seeds: Games) -> tuple[str, list[str]]:
     than :data:`PER_DECISION` times), each action whose ids are not derived from its ``in:``.
     Raises :class:`CheckFailure`."""
     games = 0
+    flow_engine.SHORT_DRAWS.clear()
     for seed in seeds:
         for players in _player_counts(rs):
             g = _random_game(rs, players, seed, seed * 7, seeds)
@@ -316,7 +317,16 @@ def check_games_end(rs: Ruleset, seeds: Games) -> tuple[str, list[str]]:
         exact.append(str(players))
     tail = f"; the declared facts are the enumerated tree's with {', '.join(exact)} players" if exact else ""
     return (f"{games} random games ended with an outcome ({_games_played(seeds)}; decisions reached: {reached or 'none'}){tail}",
-            _coverage_notes(rs, seeds) + _encoding_warnings(rs))
+            _coverage_notes(rs, seeds) + _encoding_warnings(rs) + _short_draw_notes(games))
+
+
+def _short_draw_notes(games: int) -> list[str]:
+    """A note per ``move`` declared ``on_empty: short`` that drew from an empty zone in these
+    games (the declared choice reached: worth a look), with how often."""
+    notes = [f"move at {mark} drew short (on_empty: short) {n} time(s) in {games} games"
+             for mark, n in sorted(flow_engine.SHORT_DRAWS.items(), key=lambda kv: str(kv[0]))]
+    flow_engine.SHORT_DRAWS.clear()
+    return notes
 
 
 def check_score(rs: Ruleset, seeds: Games) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import secrets
 import sys
 import time
@@ -1125,7 +1126,7 @@ def tune(ruleset, variant, spaces, fixed, targets, games, precision, max_games, 
 def map_cmd(ruleset, variant, out_file, map_name, zone, colour, players, seed, params) -> int:
     """Draw a ruleset's map (networkx + matplotlib): nodes at their x, y, coloured by a node
     attribute, and the pieces of a keyed zone in a fresh seeded game on their nodes."""
-    from .maps import draw_map
+    from .maps import colour_problem, draw_map
 
     rs = _load(ruleset, variant, params)
     if not rs.maps:
@@ -1135,14 +1136,35 @@ def map_cmd(ruleset, variant, out_file, map_name, zone, colour, players, seed, p
     if name not in rs.maps:
         raise click.UsageError(f"no map {name!r} (maps: {', '.join(rs.maps)})")
     zone = zone or spec.get("zone")
-    pieces = {}
+    gm = rs.maps[name]
+    colour = colour or spec.get("colour")
+    if colour is not None:
+        problem = colour_problem(gm, colour)
+        if problem is not None:
+            raise click.UsageError(f"--colour: {problem}")
+    edge_style = dict(spec.get("edges") or {}) if spec.get("name", name) == name else {}
+    if edge_style.get("colour"):
+        problem = colour_problem(gm, edge_style["colour"], "edge")
+        if problem is not None:
+            raise click.UsageError(f"display.map.edges.colour: {problem}")
+    pieces: dict = {}
+    owners: dict = {}
+    st = None
     if zone:
         if zone not in rs.zones or not rs.zones[zone].keyed:
             raise click.UsageError(f"--zone must name a keyed zone, not {zone!r}")
         st = rs.new_game(_check_players(rs, players), seed=seed)
         pieces = {k: [c.label for c in stack] for k, stack in st.zones[zone].items()}
-    draw_map(rs.maps[name], out_file, colour=colour or spec.get("colour"), label=spec.get("label"),
-             pieces=pieces, title=f"{rs.title}: map {name}")
+    if gm.edge_kind:  # owners: the seats whose zones hold the edge components, in the fresh game
+        st = st or rs.new_game(_check_players(rs, players), seed=seed)
+        for c in gm.edge_components:
+            where = st.zone_of(c) or ""
+            seat = re.match(r"^[A-Za-z_][A-Za-z0-9_]*\[(\d+)\]", where)
+            zname = where.split("[", 1)[0]
+            if seat and zname in rs.zones and rs.zones[zname].per_player:
+                owners[c.id] = int(seat.group(1))
+    draw_map(gm, out_file, colour=colour, label=spec.get("label"),
+             pieces=pieces, title=f"{rs.title}: map {name}", edge_style=edge_style, owners=owners)
     _stdout().print(Text(f"wrote {out_file}"))
     return EXIT_OK
 
@@ -1490,8 +1512,8 @@ def check_cmd(ruleset, games, budget, variant, all_variants, as_json, params) ->
 
 @cli.command("schema", short_help="Print the ruleset schema's path, or the editor modeline naming it.")
 @click.option("--modeline", is_flag=True, help="Print the `# yaml-language-server: $schema=...` line to put first in a ruleset.")
-@click.option("--relative-to", "relative_to", metavar="FILE", type=click.Path(dir_okay=False),
-              help="Give the path relative to FILE's folder (a ruleset.yaml), not absolute.")
+@click.option("--relative-to", "relative_to", metavar="PATH", type=click.Path(),
+              help="Give the path relative to the ruleset's folder (PATH: the ruleset.yaml or its folder), not absolute.")
 def schema_cmd(modeline, relative_to) -> int:
     """Print the path of the installed ruleset schema (schemas/ruleset.schema.json), or with
     --modeline the first line that makes editors with the YAML language server (VS Code's YAML
@@ -1501,7 +1523,9 @@ def schema_cmd(modeline, relative_to) -> int:
     path = schema_path().resolve()
     text = str(path)
     if relative_to is not None:
-        text = Path(os.path.relpath(path, Path(relative_to).resolve().parent)).as_posix()
+        where = Path(relative_to).resolve()
+        folder = where if where.is_dir() else where.parent
+        text = Path(os.path.relpath(path, folder)).as_posix()
     click.echo(f"# yaml-language-server: $schema={text}" if modeline else text)
     return EXIT_OK
 

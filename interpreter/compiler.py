@@ -493,7 +493,8 @@ class Ctx:
         self.rs = rs
         rs.path = self.path
         rs.doc = self.doc
-        rs.name = self.path.parent.name if self.path.name == "ruleset.yaml" else self.path.stem
+        # resolved: `tapster play .` inside the ruleset's folder names the folder, never ""
+        rs.name = self.path.resolve().parent.name if self.path.name == "ruleset.yaml" else self.path.stem
         rs.title = str(d.get("name", rs.name))
         rs.description = d.get("description", "")
         rs.source = d.get("source", "")
@@ -515,6 +516,7 @@ class Ctx:
         rs.work_budget = int(limits.get("work", DEFAULT_WORK))
         rs.memory_budget = int(limits.get("memory", DEFAULT_MEMORY))
 
+        self._early_maps(rs)
         self._compile_components(rs)
         self._compile_zones(rs)
         self._compile_vars(rs)
@@ -564,8 +566,11 @@ class Ctx:
         rs.initial_props = {}
         self.mutable = set()
         self.attributes = {"id", "kind"}
-        param_scope = Scope(resolve=lambda n: _constant(rs.params[n]) if n in rs.params else None,
-                            global_names=lambda: list(rs.params))
+        # a component's label, derived fields and props read its row, the parameters and the maps
+        # (`node_attr(land, a, 'name')`: the nodes are built before the components, see _early_maps)
+        param_scope = Scope(resolve=lambda n: _constant(rs.params[n]) if n in rs.params else (
+                                _constant(rs.maps[n]) if n in rs.maps else None),
+                            global_names=lambda: list(rs.params) + list(rs.maps))
         for kname, spec in (self.data.get("components") or {}).items():
             path = ("components", kname)
             kind = Kind()
@@ -605,6 +610,17 @@ class Ctx:
             fields = set()
             for r in rows:
                 fields.update(r)
+            for reserved in ("id", "kind"):  # `c.id`/`c.kind` are the component's, never a column's
+                if reserved in fields:
+                    rmark = next(m for r, m in zip(rows, row_marks) if reserved in r)
+                    rename = "code" if reserved == "id" else "type"
+                    self.errors.append(CompileError(
+                        f"{kname}: a column named `{reserved}` would be hidden by the component's own `{reserved}` "
+                        f"(`c.{reserved}` is {'`' + kname + '-…`' if reserved == 'id' else repr(kname)}); rename the column, "
+                        f"e.g. `{rename}`" + (f" (with `key: {rename}` the ids are `{kname}-<{rename}>`)" if reserved == "id" else ""),
+                        rmark))
+                    rows = [{k: v for k, v in r.items() if k != reserved} for r in rows]
+                    fields.discard(reserved)
             kind.fields = fields
             self.attributes |= fields
             props = spec.get("props") or {}
@@ -765,32 +781,82 @@ class Ctx:
         rs.vars = self.vars
         rs.list_vars = tuple(list_vars)
 
+    def _early_maps(self, rs: Ruleset) -> None:
+        """The maps as the components see them (their labels and derived fields may read node
+        and edge attributes): built before the components from their tables, without the edges
+        that are components (``edges: {components: kind}``), which :meth:`_compile_maps` adds
+        later to the same objects.  Errors are left to :meth:`_compile_maps`, which reports them."""
+        rs.maps = {}
+        for mname, spec in (self.data.get("maps") or {}).items():
+            if not isinstance(spec, dict):
+                continue
+            espec, nspec = spec.get("edges") or {}, spec.get("nodes") or {}
+            try:
+                nodes = self._map_rows(("maps", mname), "nodes", nspec)
+                edges = ([], []) if "components" in espec else self._map_rows(("maps", mname), "edges", espec)
+                rs.maps[mname] = maps.build_map(mname, *nodes, nspec.get("key", "id"), *edges, espec.get("source", "source"),
+                                                espec.get("target", "target"), bool(spec.get("directed", False)))
+            except LoadError:
+                pass
+
+    def _map_rows(self, path: tuple, part: str, pspec: dict) -> tuple[list, list]:
+        """The rows and marks of a map's ``nodes`` or ``edges`` table (``table:`` and ``items:``)."""
+        rows, marks = [], []
+        if "table" in pspec:
+            rows, marks = load_table(self.base, pspec["table"], self.mark(path + (part, "table")))
+        for i, item in enumerate(pspec.get("items") or []):
+            rows.append(dict(item))
+            marks.append(self.mark(path + (part, "items", i)))
+        return rows, marks
+
     def _compile_maps(self, rs: Ruleset) -> None:
         """``maps:``: node and edge tables (CSV/YAML by relative path, or inline ``items``) built
-        once into read-only graphs (interpreter/maps.py)."""
-        rs.maps = {}
+        once into read-only graphs (interpreter/maps.py).  A map :meth:`_early_maps` made is
+        completed in place (compiled labels hold it)."""
+        early = rs.maps
+        rs.maps = _MapsInPlace(early)
         for mname, spec in (self.data.get("maps") or {}).items():
             path = ("maps", mname)
             if mname in self.zones or mname in self.vars or mname in rs.params:
                 self.errors.append(self.error(f"map `{mname}` has the name of a zone, variable or parameter", path))
                 continue
             parts = {}
+            espec = spec.get("edges") or {}
+            kind = None
+            if "components" in espec:
+                kind = rs.kinds.get(espec["components"])
+                if kind is None:
+                    self.errors.append(self.error(
+                        f"`components` names no component kind: {espec['components']!r}{self._close(espec['components'], rs.kinds)}",
+                        path + ("edges", "components")))
+                    rs.maps[mname] = maps.GameMap(mname, maps.nx.Graph())  # no knock-on errors
+                    continue
+                if "table" in espec or "items" in espec:
+                    self.errors.append(self.error(
+                        "the edges are either a component kind's (`components:`) or a table (`table:`/`items:`), not both",
+                        path + ("edges",)))
+                    rs.maps[mname] = maps.GameMap(mname, maps.nx.Graph())  # no knock-on errors
+                    continue
             try:
                 for part in ("nodes", "edges"):
                     pspec = spec.get(part) or {}
-                    rows, marks = [], []
-                    if "table" in pspec:
-                        rows, marks = load_table(self.base, pspec["table"], self.mark(path + (part, "table")))
-                    for i, item in enumerate(pspec.get("items") or []):
-                        rows.append(dict(item))
-                        marks.append(self.mark(path + (part, "items", i)))
-                    parts[part] = (rows, marks)
-                nspec, espec = spec.get("nodes") or {}, spec.get("edges") or {}
+                    if part == "edges" and kind is not None:
+                        # one edge per component of the kind: its fields are the edge's attributes
+                        mark = self.mark(path + ("edges", "components"))
+                        parts[part] = ([dict(c.fields) for c in kind.components], [mark] * len(kind.components))
+                        continue
+                    parts[part] = self._map_rows(path, part, pspec)
+                nspec = spec.get("nodes") or {}
                 rs.maps[mname] = maps.build_map(
                     mname, *parts["nodes"], nspec.get("key", "id"), *parts["edges"],
-                    espec.get("source", "source"), espec.get("target", "target"), bool(spec.get("directed", False)))
+                    espec.get("source", "source"), espec.get("target", "target"), bool(spec.get("directed", False)),
+                    kind.name if kind else None, list(kind.components) if kind else None)
             except LoadError as exc:
                 self.errors.append(exc)
+                # an empty map stands in, so that the expressions naming it report no knock-on
+                # `unknown name` (the ruleset is refused anyway, with this error first)
+                rs.maps[mname] = maps.GameMap(mname, maps.nx.Graph())
+        rs.maps = dict(rs.maps)
 
     def _global_scope(self, rs: Ruleset) -> Scope:
         params, zones, vars_ = rs.params, self.zones, self.vars
@@ -1116,6 +1182,23 @@ def _constant(value):
     return f
 
 
+class _MapsInPlace(dict):
+    """``rs.maps`` while :meth:`_Compiler._compile_maps` fills it: a map stored under a name the
+    early maps hold re-initialises that early object in place (the components' compiled labels
+    and derived fields captured it), so every reader sees one, complete map."""
+
+    def __init__(self, early: dict):
+        super().__init__()
+        self.early = early
+
+    def __setitem__(self, name, gm) -> None:
+        old = self.early.get(name)
+        if old is not None and old is not gm:
+            old.__init__(gm.name, gm.graph, gm.edge_list, gm.edge_kind, gm.edge_components)
+            gm = old
+        super().__setitem__(name, gm)
+
+
 def _sorted_errors(errors: list[TapsterError]) -> list[TapsterError]:
     def key(e):
         m = e.mark
@@ -1159,6 +1242,18 @@ def _ruleset_functions(rs: Ruleset) -> dict[str, Builtin]:
     def zone_of(env, c):
         return env.state.zone_of(c)
 
+    def edges_of(env, xs):
+        if isinstance(xs, (str, dict)) or not hasattr(xs, "__iter__"):
+            raise ValueError(f"edges_of() takes a list or a zone of components, not {render(xs)!r}")
+        out = []
+        for c in xs:
+            for gm in rs.maps.values():
+                ends = gm.ends.get(getattr(c, "id", None)) if hasattr(c, "kind") else None
+                if ends is not None:
+                    out.append(ends)
+                    break
+        return out
+
     return {
         "clockwise": Builtin(clockwise, "clockwise(p): every seat in turn order, starting with p", (1, 1), True),
         "next_player": Builtin(next_player, "next_player(p) or next_player(p, k): the seat k places after p", (1, 2), True),
@@ -1166,6 +1261,8 @@ def _ruleset_functions(rs: Ruleset) -> dict[str, Builtin]:
         "component": Builtin(component, "component(id): the component with that id (`card-16`)", (1, 1), True),
         "score": Builtin(score, "score(p): the outcome's score expression for seat p, now", (1, 1), True),
         "zone_of": Builtin(zone_of, "zone_of(c): the name of the zone holding c (`flight[0][1]`), or none", (1, 1), True),
+        "edges_of": Builtin(edges_of, "edges_of(xs): the (a, b) node pairs of the map edge components among xs, in order",
+                            (1, 1), True),
     }
 
 

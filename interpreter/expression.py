@@ -670,7 +670,15 @@ class _Compiler:
         candidates = list(scope.locals) + list(scope.global_names())
         close = close_matches(name, candidates, n=3)
         hint = f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else ""
-        raise self.error(node.children[0], f"unknown name `{name}`{hint}")
+        tok = node.children[0]
+        line, col = getattr(tok, "line", None), getattr(tok, "column", None)
+        dashed = None
+        if isinstance(line, int) and isinstance(col, int):
+            end = sum(len(t) + 1 for t in self.text.split("\n")[: line - 1]) + col - 1 + len(name)
+            dashed = re.match(r"(?:-[A-Za-z0-9_]+)+", self.text[end:])
+        if dashed:  # `route-r22`: a component id written as a name
+            hint = f"; a component is named by its id in quotes: `component('{name}{dashed.group(0)}')`"
+        raise self.error(tok, f"unknown name `{name}`{hint}")
 
     # operators ---------------------------------------------------------------------------
     def c_ternary(self, node, scope):

@@ -19,6 +19,7 @@ entry and one test.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from .codegen import WorkExceeded, generate_legal
@@ -483,6 +484,11 @@ def _opt(spec: Any, key: str, default: Any = None) -> Any:
     return spec.get(key, default) if isinstance(spec, dict) else default
 
 
+#: mark of a ``move`` declared ``on_empty: short`` -> times it drew short in this process
+#: (``tapster check`` reads and clears it to note the moves that did).
+SHORT_DRAWS: Counter = Counter()
+
+
 class Move(Effect):
     """``move``: move components into a zone.
 
@@ -497,7 +503,7 @@ class Move(Effect):
 
     verb = "move"
     simple = True
-    __slots__ = ("what", "src", "dst", "count", "at", "name", "keyed", "refill_now")
+    __slots__ = ("what", "src", "dst", "count", "at", "name", "keyed", "refill_now", "short")
 
     @classmethod
     def compile(cls, ctx, spec, path, scope):
@@ -516,6 +522,7 @@ class Move(Effect):
         e.binds = (e.name,) if e.name else ()
         e.keyed = type(e.dst) is KeyedZoneRef or type(e.src) is KeyedZoneRef
         e.refill_now = any(z.refill_when == "immediately" for z in ctx.zones.values())
+        e.short = spec.get("on_empty", "error") == "short"
         return e
 
     def run(self, st, loc):
@@ -590,6 +597,12 @@ class Move(Effect):
                 if not src:
                     st.refill(self.src.decl, src, env)
                     if not src:
+                        if not self.short:
+                            raise FlowError(
+                                f"`{self.src.text}` is empty: the move draws {n} and found {len(moved)} (a rule that draws "
+                                "from an empty deck; if the rules say to draw what there is, declare `on_empty: short`)",
+                                self.mark)
+                        SHORT_DRAWS[self.mark] += 1
                         break
                 moved.append(src.pop())
         else:

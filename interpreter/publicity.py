@@ -15,7 +15,7 @@ would leak):
 - a zone declared ``public`` is public, its components and their properties too;
 - an ``owner`` or ``hidden`` zone is public only as ``len(zone)`` or ``len(zone[i])`` (the
   number of components, which every observation shows), with public indexes;
-- ``components(kind)`` and ``component(id)`` give public identities whose fixed fields are
+- ``components(kind)``, ``component(id)`` and ``edges(m)`` give public identities whose fixed fields are
   public but whose mutable properties are not (they may lie face down);
 - ``zone_of(c)`` is private (a place may be hidden); ``score(p)`` is as public as the
   outcome's ``score`` expression;
@@ -191,7 +191,7 @@ class _Walk:
             return self.function("score", _Body(("p",), tree), tuple(levels))
         if name in ("zone_of", "score"):
             raise _Private(f"calls `{name}(...)`, which may depend on hidden components")
-        if name in ("components", "component"):
+        if name in ("components", "component", "edges"):
             return max([IDENT, *levels])
         return max([PUBLIC, *levels])
 

@@ -170,7 +170,15 @@ def compile_display(ctx: Ctx, spec: Any) -> Display | None:
         zone = m.get("zone")
         if zone is not None and (zone not in ctx.zones or not ctx.zones[zone].keyed):
             raise ctx.error(f"`zone` must name a keyed zone, not {zone!r}", path + ("map", "zone"))
-        d.map = {"name": m["name"], "zone": zone, "colour": m.get("colour"), "label": m.get("label")}
+        edges = m.get("edges") or {}
+        gm = ctx.rs.maps[m["name"]]
+        known = sorted({k for *_, d in gm.graph.edges(data=True) for k in d if k != "component"})
+        for key in ("colour", "dashes", "label"):
+            attr = edges.get(key)
+            if attr is not None and attr not in known:
+                raise ctx.error(f"`edges.{key}` names {attr!r}, which no edge of map `{m['name']}` has "
+                                f"(its attributes: {', '.join(known) or 'none'})", path + ("map", "edges", key))
+        d.map = {"name": m["name"], "zone": zone, "colour": m.get("colour"), "label": m.get("label"), "edges": dict(edges)}
     return d
 
 

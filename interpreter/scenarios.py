@@ -239,6 +239,7 @@ def _apply_position(st, position: dict, doc, ppath: tuple) -> None:
         if name not in st.vars:
             raise TapsterError(f"no variable `{name}`", doc.mark(ppath + ("vars", name)))
         st.vars[name] = copy.deepcopy(value)
+    displaced: list = []
     for zone_text, contents in (position.get("zones") or {}).items():
         zmark = doc.mark(ppath + ("zones", zone_text))
         keyed = _keyed_stack(st, zone_text, zmark)
@@ -256,7 +257,8 @@ def _apply_position(st, position: dict, doc, ppath: tuple) -> None:
             zone.extend(reversed(top))
         else:
             comps = [_component(rs, c, zmark) for c in contents]
-            # Components displaced from an exact zone leave play (they are not needed there).
+            # Components displaced from an exact zone must land somewhere (checked below).
+            displaced.extend((c, zmark) for c in zone if c not in comps)
             zone.clear()
             for c in comps:
                 if st.zone_of(c) is not None:
@@ -267,6 +269,8 @@ def _apply_position(st, position: dict, doc, ppath: tuple) -> None:
                 keyed[0][keyed[1]] = zone
             else:
                 keyed[0].pop(keyed[1], None)
+    if not position.get("remove_displaced"):
+        _conserve(st, displaced, position.get("displaced"), doc, ppath)
     for ident, values in (position.get("props") or {}).items():
         pmark = doc.mark(ppath + ("props", ident))
         c = _component(rs, ident, pmark)
@@ -275,6 +279,35 @@ def _apply_position(st, position: dict, doc, ppath: tuple) -> None:
                 known = ", ".join(sorted(c.mutable)) or "none"
                 raise TapsterError(f"{c.id} has no mutable property `{pname}` (its properties: {known})", pmark)
             st.props[c.index][pname] = value
+
+
+def _conserve(st, displaced: list, to: Any, doc, ppath: tuple) -> None:
+    """Keep every component in exactly one place: the components an exact zone list displaced
+    and no other entry of the position placed go to the zone ``to`` (the position's
+    ``displaced:``, e.g. ``deck``), on top in the order they were displaced; without it the
+    position is refused naming them (a scenario never silently takes components out of the game;
+    ``remove_displaced: true`` says so, for a short deck).
+
+    Raises:
+        TapsterError: components would lie in no zone, or ``displaced:`` is not a single zone.
+    """
+    lost = []
+    for c, _zmark in displaced:
+        if st.zone_of(c) is None and c not in lost:
+            lost.append(c)
+    if not lost:
+        return
+    if to is None:
+        names = ", ".join(c.id for c in lost[:8]) + (f" and {len(lost) - 8} more" if len(lost) > 8 else "")
+        raise TapsterError(
+            f"this position takes {len(lost)} component(s) out of the game ({names}): every component stays in "
+            "exactly one place, so list them in another zone, say where the displaced ones go "
+            "(`displaced: deck`) or that they leave the game (`remove_displaced: true`)", displaced[0][1])
+    dmark = doc.mark(ppath + ("displaced",))
+    zone = compile_expression(str(to), st.ruleset.scope, dmark)(Env(st, {})) if isinstance(to, str) else None
+    if not isinstance(zone, list) or (zone and isinstance(zone[0], list)):
+        raise TapsterError(f"`displaced` must name a single zone (`deck`, `hand[0]`), not {to!r}", dmark)
+    zone.extend(lost)
 
 
 def _keyed_stack(st, zone_text: str, mark: Mark):

@@ -31,6 +31,8 @@ __all__ = ["seat_text", "seat_blocks", "face_text"]
 CELL_WIDTH = 14
 #: The size in characters of a map's picture.
 MAP_WIDTH, MAP_HEIGHT = 60, 16
+#: The most edges the terminal lists under a map (a route board; a larger network is only drawn).
+MAP_ROUTES = 200
 #: The most spaces a track draws one by one (longer tracks show the value as a number).
 MAX_TRACK_SPACES = 30
 
@@ -225,13 +227,30 @@ class _View:
         letters = {node: (chr(ord("A") + i) if i < 26 else "*") for i, (node, _) in enumerate(occupied)}
         if gm is not None:
             out.extend(("  " + row).rstrip() for row in self.map_picture(gm, letters))
-        if not occupied:
-            return out + ["  no pieces on the map"]
-        for node, ids in occupied:
-            name = str(node)
+
+        def name(node) -> str:
             if gm is not None and sec.get("label") and node in gm.graph:
-                name = f"{gm.graph.nodes[node].get(sec['label'], node)} ({node})"
-            out.append(f"  {letters[node]} {name}: {self.pile({'ids': ids, 'show': 'all'})}")
+                return f"{gm.graph.nodes[node].get(sec['label'], node)} ({node})"
+            return str(node)
+
+        if not occupied and sec.get("zones"):  # a map without a zone of pieces shows only its routes
+            out.append("  no pieces on the map")
+        for node, ids in occupied:
+            out.append(f"  {letters[node]} {name(node)}: {self.pile({'ids': ids, 'show': 'all'})}")
+        return out + self.map_routes(sec.get("edges") or [], name)
+
+    def map_routes(self, edges: list[dict], name) -> list[str]:
+        """The map's edges as a compact list, one a line: its ends by name, its label and colour
+        (the display's ``edges:`` attributes) and its owner; nothing for a map of more than
+        MAP_ROUTES edges with none styled or owned (a plain road network is the picture)."""
+        styled = [e for e in edges if e.get("owner") is not None or e.get("label") is not None or e.get("colour") is not None]
+        if not styled or len(edges) > MAP_ROUTES:
+            return []
+        out = ["  routes:"]
+        for e in edges:
+            bits = [str(x) for x in (e.get("label"), e.get("colour")) if x is not None]
+            owner = "" if e.get("owner") is None else f"  {self.who(e['owner'])}"
+            out.append(f"    {name(e['a'])} – {name(e['b'])}{' (' + ', '.join(bits) + ')' if bits else ''}{owner}")
         return out
 
     def map_picture(self, gm: Any, letters: dict) -> list[str]:

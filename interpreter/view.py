@@ -211,7 +211,7 @@ class _Sections:
         if d.get("map"):
             m = d["map"]
             zones = [m["zone"]] if m.get("zone") else []
-            out.append(self.map_section(m["name"], zones, m.get("colour"), m.get("label")))
+            out.append(self.map_section(m["name"], zones, m.get("colour"), m.get("label"), m.get("edges")))
         for item in d.get("table") or []:
             out.append(self.item(item))
         if d.get("footer"):
@@ -256,7 +256,9 @@ class _Sections:
                     "rows": [(p, _pile(z[p], show)) for p in seat_order(self.n, self.me)]}
         return {"kind": "piles", "title": title, "zone": name, "rows": [(None, _pile(z, show))]}
 
-    def map_section(self, map_name: str, zones: list[str], colour: str | None, label: str | None) -> dict:
+    def map_section(self, map_name: str, zones: list[str], colour: str | None, label: str | None,
+                    edge_style: dict | None = None) -> dict:
+        """A map: the pieces of the keyed ``zones`` by node, and its edges (:meth:`map_edges`)."""
         pieces: dict = {}
         for zname in zones:
             z = self.obs["zones"].get(zname)
@@ -265,8 +267,34 @@ class _Sections:
             for k, ids in z:
                 if isinstance(ids, list) and ids:
                     pieces.setdefault(k, []).extend(ids)
+        gm = (getattr(self.rs, "maps", {}) or {}).get(map_name)
+        edges = self.map_edges(gm, edge_style or {}) if gm is not None else []
         return {"kind": "map", "title": f"Map {map_name}", "map": map_name, "zones": zones, "pieces": pieces,
-                "colour": colour, "label": label}
+                "colour": colour, "label": label, "edges": edges}
+
+    def map_edges(self, gm: Any, style: dict) -> list[dict]:
+        """Every edge of map ``gm`` in table order as ``{a, b, colour, dashes, label, owner}``:
+        ``colour``/``dashes``/``label`` the edge attributes ``style`` names (None when it names
+        none), ``owner`` the seat whose per-player zone holds the
+        edge's component as this seat's observation shows it (None: in a shared zone, or not
+        seen), so nothing here reads past the observation."""
+        owners: dict = {}
+        if gm.edge_kind:
+            for zname, z in self.obs["zones"].items():
+                decl = self.rs.zones.get(zname)
+                if decl is not None and decl.per_player and isinstance(z, list) and len(z) == self.n:
+                    for p, ids in enumerate(z):
+                        for i in _ids_in(ids):
+                            owners[i] = p
+        out = []
+        for a, b in gm.edge_list:
+            d = gm.graph.edges[a, b]
+            c = d.get("component")
+            out.append({"a": a, "b": b, "colour": d.get(style["colour"]) if style.get("colour") else None,
+                        "dashes": d.get(style["dashes"]) if style.get("dashes") else None,
+                        "label": d.get(style["label"]) if style.get("label") else None,
+                        "owner": owners.get(c.id) if c is not None else None})
+        return out
 
     # -- the generic view -------------------------------------------------------------------
     def generic(self) -> list[dict]:
@@ -302,6 +330,15 @@ class _Sections:
             else:
                 out.append({"kind": "counter", "title": title, "var": name, "rows": rows})
         return out
+
+
+def _ids_in(z: Any) -> list:
+    """The component ids an observed zone lists (nested lists walked; counts of hidden ones skipped)."""
+    if isinstance(z, str):
+        return [z]
+    if isinstance(z, list):
+        return [i for x in z for i in _ids_in(x)]
+    return []
 
 
 def _is_place(k: Any) -> bool:

@@ -29,6 +29,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 from .faces import face_of
+from .maps import SEAT_COLOURS
 from .view import action_text_cards, changed_props, places, seat_name, seat_sections, value_text, visible_ids
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -284,8 +285,9 @@ class _View:
         if gm is None:
             return ""
         zones = " ".join(sec["zones"])
+        svg = self.map_svg(gm, sec["pieces"], sec.get("colour"), sec.get("label"), sec.get("edges"))
         return (f'<section class="zone map-zone" data-zones="{escape(zones, quote=True)}">'
-                f'<h3>{escape(sec["title"])}</h3>{self.map_svg(gm, sec["pieces"], sec.get("colour"), sec.get("label"))}</section>')
+                f'<h3>{escape(sec["title"])}</h3>{svg}</section>')
 
     def s_track(self, sec: dict) -> str:
         lo, hi = sec["low"], sec["high"]
@@ -316,7 +318,12 @@ class _View:
         return (f'<section class="counter" data-var="{escape(sec["var"], quote=True)}"><span class="name">'
                 f'{escape(sec["title"])}</span> <span class="value">{escape(text)}</span></section>')
 
-    def map_svg(self, gm: Any, pieces: dict, colour_attr: str | None = None, label_attr: str | None = None) -> str:
+    def map_svg(self, gm: Any, pieces: dict, colour_attr: str | None = None, label_attr: str | None = None,
+                edges: list | None = None) -> str:
+        """The map as SVG.  ``edges`` (the view's ``{a, b, colour, dashes, label, owner}``, see
+        :meth:`interpreter.view._Sections.map_edges`): an edge with a colour, length (``dashes``
+        segments), label or owner is drawn so (an owner as a wide band of its seat's colour under
+        the route, named in its title); a plain edge is the grey road line."""
         g = gm.graph
         pos = {}
         for node, d in g.nodes(data=True):
@@ -339,9 +346,33 @@ class _View:
 
         out = [f'<svg class="map" viewBox="0 0 {w:.0f} {h:.0f}" xmlns="http://www.w3.org/2000/svg" role="img" '
                f'aria-label="map {escape(gm.name, quote=True)}">']
+        styled = {(e["a"], e["b"]): e for e in edges or ()
+                  if any(e.get(k) is not None for k in ("colour", "dashes", "label", "owner"))}
         for a, b in g.edges():
             (x1, y1), (x2, y2) = at(a), at(b)
-            out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" class="road"/>')
+            e = styled.get((a, b)) or styled.get((b, a))
+            if e is None:
+                out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" class="road"/>')
+                continue
+            line = f'x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}"'
+            owner = e.get("owner")
+            title = f"{a} – {b}" + (f": {self.who(owner)}" if owner is not None else "")
+            out.append(f'<g class="route"><title>{escape(title)}</title>')
+            if owner is not None:
+                out.append(f'<line {line} class="owned seat-{int(owner)}" stroke="{SEAT_COLOURS[owner % len(SEAT_COLOURS)]}" '
+                           'stroke-width="14" stroke-opacity="0.5" stroke-linecap="round"/>')
+            colour = e.get("colour")
+            stroke = colour if isinstance(colour, str) and colour.replace("#", "").isalnum() else "#888"
+            n = e.get("dashes")
+            dash = ""
+            if type(n) is int and 1 <= n <= 50:
+                seg = math.hypot(x2 - x1, y2 - y1) / n
+                dash = f' stroke-dasharray="{seg * 0.8:.1f} {seg * 0.2:.1f}" stroke-dashoffset="{-seg * 0.1:.1f}"'
+            out.append(f'<line {line} stroke="{escape(stroke, quote=True)}" stroke-width="5"{dash}/>')
+            if e.get("label") is not None:
+                out.append(f'<text x="{(x1 + x2) / 2:.1f}" y="{(y1 + y2) / 2 - 6:.1f}" class="route-label" '
+                           f'text-anchor="middle">{escape(str(e["label"]))}</text>')
+            out.append("</g>")
         for node, d in g.nodes(data=True):
             x, y = at(node)
             colour = d.get(colour_attr or "colour")

@@ -46,6 +46,7 @@ GAMES = [
     ("drink_and_beat", "complex", 2, ["human", "human"], {}),
     ("beer_knight", "speed", 2, ["human", "human"], {}),
     ("belgian_beers_race", "short", 3, ["human", "human", "random"], {}),
+    ("little_railways", None, 2, ["human", "human"], {"rounds": 6}),
 ]
 
 

@@ -422,7 +422,7 @@ players: {min: 2, max: 2}
 params: {k: 3, names: ['a', 'b']}
 limits: {work: 20000}
 components:
-  card: {items: [{rank: 1, kind: x}, {rank: 2, kind: y}, {rank: 3, kind: x}], start: deck}
+  card: {items: [{rank: 1, tag: x}, {rank: 2, tag: y}, {rank: 3, tag: x}], start: deck}
 zones:
   deck: {visibility: public}
 vars:
