@@ -69,8 +69,8 @@ SEEDS = (1, 2, 3)
 
 #: The default time budget of ``tapster check``, in processor seconds per ruleset (and variant),
 #: shared equally by the checks: a small game is then played :data:`ENOUGH_GAMES` times per check
-#: (Kuhn poker's 200 games take well under the budget), a long one a few times (Belgian Beers
-#: Race: 3 to 20 games), about 2 to 6 seconds a ruleset in all.
+#: (a three-card poker's 200 games take well under the budget), a long one a few times (a
+#: three-day race on a map: 3 to 20 games), about 2 to 6 seconds a ruleset in all.
 BUDGET = 4.0
 
 #: Games each check plays at least, by default.
@@ -91,7 +91,7 @@ HARD_LIMIT = 3
 EXTRA_GAMES = 4
 
 #: ``games end`` compares the declared facts with the whole tree when it has at most this many
-#: states (Kuhn poker's 58; a larger tree is left to the played games, to keep the check quick).
+#: states (a three-card poker's 58; a larger tree is left to the played games, to keep the check quick).
 TREE_STATES = 2_000
 
 #: Moves after which a game counts as not ending.
