@@ -9,7 +9,9 @@ expressions -> Ruleset) -> ``scenarios``, ``agents`` -> ``analysis`` (simulation
 statistics, perft) -> ``cli`` (arguments and printing only).
 """
 
-from .compiler import RulesetErrors, available_rulesets, find_ruleset, load_ruleset
+from .compile.compiler import RulesetErrors, available_rulesets, find_ruleset, load_ruleset
+from .compile.ruleset import Ruleset
+from .engine.state import State, new_game
 from .errors import (
     CompileError,
     ExpressionError,
@@ -24,8 +26,6 @@ from .errors import (
     TapsterError,
 )
 from .model import Action, Component, Decision, Outcome
-from .ruleset import Ruleset
-from .state import State, new_game
 
 __all__ = [
     "Action",

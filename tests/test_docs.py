@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from interpreter.builtins import BUILTINS
-from interpreter.compiler import _ruleset_functions
-from interpreter.flow import EFFECTS
+from interpreter.compile.compiler import _ruleset_functions
+from interpreter.engine.flow import EFFECTS
+from interpreter.lang.builtins import BUILTINS
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 

@@ -1,6 +1,7 @@
-"""The package reads as the pipeline: every module imports only modules below it, so there is
-no circle (imports inside functions and under TYPE_CHECKING are for type hints and lazy
-loading, and are checked to point down too)."""
+"""The package reads as the pipeline: subpackages in stage order, and every module imports only
+modules below it — an earlier package, or an earlier module of its own package — so there is no
+circle (imports inside functions and under TYPE_CHECKING are for type hints and lazy loading, and
+are checked to point down too, unless they sit under TYPE_CHECKING)."""
 
 from __future__ import annotations
 
@@ -9,63 +10,108 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "interpreter"
 
-#: Bottom to top: each module may import only modules earlier in this list.
-LAYERS = [
-    "limits",                                   # the one table of limits
-    "errors", "model", "rng", "load", "maps",  # plain data, chance, safe YAML, map graphs
-    "builtins", "codegen", "schema",            # the language's functions; the code generator; the schema
-    "params",                                   # parameter declarations (kind, range); variant composition
-    "expression",                               # the expression language (parser, reference evaluator)
-    "domains",                                  # the values an option's in: can give, read from the expression
-    "lint",                                     # load-time warnings (values that look like null or expressions)
-    "flow", "flowgen",                          # effect verbs and the runner; the flow's code generator
-    "chance",                                   # explicit chance points and lazy deals
-    "publicity",                                # what a display text may reveal
-    "faces",                                    # card faces: a component's fixed fields and abilities in words
-    "state", "render", "ruleset",               # a game; its display; the compiled ruleset
-    "compiler",                                 # document -> Ruleset
-    "facts",                                    # a game's facts: utility bounds and longest game, declared or enumerated
-    "encoding",                                 # a ruleset as index spaces and tensors
-    "scenarios", "search", "view", "termview", "terminal", "agents",  # scenarios; search agents; a seat's view; the terminal table; agents
-    "analysis",                                 # simulations, their statistics, perft
-    "check",                                    # generic invariants of any ruleset (tapster check)
-    "stats", "balance", "runner",               # intervals and tests; balance metrics; backends
-    "tune", "report",                           # the search over parameters (tapster tune); HTML and plots
-    "openspiel", "pettingzoo",                  # the adapters (optional extras)
-    "store", "webview", "serve",                # the browser table: its database, a seat's HTML, the server
-    "cli", "__init__",                          # the command line; the public names
+#: Bottom to top: the stages, each a subpackage (``""``: the roots at the top of ``interpreter/``),
+#: and inside each its modules, bottom to top.  A module may import only modules earlier in this
+#: order.  ``interpreter/__init__.py`` (the public names) is the top of everything.
+STAGES = [
+    ("", ["limits", "errors", "model"]),                    # the one table of limits; the error hierarchy; plain values
+    ("loader", ["load", "maps", "schema", "params"]),       # safe YAML and tables; map graphs; the schema; parameters, variants
+    ("lang", ["builtins", "codegen", "expression"]),        # the language's functions; the code generator; parser and evaluator
+    ("engine", ["rng", "flow", "flowgen", "chance", "state"]),  # chance's generator; effects and runner; generated runs; chance; a game
+    ("views", ["publicity", "faces", "render", "view", "termview", "terminal", "webview"]),  # what people see
+    ("compile", ["lint", "ruleset", "compiler", "facts"]),  # warnings; the compiled ruleset; document -> Ruleset; a game's facts
+    ("interop", ["domains", "encoding", "openspiel", "pettingzoo"]),  # index spaces and tensors; the adapters
+    ("agents", ["search", "core"]),                         # search agents; the agent protocol and specs
+    ("analysis", ["simulate", "scenarios", "check", "stats", "balance", "runner", "tune", "report"]),  # many games
+    ("web", ["store", "server"]),                           # the browser table: its store and server
+    ("cli", []),                                            # the command line (its modules: any order, above all stages)
 ]
+
+
+def _order() -> dict[str, int]:
+    """Every module's dotted name below ``interpreter`` -> its rank."""
+    rank, i = {}, 0
+    for package, modules in STAGES:
+        prefix = f"{package}." if package else ""
+        if package:
+            rank[f"{package}.__init__"] = i
+            i += 1
+        for m in modules:
+            rank[prefix + m] = i
+            i += 1
+        if package == "cli":
+            for p in (PACKAGE / "cli").glob("*.py"):
+                rank[f"cli.{p.stem}"] = i
+    rank["__init__"] = i + 1
+    return rank
+
+
+def _name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE).with_suffix("")
+    return ".".join(rel.parts)
+
+
+def _resolve(module: str, node: ast.ImportFrom) -> list[str]:
+    """The package modules an ``from . import`` names, as dotted names below ``interpreter``."""
+    parts = module.split(".")
+    base = parts[:-1]                       # the module's package
+    if node.level > 1:
+        base = base[: len(base) - (node.level - 1)]
+    target = base + (node.module.split(".") if node.module else [])
+    if node.module:
+        return [".".join(target)]
+    return [".".join(target + [a.name]) for a in node.names]
 
 
 def _imports(path: Path, lazy: bool) -> set[str]:
     """The package modules ``path`` imports at module level (or, with ``lazy``, anywhere)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     out = set()
-    nodes = ast.walk(tree) if lazy else tree.body
-    for node in nodes:
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            if node.module:
-                out.add(node.module.split(".")[0])
-            else:
-                out.update(a.name for a in node.names)
+    for node in (ast.walk(tree) if lazy else tree.body):
+        if isinstance(node, ast.ImportFrom) and node.level >= 1:
+            out.update(_resolve(_name(path), node))
     return out
 
 
-def test_every_module_is_in_a_layer():
-    modules = {p.stem for p in PACKAGE.glob("*.py")}
-    assert modules == set(LAYERS), f"add to LAYERS: {modules - set(LAYERS)}; remove: {set(LAYERS) - modules}"
+def _type_checking_imports(path: Path) -> set[str]:
+    """The modules imported under ``if TYPE_CHECKING:`` (type hints only)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.ImportFrom) and sub.level >= 1:
+                    out.update(_resolve(_name(path), sub))
+    return out
+
+
+def _modules() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def test_every_module_is_in_a_stage():
+    rank = _order()
+    names = {_name(p) for p in _modules()}
+    assert names == set(rank), f"add to STAGES: {names - set(rank)}; remove: {set(rank) - names}"
+
+
+def test_stage_packages_say_their_stage():
+    for package, _ in STAGES:
+        if package:
+            doc = ast.get_docstring(ast.parse((PACKAGE / package / "__init__.py").read_text(encoding="utf-8")))
+            assert doc, f"interpreter/{package}/__init__.py has no docstring saying its stage"
 
 
 def test_imports_only_point_down():
-    rank = {m: i for i, m in enumerate(LAYERS)}
-    for module in LAYERS:
+    rank = _order()
+    for path in _modules():
+        module = _name(path)
+        hints = _type_checking_imports(path)
         for lazy in (False, True):
-            for imported in _imports(PACKAGE / f"{module}.py", lazy):
-                if imported == module:
+            for imported in _imports(path, lazy):
+                if imported not in rank and f"{imported}.__init__" in rank:
+                    imported = f"{imported}.__init__"
+                assert imported in rank, f"{path}: imports {imported}, which is no module of the package"
+                if imported == module or rank[imported] < rank[module]:
                     continue
-                allowed = rank[imported] < rank[module]
-                # a module may name a higher one lazily only for type hints (TYPE_CHECKING)
-                if not allowed and lazy:
-                    src = (PACKAGE / f"{module}.py").read_text(encoding="utf-8")
-                    allowed = "TYPE_CHECKING" in src and f"from .{imported} import" in src.split("if TYPE_CHECKING:")[1][:400]
-                assert allowed, f"interpreter/{module}.py imports {imported}, which is above it"
+                assert lazy and imported in hints, f"interpreter/{module.replace('.', '/')}.py imports {imported}, which is above it"

@@ -9,8 +9,8 @@ for the search only.  Exit status 2 for a scenario name the ruleset does not hav
 import sys
 from pathlib import Path
 
-from interpreter.load import load_yaml
-from interpreter.scenarios import run_scenario
+from interpreter.analysis.scenarios import run_scenario
+from interpreter.loader.load import load_yaml
 
 
 def main(argv: list[str]) -> int:

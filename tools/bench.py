@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from interpreter import available_rulesets, load_ruleset  # noqa: E402
-from interpreter.rng import Rng  # noqa: E402
+from interpreter.engine.rng import Rng  # noqa: E402
 
 
 def _run(run_one, budget: tuple[str, float], start: int) -> tuple[float, int, int]:

@@ -20,8 +20,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from interpreter import load_ruleset  # noqa: E402
-from interpreter.agents import make_agent  # noqa: E402
-from interpreter.analysis import agent_seed, game_seed  # noqa: E402
+from interpreter.agents.core import make_agent  # noqa: E402
+from interpreter.analysis.simulate import agent_seed, game_seed  # noqa: E402
 
 
 def play(rs, specs, seed):

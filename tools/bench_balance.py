@@ -12,10 +12,10 @@ import json
 import time
 from pathlib import Path
 
-from interpreter.analysis import SimSpec
-from interpreter.balance import Tally, metrics
-from interpreter.compiler import load_ruleset
-from interpreter.runner import play_run
+from interpreter.analysis.balance import Tally, metrics
+from interpreter.analysis.runner import play_run
+from interpreter.analysis.simulate import SimSpec
+from interpreter.compile.compiler import load_ruleset
 
 
 def measure(name: str, games: int, jobs: int, backend: str) -> tuple[float, str]:

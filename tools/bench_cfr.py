@@ -1,5 +1,5 @@
 """Benchmark of the OpenSpiel adapter under a tree algorithm: 100 iterations of OpenSpiel's
-Python ``CFRPlusSolver`` on Tapster's Kuhn poker (through interpreter/openspiel.py), on OpenSpiel's
+Python ``CFRPlusSolver`` on Tapster's Kuhn poker (through interpreter/interop/openspiel.py), on OpenSpiel's
 own plain-Python ``python_kuhn_poker`` and on its C++ ``kuhn_poker``, in one run.  Prints one JSON
 object: CPU seconds per game (best of ``--repeat`` runs, each from a cold start: Tapster's shared
 tree nodes dropped before each; the machine is shared and noisy), the
@@ -27,7 +27,7 @@ import pyspiel  # noqa: E402
 from open_spiel.python.algorithms import cfr, exploitability  # noqa: E402
 from open_spiel.python.games import kuhn_poker as _python_kuhn_poker  # noqa: E402, F401 - registers python_kuhn_poker
 
-from interpreter.openspiel import load_game  # noqa: E402
+from interpreter.interop.openspiel import load_game  # noqa: E402
 
 
 def run(game, iterations: int) -> tuple[float, float]:

@@ -1,4 +1,4 @@
-"""Benchmark of the OpenSpiel adapter (interpreter/openspiel.py): OpenSpiel steps per second of
+"""Benchmark of the OpenSpiel adapter (interpreter/interop/openspiel.py): OpenSpiel steps per second of
 Tapster's tic-tac-toe against OpenSpiel's own C++ ``tic_tac_toe`` in the same run, and OpenSpiel's
 CFR and CFR+ on Tapster's Kuhn poker against its own ``kuhn_poker``.  Prints one JSON object.
 
@@ -26,7 +26,7 @@ import numpy as np  # noqa: E402
 import pyspiel  # noqa: E402
 from open_spiel.python.algorithms import cfr, expected_game_score, exploitability  # noqa: E402
 
-from interpreter.openspiel import load_game  # noqa: E402
+from interpreter.interop.openspiel import load_game  # noqa: E402
 
 
 def steps_per_second(game, seconds: float) -> float:

@@ -1,7 +1,7 @@
 """How many games a paired comparison needs against an unpaired one for the same interval.
 
 Plays the two sides of a comparison once (game i of each seeded ``(SEED, i)``), compares them
-both ways (:func:`interpreter.balance.compare` with and without pairs) and prints, per metric,
+both ways (:func:`interpreter.analysis.balance.compare` with and without pairs) and prints, per metric,
 the two 95% half-widths of the difference and the ratio of games an unpaired comparison needs
 for the paired one's interval, ``(unpaired half-width / paired half-width) ** 2`` (a half-width
 shrinks as 1/sqrt(games)).
@@ -15,10 +15,10 @@ import argparse
 import json
 from pathlib import Path
 
-from interpreter.analysis import SimSpec
-from interpreter.balance import PerGame, Tally, compare
-from interpreter.compiler import find_ruleset, load_ruleset
-from interpreter.runner import play_run
+from interpreter.analysis.balance import PerGame, Tally, compare
+from interpreter.analysis.runner import play_run
+from interpreter.analysis.simulate import SimSpec
+from interpreter.compile.compiler import find_ruleset, load_ruleset
 
 
 def side(text: str) -> tuple[str | None, dict]:

@@ -1,0 +1,365 @@
+"""Agents: whoever answers a decision.  ``act(state, player)`` returns one of the legal actions.
+
+An agent never changes the state; the driver applies the action it returns.  Chance inside an
+agent (``RandomAgent``) comes from its own seeded :class:`~interpreter.engine.rng.Rng`, never from the
+global ``random`` module, so the same seeds give the same game.
+
+``make_agent(spec, seed)`` builds an agent from its registry name (``random``, ``first``,
+``greedy``, ``mcts``, ``ismcts``, ``human``) with parameters after colons
+(``mcts:iterations=500:c=1.4``); :data:`AGENTS` lists the names with a one-line description
+each, :data:`interpreter.agents.search.PARAMS` the parameters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
+
+from rich.console import Console
+from rich.text import Text
+
+from ..engine.rng import Rng
+from ..engine.state import State
+from ..errors import TapsterError, close_matches
+from ..model import Action, Decision
+from ..views.render import view_observation
+from ..views.terminal import HotSeat, QuitGame, new_lines, numbered, option_names, rules_summary, seat_name
+from ..views.termview import face_text, seat_blocks
+from ..views.view import action_cards
+from .search import PARAMS, GreedyAgent, ISMCTSAgent, MCTSAgent, _legal
+
+__all__ = [
+    "AGENTS",
+    "Agent",
+    "FirstAgent",
+    "HumanAgent",
+    "QuitGame",
+    "RandomAgent",
+    "make_agent",
+    "parse_agent",
+    "seat_name",
+]
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Anything that answers decisions.
+
+    ``name``: the registry name (``"random"``...), shown in score tables and saved in logs.
+    ``act(state, player)``: one of ``state.legal_actions()`` for seat ``player`` (one of
+    ``state.current_players()``); must not change ``state``.
+    """
+
+    name: str
+
+    def act(self, state: State, player: int) -> Action:
+        """The action ``player`` takes in ``state``.
+
+        Raises:
+            QuitGame: the agent gives up the game (a human leaving).
+        """
+        ...
+
+
+class RandomAgent:
+    """Picks uniformly among the legal actions with its own generator seeded by ``seed``
+    (an int or a string): the same seed and the same states give the same choices."""
+
+    name = "random"
+
+    def __init__(self, seed: int | str = 0):
+        self.rng = Rng(seed)
+
+    def act(self, state: State, player: int) -> Action:
+        """A uniformly random legal action.
+
+        Raises:
+            TapsterError: there is no legal action (the game is over).
+        """
+        actions = _legal(state)
+        return actions[self.rng.below(len(actions))]
+
+    def __repr__(self) -> str:
+        return f"RandomAgent(state={self.rng.state})"
+
+
+class FirstAgent:
+    """Always takes the first legal action in the ruleset's order (deterministic, no seed)."""
+
+    name = "first"
+
+    def __init__(self, seed: int | str = 0):
+        del seed  # accepted so every registry entry is built the same way
+
+    def act(self, state: State, player: int) -> Action:
+        """The first legal action.
+
+        Raises:
+            TapsterError: there is no legal action (the game is over).
+        """
+        actions = _legal(state)
+        return actions[0]
+
+    def __repr__(self) -> str:
+        return "FirstAgent()"
+
+
+#: More options than this, none naming a card, are listed in columns.
+COLUMNS_FROM = 12
+
+
+class HumanAgent:
+    """A person at the keyboard.
+
+    On its turn it shows the log lines ``player`` may read and has not been shown yet, what the
+    player may see (:func:`~interpreter.views.termview.seat_text` of ``view_observation(state,
+    player)``: the observation with the display's public parts),
+    then the numbered legal actions with their labels, and reads an answer: a number, an
+    action's canonical text (``front(0)``) or its label (case does not matter).  Under an
+    option that names cards the player can see, each card's face is shown on one line (the
+    ruleset's ``display.faces``); ``look N`` or ``? N`` prints those faces in full.  After the
+    first turn only the parts of the table that changed (or show a card an option names) are
+    drawn, ``table`` draws it all (:meth:`show`).  Bad answers
+    are refused and asked again; ``?`` shows the rules in short (the ruleset's description,
+    phases, decisions and how the game ends: :func:`~interpreter.views.terminal.rules_summary`) and
+    the table again; ``quit``, end of input (ctrl-D) or ctrl-C raise :class:`QuitGame`.
+
+    Action numbers are stable: the actions are numbered in a canonical order (the decision's
+    options in the ruleset's order, then their arguments — numbers by value, components in the
+    ruleset's order, texts in natural order: :func:`~interpreter.views.terminal.numbered`), never in
+    the order the engine happens to list them, so the same options always carry the same
+    numbers, whatever the order of the hand.
+
+    ``console``: where to write (a rich Console; stdout by default).  ``read``: a callable
+    ``read(prompt) -> str`` that raises EOFError at the end of input (default: the console's
+    ``input``, which reads ``sys.stdin``).  ``public_shown``: public log lines are already shown
+    by the driver, so show only the lines addressed to this player.  ``hot_seat``: the
+    :class:`~interpreter.views.terminal.HotSeat` shared by the humans at one terminal: before this
+    player is shown anything the screen is cleared and they confirm that they hold it; then
+    they see every line they may read since their last turn (the screen was cleared).
+    """
+
+    name = "human"
+
+    def __init__(
+        self,
+        seed: int | str = 0,
+        console: Console | None = None,
+        read: Callable[[str], str] | None = None,
+        public_shown: bool = False,
+        hot_seat: HotSeat | None = None,
+    ):
+        del seed
+        self.console = console if console is not None else Console(highlight=False)
+        self.read = read if read is not None else (lambda prompt: self.console.input(prompt))
+        self.public_shown = public_shown and hot_seat is None
+        self.hot_seat = hot_seat
+        self._seen: dict[int, int] = {}  # player -> index into state.log already shown
+        self._tables: dict[int, dict] = {}  # player -> {section title: lines} last shown to them
+
+    # -- the log ---------------------------------------------------------------------------
+    def show_new_lines(self, state: State, player: int) -> int:
+        """Print the log lines ``player`` may read that this agent has not shown yet (only the
+        lines addressed to them when ``public_shown``); return how many were printed.  In a
+        hot-seat game nothing is printed until the player holds the screen."""
+        if self.hot_seat is not None and self.hot_seat.shown != player:
+            return 0
+        lines, self._seen[player] = new_lines(state.log, self._seen.get(player, 0), player, public=not self.public_shown)
+        for text in lines:
+            self.console.print(Text(text))
+        return len(lines)
+
+    # -- the turn --------------------------------------------------------------------------
+    def act(self, state: State, player: int) -> Action:
+        """Show the player's view and ask until a legal action is named.
+
+        Raises:
+            QuitGame: end of input, ctrl-C or ``quit``.
+            TapsterError: there is no legal action (the game is over).
+        """
+        decision = state.decision()
+        if decision is None or not decision.actions:
+            raise TapsterError("no legal action: the game is over")
+        if self.hot_seat is not None:
+            self.hot_seat.take(player, self.read)
+        options = option_names(state)
+        self.show_new_lines(state, player)
+        self.show(state, player)
+        while True:
+            try:
+                answer = self.read(f"{seat_name(player)}, your choice (1-{len(decision.actions)}, look N, table, ? or quit): ")
+            except (EOFError, KeyboardInterrupt):
+                self.console.print()
+                raise QuitGame(f"{seat_name(player)} left the game") from None
+            answer = answer.strip()
+            if answer.lower() in ("q", "quit", "exit"):
+                raise QuitGame(f"{seat_name(player)} left the game")
+            if self.look(state, player, answer):
+                continue
+            if answer.lower() == "table":
+                self.show(state, player, everything=True)
+                continue
+            if answer in ("?", "help"):
+                for line in rules_summary(state.ruleset, state.num_players):
+                    self.console.print(Text(line))
+                self.console.print()
+                self.show(state, player, everything=True)
+                continue
+            action = self.parse_answer(decision, answer, options)
+            if action is not None:
+                return action
+            self.console.print(
+                Text(f"`{answer}` is not one of the choices: type a number from 1 to {len(decision.actions)}, "
+                     "or an action's text", style="red")
+            )
+
+    @staticmethod
+    def parse_answer(decision: Decision, answer: str, options: tuple[str, ...] = ()) -> Action | None:
+        """The legal action ``answer`` names: a number as :func:`~interpreter.views.terminal.numbered`
+        gives them (``options``: the decision's options in the ruleset's order), the canonical
+        text or the label (exact, then ignoring case), or None."""
+        if not answer:
+            return None
+        if answer.isascii() and answer.isdigit():  # not `²` or `٣`, which int() refuses
+            i = int(answer) if len(answer) <= 9 else 0  # nor 5000 digits, which it refuses too
+            return numbered(decision, options)[i - 1][1] if 1 <= i <= len(decision.actions) else None
+        found = decision.find(answer)
+        if found is not None:
+            return found
+        folded = answer.casefold()
+        for action, label in zip(decision.actions, decision.labels, strict=True):
+            if str(action).casefold() == folded or label.casefold() == folded:
+                return action
+        return None
+
+    def show(self, state: State, player: int, everything: bool = False) -> None:
+        """Print ``player``'s view (drawn from their observation and the display's public parts
+        only: :func:`~interpreter.views.render.view_observation`), then the numbered choices.
+
+        The first time, or with ``everything`` (the answer ``table``), the whole table; after
+        that only the sections that changed since this player's last view or that show a card
+        an option names, and one line naming the unchanged ones, so that a turn fits on one
+        screen.  Empty sections are never drawn (:func:`~interpreter.views.termview.seat_blocks`)."""
+        obs = view_observation(state, player)
+        decision = state.decision()
+        named = [f.short for a in (decision.actions if decision else ()) for f in action_cards(state.ruleset, obs, a)]
+        header, blocks, final = seat_blocks(state.ruleset, obs)
+        before = self._tables.get(player)
+        self._tables[player] = dict(blocks)
+        lines = list(header)
+        unchanged = []
+        for title, block in blocks:
+            if everything or before is None or before.get(title) != block or any(n in b for n in named for b in block):
+                lines.extend(block)
+            else:
+                unchanged.append(title)
+        if unchanged:
+            lines.append(f"(unchanged: {', '.join(unchanged)}; `table` shows everything)")
+        lines.extend(final)
+        self.console.print(Text("\n".join(lines)))
+        if decision is None:
+            return
+        if decision.prompt:
+            self.console.print(Text(decision.prompt, style="bold"))
+        faced: set = set()
+        width = max(40, self.console.width - 7)
+        listed = numbered(decision, option_names(state))
+        if len(listed) > COLUMNS_FROM and not any(action_cards(state.ruleset, obs, a) for _, a, _ in listed):
+            # many options without cards: in columns (numbered down each column), to keep the turn on one screen
+            cells = [f"  {i:>2}. {label or action}" for i, action, label in listed]
+            col = max(len(c) for c in cells) + 2
+            cols = max(1, min(4, self.console.width // col))
+            rows = -(-len(cells) // cols)
+            for r in range(rows):
+                self.console.print(Text("".join(cells[k].ljust(col) for k in range(r, len(cells), rows)).rstrip()))
+            return
+        for i, action, label in listed:
+            line = Text(f"  {i:>2}. ")
+            line.append(label or str(action))
+            self.console.print(line)
+            # the card it names, as its seat sees it: once a decision, on one line (`look N` in full)
+            for face in action_cards(state.ruleset, obs, action):
+                if face not in faced:
+                    faced.add(face)
+                    text = face.one_line()
+                    self.console.print(Text(f"      {text if len(text) <= width else text[:width - 1] + '…'}", style="dim"))
+
+    def look(self, state: State, player: int, answer: str) -> bool:
+        """Answer ``look N`` or ``? N``: print the full face of every card option N names that
+        ``player`` can see (:func:`~interpreter.views.view.action_cards`), or say there is none.
+        Returns False when ``answer`` is not such a request."""
+        words = answer.split()
+        if len(words) != 2 or words[0].lower() not in ("look", "?") or not (words[1].isascii() and words[1].isdigit()):
+            return False
+        decision = state.decision()
+        listed = numbered(decision, option_names(state))
+        i = int(words[1]) if len(words[1]) <= 9 else 0
+        if not 1 <= i <= len(listed):
+            self.console.print(Text(f"there is no option {words[1]}: the options are 1 to {len(listed)}", style="red"))
+            return True
+        faces = action_cards(state.ruleset, view_observation(state, player), listed[i - 1][1])
+        if not faces:
+            self.console.print(Text(f"option {i} ({listed[i - 1][2] or listed[i - 1][1]}) names no card you can see"))
+        for face in faces:
+            for text in face_text(face):
+                self.console.print(Text(text))
+        return True
+
+    def __repr__(self) -> str:
+        return "HumanAgent()"
+
+
+#: Registry of agent names -> (class, one-line description).
+AGENTS: dict[str, tuple[type, str]] = {
+    "random": (RandomAgent, "uniformly random legal actions (seeded)"),
+    "first": (FirstAgent, "always the first legal action"),
+    "greedy": (GreedyAgent, "one step ahead on the ruleset's heuristic (default: the score)"),
+    "mcts": (MCTSAgent, "UCT with random playouts on determinised worlds (mcts:iterations=1000:c=1.4)"),
+    "ismcts": (ISMCTSAgent, "information-set MCTS, a new world each iteration (ismcts:iterations=1000)"),
+    "human": (HumanAgent, "a person at the keyboard"),
+}
+
+
+def parse_agent(spec: str) -> tuple[str, dict]:
+    """``NAME[:KEY=VALUE[:KEY=VALUE...]]`` -> (name, parameters), each value converted to its
+    declared type and checked against its range (:data:`interpreter.agents.search.PARAMS`).
+
+    Raises:
+        TapsterError: an unknown agent or parameter, or a value of the wrong kind or range.
+    """
+    name, *pairs = str(spec).strip().split(":")
+    name = name.strip()
+    if name not in AGENTS:
+        close = close_matches(name, list(AGENTS), n=1)
+        hint = f"did you mean {close[0]}? " if close else ""
+        raise TapsterError(f"no agent {name!r}; {hint}agents: {', '.join(AGENTS)}")
+    allowed = PARAMS.get(name, {})
+    params: dict = {}
+    for pair in pairs:
+        key, eq, text = pair.partition("=")
+        key = key.strip()
+        if not eq or key not in allowed:
+            known = ", ".join(allowed) or "none"
+            raise TapsterError(f"agent {name}: no parameter {pair!r} (parameters: {known}; write {name}:KEY=VALUE)")
+        kind, _, lo, hi, _ = allowed[key]
+        try:
+            value = kind(text.strip()) if len(text) <= 30 else None
+        except ValueError:
+            value = None
+        if value is None or not lo <= value <= hi or value != value:
+            raise TapsterError(f"agent {name}: {key} must be {'a whole number' if kind is int else 'a number'} "
+                               f"from {lo} to {hi}, found {text!r}")
+        params[key] = value
+    return name, params
+
+
+def make_agent(spec: str, seed: int | str = 0, **options: Any) -> Agent:
+    """A new agent from ``spec``, a registry name with optional parameters
+    (``random``, ``mcts:iterations=500``; see :func:`parse_agent`), seeded with ``seed``.
+    ``options`` go to the agent's constructor (e.g. ``console`` for ``human``).
+
+    Raises:
+        TapsterError: an unknown name or parameter (the message lists the known ones).
+    """
+    name, params = parse_agent(spec)
+    return AGENTS[name][0](seed, **params, **options)

@@ -1,0 +1,326 @@
+"""Search agents that play well without cheating: ``greedy`` (one step ahead on a heuristic),
+``mcts`` (UCT with random playouts) and ``ismcts`` (information-set MCTS).
+
+None of them reads what its seat may not see.  Every search starts from
+:meth:`State.determinize <interpreter.engine.state.State.determinize>`: a world drawn at random among
+those the seat cannot tell from the real one (the hidden components redealt, the generator
+reseeded), which depends only on what the seat sees and on the agent's own generator.  So two
+states that differ only in what the seat cannot see give the same action for the same seed
+(``tests/agents/test_search.py`` proves it for every shipped ruleset), and no search can predict a
+shuffle or a die from the real generator.
+
+- ``mcts``: UCT (Kocsis & Szepesvári 2006) on ``worlds`` determinised copies (default 1), the
+  iterations shared among them and the visit counts summed: for a game of perfect information
+  without chance it is plain UCT on the real position.
+- ``ismcts``: single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012): every
+  iteration draws a new world, walks one tree of action sequences with UCB1 counted over the
+  iterations where an action was available, and backs up each seat's reward at the nodes where
+  that seat chose.
+
+Rewards: a finished game gives each winner ``1/k`` of a shared win and the others 0 (a game
+without winners gives every seat ``1/n``); a playout cut at ``depth`` actions is scored by the
+ruleset's heuristic the same way (the leaders share the win).  Chance points met in the search
+(explicit chance) are sampled from the agent's generator.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+from ..engine.rng import Rng
+from ..engine.state import State
+from ..errors import TapsterError
+from ..lang.expression import Env
+from ..model import Action
+
+__all__ = ["GreedyAgent", "MCTSAgent", "ISMCTSAgent", "heuristic", "rewards", "PARAMS"]
+
+
+def heuristic(st: State, player: int) -> Any:
+    """The ruleset's heuristic for ``player`` (``outcome: {heuristic: EXPR}``, default the
+    score expression) in ``st``."""
+    rs = st.ruleset
+    expr = rs.heuristic_expr if rs.heuristic_expr is not None else rs.score_expr
+    return expr(Env(st, {"p": player}))
+
+
+def rewards(st: State) -> list[float]:
+    """Each seat's reward: at the end, winners share 1 (no winners: every seat ``1/n``); before
+    the end, the seats with the best heuristic share it."""
+    n = st.num_players
+    if st.finished:
+        winners = st.outcome().winners
+    else:
+        values = [_number(heuristic(st, p)) for p in range(n)]
+        best = max(values)
+        winners = [p for p in range(n) if values[p] == best]
+    if not winners:
+        return [1.0 / n] * n
+    share = 1.0 / len(winners)
+    return [share if p in winners else 0.0 for p in range(n)]
+
+
+def _number(v: Any) -> float:
+    if type(v) in (int, float, bool):
+        return float(v)
+    raise TapsterError(f"a heuristic must be a number to compare positions, found {v!r}")
+
+
+def _settle(st: State, rng: Rng) -> None:
+    """Sample chance points (explicit chance) until a decision or the end."""
+    while st.is_chance():
+        st.apply(st.sample_chance(rng))
+
+
+def _playout(st: State, rng: Rng, depth: int) -> list[float]:
+    """Random actions from ``st`` (used up) until the end or ``depth`` actions; the rewards."""
+    steps = 0
+    while not st.finished and steps < depth:
+        actions = st.pending[2]
+        if st.is_chance():
+            st.apply(st.sample_chance(rng))
+            continue
+        st.apply(actions[rng.below(len(actions))])
+        steps += 1
+    return rewards(st)
+
+
+#: Each agent's parameters: name -> (type, default, low, high, description).
+PARAMS: dict[str, dict[str, tuple]] = {
+    "greedy": {},
+    "mcts": {
+        "iterations": (int, 1000, 1, 10_000_000, "playouts per decision"),
+        "seconds": (float, 0.0, 0.0, 86_400.0, "stop after this many seconds instead (0: use iterations; not reproducible)"),
+        "c": (float, 1.4, 0.0, 100.0, "UCB1 exploration constant"),
+        "depth": (int, 10_000, 1, 1_000_000, "longest playout, in actions (then the heuristic scores it)"),
+        "worlds": (int, 1, 1, 10_000, "determinised worlds the iterations are shared among"),
+    },
+    "ismcts": {
+        "iterations": (int, 1000, 1, 10_000_000, "iterations per decision (a new world each)"),
+        "seconds": (float, 0.0, 0.0, 86_400.0, "stop after this many seconds instead (0: use iterations; not reproducible)"),
+        "c": (float, 0.7, 0.0, 100.0, "UCB1 exploration constant"),
+        "depth": (int, 10_000, 1, 1_000_000, "longest playout, in actions (then the heuristic scores it)"),
+    },
+}
+
+
+def _legal(state: State) -> tuple:
+    """The legal actions; raises TapsterError when the game is over."""
+    actions = state.legal_actions()
+    if not actions:
+        raise TapsterError("no legal action: the game is over")
+    return actions
+
+
+class GreedyAgent:
+    """One step ahead: takes the action after which its heuristic (``outcome: {heuristic:}``,
+    default the score) is highest, a win beating any heuristic and a loss losing to any (a game
+    that ends with no winner, a draw, ranks between a game going on and a loss); ties
+    broken by its seeded generator.  The look-ahead is played on one determinised world per
+    decision (see :mod:`interpreter.agents.search`), so it never reads hidden components or the real
+    generator's future."""
+
+    name = "greedy"
+
+    def __init__(self, seed: int | str = 0):
+        self.rng = Rng(seed)
+
+    def act(self, state: State, player: int) -> Action:
+        """The greedy action.
+
+        Raises:
+            TapsterError: the game is over, or the heuristic is not a number.
+        """
+        actions = _legal(state)
+        world = state.determinize(player, self.rng)
+        best: list[Action] = []
+        best_value = None
+        for a in actions:
+            child = world.clone()
+            child.apply(a)
+            _settle(child, self.rng)
+            if child.finished:
+                winners = child.outcome().winners
+                # a win, a shared win, (the game going on: 0), a game nobody wins, a loss
+                rank = 1 if player in winners and len(winners) == 1 else (
+                    0.5 if player in winners else (-0.5 if not winners else -1))
+            else:
+                rank = 0
+            value = (rank, _number(heuristic(child, player)))
+            if best_value is None or value > best_value:
+                best, best_value = [a], value
+            elif value == best_value:
+                best.append(a)
+        return best[self.rng.below(len(best))]
+
+    def __repr__(self) -> str:
+        return f"GreedyAgent(state={self.rng.state})"
+
+
+class _Node:
+    """A node of the search tree: the ``player`` who chose the action leading here, ``visits``,
+    ``avail`` (iterations where that action was legal), ``reward`` (the sum of that player's
+    rewards) and ``children`` by action."""
+
+    __slots__ = ("player", "visits", "avail", "reward", "children")
+
+    def __init__(self, player: int):
+        self.player = player
+        self.visits = 0
+        self.avail = 0
+        self.reward = 0.0
+        self.children: dict[Action, _Node] = {}
+
+
+class _Search:
+    """What MCTS and ISMCTS share: parameters, the budget, the tree walk."""
+
+    name = ""
+    kind = ""
+
+    def __init__(self, seed: int | str = 0, **params: Any):
+        self.rng = Rng(seed)
+        spec = PARAMS[self.kind]
+        for key, (_, default, _lo, _hi, _) in spec.items():
+            setattr(self, key, params.get(key, default))
+        self.last_iterations = 0
+
+    def _budget(self):
+        """An iterator-free budget test: call with the number of iterations done."""
+        if self.seconds > 0:
+            end = time.perf_counter() + self.seconds
+            return lambda i: time.perf_counter() < end or i == 0
+        n = self.iterations
+        return lambda i: i < n
+
+    def _iterate(self, root: _Node, world: State, player: int, availability: bool) -> None:
+        """One iteration from ``world`` (used up): select with UCB1, expand one node, play out,
+        back up."""
+        rng = self.rng
+        node = root
+        path = [root]
+        c = self.c
+        while not world.finished:
+            if world.is_chance():
+                world.apply(world.sample_chance(rng))
+                continue
+            actions = world.pending[2]
+            mover = world.pending[3][0]
+            children = node.children
+            untried = [a for a in actions if a not in children]
+            if availability:
+                for a in actions:
+                    child = children.get(a)
+                    if child is not None:
+                        child.avail += 1
+            if untried:
+                a = untried[rng.below(len(untried))]
+                child = children[a] = _Node(mover)
+                child.avail = 1
+                world.apply(a)
+                path.append(child)
+                break
+            log_n = math.log(max(node.visits, 1))
+            best = None
+            best_value = -1.0
+            for a in actions:
+                ch = children[a]
+                n = ch.avail if availability else node.visits
+                value = ch.reward / ch.visits + c * math.sqrt(math.log(max(n, 1)) / ch.visits) if availability else \
+                    ch.reward / ch.visits + c * math.sqrt(log_n / ch.visits)
+                if value > best_value:
+                    best, best_value = a, value
+            node = children[best]
+            world.apply(best)
+            path.append(node)
+        result = _playout(world, rng, self.depth)
+        for n in path:
+            n.visits += 1
+            if n is not root:
+                n.reward += result[n.player]
+
+    @staticmethod
+    def _pick(root: _Node, actions: tuple, rng: Rng) -> Action:
+        """The most visited legal action (ties: the agent's generator)."""
+        best: list[Action] = []
+        most = -1
+        for a in actions:
+            ch = root.children.get(a)
+            v = ch.visits if ch is not None else 0
+            if v > most:
+                best, most = [a], v
+            elif v == most:
+                best.append(a)
+        return best[rng.below(len(best))]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(state={self.rng.state})"
+
+
+class MCTSAgent(_Search):
+    """UCT with random playouts on determinised worlds (``worlds`` of them, default 1: plain
+    UCT where the game has no hidden information and no chance).  It never cheats: the worlds
+    are drawn by :meth:`State.determinize`.  Parameters: see :data:`PARAMS` ``["mcts"]``."""
+
+    name = "mcts"
+    kind = "mcts"
+
+    def act(self, state: State, player: int) -> Action:
+        """The most visited action after the search.
+
+        Raises:
+            TapsterError: the game is over.
+        """
+        actions = _legal(state)
+        if len(actions) == 1:
+            return actions[0]
+        totals: dict[Action, int] = {}
+        go = self._budget()
+        done = 0
+        for w in range(self.worlds):
+            world = state.determinize(player, self.rng)
+            root = _Node(player)
+            share = None if self.seconds > 0 else (self.iterations * (w + 1)) // self.worlds - done
+            i = 0
+            while (go(done + i) if share is None else i < share):
+                self._iterate(root, world.clone(), player, availability=False)
+                i += 1
+            done += i
+            for a, ch in root.children.items():
+                totals[a] = totals.get(a, 0) + ch.visits
+        self.last_iterations = done
+        merged = _Node(player)
+        for a, v in totals.items():
+            merged.children[a] = _Node(player)
+            merged.children[a].visits = v
+        return self._pick(merged, actions, self.rng)
+
+
+class ISMCTSAgent(_Search):
+    """Single-observer information-set MCTS: each iteration draws a new world consistent with
+    what the seat sees (:meth:`State.determinize`) and walks one shared tree of action
+    sequences, UCB1 counted over the iterations where an action was available.  Parameters:
+    see :data:`PARAMS` ``["ismcts"]``."""
+
+    name = "ismcts"
+    kind = "ismcts"
+
+    def act(self, state: State, player: int) -> Action:
+        """The most visited action after the search.
+
+        Raises:
+            TapsterError: the game is over.
+        """
+        actions = _legal(state)
+        if len(actions) == 1:
+            return actions[0]
+        root = _Node(player)
+        go = self._budget()
+        i = 0
+        while go(i):
+            self._iterate(root, state.determinize(player, self.rng), player, availability=True)
+            i += 1
+        self.last_iterations = i
+        return self._pick(root, actions, self.rng)

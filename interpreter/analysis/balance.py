@@ -1,0 +1,564 @@
+"""The balance report's measurements: one record per game played (:func:`play_games`), the
+running totals of a run (:class:`Tally`, merged in game order so the numbers do not depend on
+how many processes played), the metrics read from them (:func:`metrics`) and the comparison of
+two runs (:func:`compare`), as independent samples or, where the sides share seeds, as pairs
+(:class:`PerGame` keeps each game's values for that).
+
+Metric names follow Ludii's (Browne et al., *Ludii metrics*) where they match:
+
+- **Balance**: 1 - (highest - lowest per-seat win rate).  1 is perfectly balanced.
+- **AdvantageP1**: the win rate of the seat that *moved first* (``State.order[0]``, whoever the
+  ruleset picked), beside each turn position's; *first-player advantage* is it minus 1/n.
+- **Drawishness**: the share of draws (:func:`interpreter.analysis.simulate.is_draw`: no winner, or won
+  by every seat together, as a split pot), the one definition ``simulate`` counts too.
+- **Duration**: game length in turns (and in decisions), as a distribution.
+- **Decisiveness**: how far into the game (turn / turns, 0..1) the eventual winner took the lead
+  for good on the score trace; small means the game was decided early.
+- **LeadChange**: changes of the leader from one turn to the next, per turn (and per game).
+- **Drama**: the share of turns in which the eventual winner was not in the lead.
+- **BranchingFactor**: the mean number of legal actions at a decision.
+- **DecisionMoves**: the share of decisions with more than one legal action.
+
+The score trace is every seat's score (the ruleset's ``outcome.score``) each time a turn
+begins (at each decision in a ruleset without ``turn``, such as Beer Knight), and at the end;
+a seat leads when its score is the highest (ties lead together; the leader changes when the
+set of leaders does).  Wins: a shared win counts 1/k to each of its k
+winners.
+
+Where the score is undefined mid-game (a score that reads a card not yet dealt) or not a number,
+a game has no score trace: the metrics read from it (LeadChange, lead changes per game, Drama,
+Decisiveness, the winner's lead by decile) come from the games that have one and are None when
+none has, and ``score_trace`` in :func:`metrics` says in how many games it was unavailable and
+why; win rates and every other metric are computed from all the games.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..agents.core import make_agent
+from ..errors import TapsterError
+from ..model import Component
+from .simulate import DRAW_NOTE, SimSpec, _ruleset_for, agent_seed, game_seed, is_draw
+from .stats import Estimate, Running, mean_interval, paired, proportion, two_proportion, welch
+
+__all__ = ["GameRecord", "play_games", "Tally", "metrics", "compare", "METRICS", "TRACE_METRICS", "sentence", "trace_note",
+           "EXPORT_FIELDS", "PerGame", "PAIRED_MAX_GAMES", "TESTS"]
+
+
+@dataclass
+class GameRecord:
+    """One game of a run, as exported (``--export``) and as tallied.
+
+    ``index``/``seed``: the game's place in the run and its seed (``SEED:index``); ``agents``:
+    the agent spec per seat; ``scores``: final score per seat (None when not a number);
+    ``winners``: seats (empty: no winner); ``decisions``: actions taken; ``turns``: turns
+    begun (all seats); ``order``: seats in the order of their first turn (``State.order``), or
+    of their first decision in a ruleset without ``turn``; ``reason``: why the
+    game ended; ``limit``: the game was stopped by ``limits: {actions: N}`` (then it has no
+    winner); ``trace``: the score trace (per turn, scores per seat), ``branching``: legal actions
+    summed over decisions, ``choices``: decisions with more than one legal action; ``used``: per
+    seat, how many times each action name and each ``action(component)`` was taken;
+    ``error``: the text of a ruleset error that stopped the game (else None); ``trace_error``:
+    why the game has no score trace (the score undefined or not a number mid-game), else None.
+    """
+
+    index: int
+    seed: str
+    agents: tuple
+    scores: tuple = ()
+    winners: tuple = ()
+    decisions: int = 0
+    turns: int = 0
+    order: tuple = ()
+    reason: str = ""
+    limit: bool = False
+    trace: list = field(default_factory=list)
+    branching: int = 0
+    choices: int = 0
+    used: list = field(default_factory=list)
+    labels: dict = field(default_factory=dict)
+    error: str | None = None
+    trace_error: str | None = None
+
+    def row(self) -> dict:
+        """The exported fields (see :data:`EXPORT_FIELDS`) as JSON data."""
+        return {"index": self.index, "seed": self.seed, "agents": list(self.agents), "seats": len(self.agents),
+                "scores": list(self.scores), "winners": list(self.winners), "decisions": self.decisions,
+                "turns": self.turns, "turn_order": list(self.order), "reason": self.reason, "limit_hit": self.limit,
+                "error": self.error}
+
+
+#: The per-game fields written by ``--export`` (JSONL objects, CSV columns).
+EXPORT_FIELDS = ("index", "seed", "agents", "seats", "scores", "winners", "decisions", "turns", "turn_order",
+                 "reason", "limit_hit", "error")
+
+
+def _number(x) -> float | None:
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) else None
+
+
+def play_games(spec: SimSpec, indices: range) -> list[GameRecord]:
+    """Play games ``indices`` of the run ``spec`` (game i seeded ``SEED:i``, seat p's agent
+    ``SEED:i:agent:p``) and record each.  A ruleset error is recorded (``error``), not raised:
+    an exception would lose its mark crossing processes."""
+    rs = _ruleset_for(spec)
+    limit = rs.action_limit
+    out = []
+    for i in indices:
+        gs = game_seed(spec.seed, i)
+        rec = GameRecord(i, gs, spec.agents, used=[Counter() for _ in spec.agents])
+        try:
+            agents = [make_agent(name, agent_seed(gs, p)) for p, name in enumerate(spec.agents)]
+            st = rs.new_game(spec.players, seed=gs)
+            numeric = True
+            last_turns = -1
+            untimed = []  # rows per decision while no turn has begun (a ruleset without turns)
+            deciders: list[int] = []
+            while not st.finished:
+                t = sum(st.turns)
+                if numeric and (t != last_turns or not t):
+                    last_turns = t
+                    row, rec.trace_error = _trace_row(st, spec.players, rec.decisions, t)
+                    numeric = row is not None
+                    if numeric:
+                        (rec.trace if t else untimed).append(row)
+                p = st.current_players()[0]
+                if p not in deciders:
+                    deciders.append(p)
+                legal = st.legal_actions()
+                rec.branching += len(legal)
+                rec.choices += len(legal) > 1
+                a = agents[p].act(st, p)
+                st.apply(a)
+                rec.decisions += 1
+                used = rec.used[p]
+                used[a.name] += 1
+                for arg in a.args:
+                    if isinstance(arg, Component):
+                        key = f"{a.name}({arg.id})"
+                        used[key] += 1
+                        rec.labels.setdefault(key, f"{a.name}: {arg.label}")
+                if rec.decisions >= limit and not st.finished:
+                    rec.limit = True
+                    rec.reason = f"limits: {{actions: {limit}}} reached"
+                    break
+            rec.turns = sum(st.turns)
+            rec.order = tuple(st.order)
+            if not rec.turns:  # no `turn` in the ruleset: who decided first, and a trace per decision
+                rec.order = tuple(deciders)
+                rec.trace = untimed
+            if not rec.limit:
+                o = st.outcome()
+                rec.scores = tuple(_number(s) for s in o.scores)
+                rec.winners = tuple(o.winners)
+                rec.reason = o.reason
+                if numeric and None not in rec.scores:
+                    rec.trace.append(rec.scores)
+                else:
+                    rec.trace = []
+                    if rec.trace_error is None:
+                        rec.trace_error = "a final score is not a number"
+            else:
+                rec.trace = []
+        except TapsterError as exc:
+            rec.error = str(exc)
+        rec.used = [dict(c) for c in rec.used]
+        out.append(rec)
+    return out
+
+
+def _trace_row(st, players: int, decisions: int, turns: int) -> tuple[tuple | None, str | None]:
+    """Every seat's score now, as a row of the score trace, or (None, why it is unavailable):
+    a score that raises mid-game (it reads a card not yet dealt) or is not a number."""
+    where = f"after {decisions} decision{'s' if decisions != 1 else ''}" + (f" (turn {turns})" if turns else "")
+    row = []
+    for p in range(players):
+        try:
+            x = st.score(p)
+        except TapsterError as exc:
+            return None, f"the score of P{p + 1} is undefined mid-game, {where}: {exc}"
+        if _number(x) is None:
+            return None, f"the score of P{p + 1} is not a number mid-game, {where}: {x!r}"
+        row.append(_number(x))
+    return tuple(row), None
+
+
+def _leaders(row: tuple) -> frozenset:
+    best = max(row)
+    return frozenset(p for p, s in enumerate(row) if s == best)
+
+
+@dataclass
+class Tally:
+    """The running totals of a run over ``players`` seats; add games in index order with
+    :meth:`add` (the sums are then the same bits whatever the number of processes)."""
+
+    players: int
+    games: int = 0
+    errors: int = 0
+    first_error: str | None = None
+    limits: int = 0
+    wins: list = field(default_factory=list)          # per seat (shares)
+    by_position: list = field(default_factory=list)   # per turn position (shares)
+    position_games: int = 0                           # games whose order covers every seat
+    draws: int = 0
+    decisions: Counter = field(default_factory=Counter)
+    turns: Counter = field(default_factory=Counter)
+    scores: list = field(default_factory=list)        # per seat: Running
+    score_hist: list = field(default_factory=list)    # per seat: Counter of final scores
+    margins: Counter = field(default_factory=Counter)
+    margin: Running = field(default_factory=Running)
+    lead_changes: Running = field(default_factory=Running)
+    lead_change_rate: Running = field(default_factory=Running)
+    drama: Running = field(default_factory=Running)
+    decisiveness: Running = field(default_factory=Running)
+    lead_curve: list = field(default_factory=lambda: [[0, 0] for _ in range(10)])  # decile: [winner leads, turns]
+    traced: int = 0                                   # games with a score trace
+    untraced: int = 0                                 # games without one (the score undefined mid-game)
+    trace_reason: str | None = None                   # why, in the first such game
+    duration: Running = field(default_factory=Running)
+    length: Running = field(default_factory=Running)
+    branching: int = 0
+    choices: int = 0
+    decided: int = 0
+    seat_games: list = field(default_factory=lambda: [0, 0])   # seats that won / lost (decided games)
+    used_won: Counter = field(default_factory=Counter)          # key -> winner seats that used it
+    used_lost: Counter = field(default_factory=Counter)
+    uses: Counter = field(default_factory=Counter)
+    labels: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        n = self.players
+        self.wins = self.wins or [0.0] * n
+        self.by_position = self.by_position or [0.0] * n
+        self.scores = self.scores or [Running() for _ in range(n)]
+        self.score_hist = self.score_hist or [Counter() for _ in range(n)]
+
+    def add(self, r: GameRecord) -> None:
+        """Count game ``r``."""
+        if r.error is not None:
+            self.errors += 1
+            self.first_error = self.first_error or f"game {r.index} (seed {r.seed}): {r.error}"
+            return
+        self.games += 1
+        self.decisions[r.decisions] += 1
+        self.turns[r.turns] += 1
+        self.duration.add(r.turns)
+        self.length.add(r.decisions)
+        self.branching += r.branching
+        self.choices += r.choices
+        for k, v in r.labels.items():
+            self.labels.setdefault(k, v)
+        for p in range(self.players):
+            for k, v in r.used[p].items():
+                self.uses[k] += v
+        if r.limit:
+            self.limits += 1
+            return
+        winners = r.winners
+        if is_draw(winners, self.players):
+            self.draws += 1
+        if winners:
+            share = 1 / len(winners)
+            for w in winners:
+                self.wins[w] += share
+            if sorted(r.order) == list(range(self.players)):
+                self.position_games += 1
+                for pos, seat in enumerate(r.order):
+                    if seat in winners:
+                        self.by_position[pos] += share
+        elif sorted(r.order) == list(range(self.players)):
+            self.position_games += 1
+        for p, s in enumerate(r.scores):
+            if s is not None:
+                self.scores[p].add(s)
+                self.score_hist[p][s] += 1
+        if len(r.scores) > 1 and None not in r.scores:
+            top = sorted(r.scores, reverse=True)
+            m = top[0] - top[1]
+            self.margin.add(m)
+            self.margins[m] += 1
+        if winners and len(winners) < self.players:
+            self.decided += 1
+            for p in range(self.players):
+                won = p in winners
+                self.seat_games[0 if won else 1] += 1
+                bucket = self.used_won if won else self.used_lost
+                for k in r.used[p]:
+                    bucket[k] += 1
+        self._trace(r)
+
+    def _trace(self, r: GameRecord) -> None:
+        if r.trace_error is not None:
+            self.untraced += 1
+            self.trace_reason = self.trace_reason or f"game {r.index} (seed {r.seed}): {r.trace_error}"
+            return
+        self.traced += 1
+        trace = r.trace
+        if len(trace) < 2:
+            return
+        leaders = [_leaders(row) for row in trace]
+        changes = sum(1 for a, b in zip(leaders, leaders[1:]) if a != b)
+        self.lead_changes.add(changes)
+        self.lead_change_rate.add(changes / (len(trace) - 1))
+        if is_draw(r.winners, self.players):
+            return
+        w = set(r.winners)
+        behind = [not (w & ls) for ls in leaders]
+        self.drama.add(sum(behind[:-1]) / (len(trace) - 1))
+        last_behind = max((i for i, b in enumerate(behind) if b), default=-1)
+        self.decisiveness.add((last_behind + 1) / (len(trace) - 1) if last_behind < len(trace) - 1 else 1.0)
+        for i, b in enumerate(behind):
+            d = min(9, int(10 * i / len(trace)))
+            self.lead_curve[d][0] += not b
+            self.lead_curve[d][1] += 1
+
+
+def _quantile(hist: Counter, q: float):
+    total = sum(hist.values())
+    if not total:
+        return None
+    k, acc = q * (total - 1), 0
+    for v in sorted(hist):
+        acc += hist[v]
+        if acc > k:
+            return v
+    return max(hist)
+
+
+def _dist(hist: Counter, r: Running) -> dict:
+    return {"mean": mean_interval(r).to_json(), "sd": r.sd, "min": min(hist) if hist else None,
+            "median": _quantile(hist, 0.5), "p10": _quantile(hist, 0.1), "p90": _quantile(hist, 0.9),
+            "max": max(hist) if hist else None, "histogram": sorted(hist.items())}
+
+
+#: The metrics a comparison and a sweep report, as (key, words, kind): ``rate`` metrics are
+#: compared by the two-proportion test, ``mean`` metrics by Welch's t.
+METRICS = [
+    ("advantage_p1", "first-player advantage", "rate"),
+    ("drawishness", "Drawishness (draw rate; a draw: no winner, or every seat won)", "rate"),
+    ("duration", "Duration (turns)", "mean"),
+    ("length", "decisions per game", "mean"),
+    ("margin", "winning margin", "mean"),
+    ("lead_change", "LeadChange (per turn)", "mean"),
+    ("drama", "Drama", "mean"),
+    ("decisiveness", "Decisiveness", "mean"),
+]
+
+
+def metrics(t: Tally, level: float = 0.95) -> dict:
+    """Every metric of tally ``t`` as JSON data (intervals as :meth:`Estimate.to_json`)."""
+    n, g = t.players, t.games
+    counted = g - t.limits
+    seats = [proportion(w, counted, level).to_json() for w in t.wins]
+    pos = [proportion(w, t.position_games, level).to_json() for w in t.by_position]
+    rates = [w / counted for w in t.wins] if counted else [0.0] * n
+    p1 = proportion(t.by_position[0], t.position_games, level) if t.position_games else None
+    adv = None
+    if p1 is not None:
+        adv = Estimate(p1.value - 1 / n, p1.low - 1 / n, p1.high - 1 / n, level, None, p1.n).to_json()
+    table = []
+    won, lost = t.seat_games
+    for key in sorted(t.uses, key=lambda k: (-t.uses[k], k)):
+        d = two_proportion(t.used_lost[key], lost, t.used_won[key], won, level)
+        table.append({
+            "key": key, "label": t.labels.get(key, key), "uses_per_game": t.uses[key] / g if g else 0.0,
+            "in_winners": proportion(t.used_won[key], won, level).to_json() if won else None,
+            "in_losers": proportion(t.used_lost[key], lost, level).to_json() if lost else None,
+            "difference": d.to_json(),
+        })
+    decisions = sum(k * v for k, v in t.decisions.items())
+    return {
+        "games": g, "errors": t.errors, "first_error": t.first_error, "limits_hit": t.limits,
+        "win_rate": seats,
+        "win_rate_by_position": pos, "position_games": t.position_games,
+        "Balance": 1 - (max(rates) - min(rates)) if counted else None,
+        "AdvantageP1": p1.to_json() if p1 else None,
+        "advantage_p1": adv,
+        "Drawishness": proportion(t.draws, counted, level).to_json() if counted else None,
+        "draws": t.draws,
+        "draw": DRAW_NOTE,
+        "score_trace": _trace_status(t),
+        "Duration": _dist(t.turns, t.duration),
+        "decisions": _dist(t.decisions, t.length),
+        "scores": [{"mean": mean_interval(r, level).to_json(), "sd": r.sd, "histogram": sorted(h.items())}
+                   for r, h in zip(t.scores, t.score_hist)],
+        "margin": _dist(t.margins, t.margin) if t.margin.n else None,
+        "LeadChange": mean_interval(t.lead_change_rate, level).to_json() if t.lead_change_rate.n else None,
+        "lead_changes_per_game": mean_interval(t.lead_changes, level).to_json() if t.lead_changes.n else None,
+        "Drama": mean_interval(t.drama, level).to_json() if t.drama.n else None,
+        "Decisiveness": mean_interval(t.decisiveness, level).to_json() if t.decisiveness.n else None,
+        "winner_leads_by_decile": [a / b if b else None for a, b in t.lead_curve],
+        "BranchingFactor": t.branching / decisions if decisions else None,
+        "DecisionMoves": t.choices / decisions if decisions else None,
+        "actions": table,
+    }
+
+
+#: The metrics read from the score trace (unavailable where the score is undefined mid-game).
+TRACE_METRICS = ("LeadChange", "lead_changes_per_game", "Drama", "Decisiveness", "winner_leads_by_decile",
+                 "lead_change", "drama", "decisiveness")
+
+
+def _trace_status(t: Tally) -> dict:
+    """``{"games", "unavailable", "reason", "metrics"}``: the games with a score trace, those
+    without one, why (the first such game's error, with its seed), and the metrics read from
+    the trace."""
+    return {"games": t.traced, "unavailable": t.untraced, "reason": t.trace_reason,
+            "metrics": ["LeadChange", "lead_changes_per_game", "Drama", "Decisiveness", "winner_leads_by_decile"]}
+
+
+def trace_note(m: dict) -> str | None:
+    """A sentence on the score trace of metrics ``m`` when some games had none, else None:
+    ``"score trace unavailable in 200 of 200 games (LeadChange, Drama, Decisiveness: n/a): game 0
+    (seed 1:0): the score of P1 is undefined mid-game, after 0 decisions: ..."``."""
+    st = m.get("score_trace") or {}
+    if not st.get("unavailable"):
+        return None
+    total = st["games"] + st["unavailable"]
+    which = "n/a" if not st["games"] else f"from the other {st['games']} games"
+    return (f"score trace unavailable in {st['unavailable']} of {total} games (LeadChange, lead changes, Drama, "
+            f"Decisiveness: {which}): {st['reason']}")
+
+
+def _sample(t: Tally, key: str) -> tuple[str, object]:
+    """The sample behind metric ``key`` of ``t``: ("rate", (successes, n)) or ("mean", Running)."""
+    if key == "advantage_p1":
+        return "rate", (t.by_position[0], t.position_games)
+    if key == "drawishness":
+        return "rate", (t.draws, t.games - t.limits)
+    return "mean", {"duration": t.duration, "length": t.length, "margin": t.margin, "lead_change": t.lead_change_rate,
+                    "drama": t.drama, "decisiveness": t.decisiveness}[key]
+
+
+#: Games per side whose values :class:`PerGame` keeps for a paired comparison (8 bytes per metric
+#: and game: about 200 MB at this count for two seats); later games are compared unpaired only.
+PAIRED_MAX_GAMES = 2_000_000
+
+#: The test a comparison row names, by (kind, paired): paired rates fall back to the paired t
+#: when a value is fractional (a shared win).
+TESTS = {("rate", False): "two-proportion z", ("mean", False): "Welch t", ("rate", True): "McNemar exact",
+         ("mean", True): "paired t"}
+
+
+def _keys(players: int) -> list[str]:
+    return [f"win_rate_P{p + 1}" for p in range(players)] + [key for key, _, _ in METRICS]
+
+
+class PerGame:
+    """Each game's value of every compared metric (``win_rate_P1``.. and :data:`METRICS`), in
+    game order, for a paired comparison: a side's game i is paired with the other side's game i
+    (both seeded ``(SEED, i)``).  A value is the one game's contribution as :class:`Tally` counts
+    it (a win share, 1 for a draw, the turns...), NaN where the game has none (a failed game, a
+    game without a winner for Drama).  Feed it records in game order with :meth:`add`; it keeps
+    the first :data:`PAIRED_MAX_GAMES` games (``array('d')``: 8 bytes per metric and game)."""
+
+    def __init__(self, players: int):
+        self.players = players
+        self.keys = _keys(players)
+        self.values = {k: array("d") for k in self.keys}
+        self.games = 0
+
+    def add(self, r: GameRecord) -> None:
+        """Record game ``r`` (the next in game order)."""
+        if self.games >= PAIRED_MAX_GAMES:
+            return
+        self.games += 1
+        one = Tally(self.players)
+        one.add(r)
+        for key in self.keys:
+            self.values[key].append(_one_value(one, key))
+
+
+def _one_value(t: Tally, key: str) -> float:
+    """The value of metric ``key`` in the one-game tally ``t`` (NaN when the game has none)."""
+    if key.startswith("win_rate_P"):
+        sample = "rate", (t.wins[int(key[10:]) - 1], t.games - t.limits)
+    else:
+        sample = _sample(t, key)
+    kind, x = sample
+    if kind == "rate":
+        successes, n = x
+        return float(successes) if n == 1 else math.nan
+    return x.total if x.n == 1 else math.nan
+
+
+def compare(a: Tally, b: Tally, level: float = 0.95, pairs: tuple[PerGame, PerGame] | None = None) -> list[dict]:
+    """Each of :data:`METRICS` (and each seat's win rate) of ``a`` and ``b`` side by side: both
+    values with intervals, the difference ``b - a`` with its interval and p-value and a plain
+    sentence.  Unpaired (``pairs`` None): the two-proportion z test for rates, Welch's t for
+    means.  Paired (``pairs``: the sides' :class:`PerGame`, games sharing seeds): the interval of
+    the per-seed differences over the games both sides played, McNemar's exact test for rates,
+    the paired t for means (see :func:`interpreter.analysis.stats.paired`).  Each row names its ``test``
+    and ``pairs`` (the pairs compared, or None).  A metric of the score trace that a side has no
+    trace for (its score undefined mid-game) is marked ``available: False``, not significant,
+    its sentence saying why."""
+    rows = []
+    for p in range(a.players):
+        x = (a.wins[p], a.games - a.limits)
+        y = (b.wins[p], b.games - b.limits)
+        rows.append(_row(f"win_rate_P{p + 1}", f"P{p + 1} win rate", "rate", x, y, level, pairs=pairs))
+    for key, words, _ in METRICS:
+        kind, x = _sample(a, key)
+        _, y = _sample(b, key)
+        row = _row(key, words, kind, x, y, level, shift=1 / a.players if key == "advantage_p1" else 0.0, pairs=pairs)
+        if key in TRACE_METRICS:
+            missing = [t for t, sample in ((a, x), (b, y)) if t.untraced and not sample.n]
+            if missing:
+                row.update(available=False, significant=False,
+                           sentence=f"{words}: unavailable, no score trace ({missing[0].trace_reason})")
+        rows.append(row)
+    return rows
+
+
+def _row(key, words, kind, x, y, level, shift=0.0, pairs=None) -> dict:
+    if kind == "rate":
+        ea, eb = proportion(*x, level), proportion(*y, level)
+    else:
+        ea, eb = mean_interval(x, level), mean_interval(y, level)
+    count = None
+    if pairs is not None:
+        pa, pb = pairs
+        count = min(pa.games, pb.games)
+        result = paired(pa.values[key][:count], pb.values[key][:count], level, rate=kind == "rate")
+        d, test = result.estimate, result.test
+    elif kind == "rate":
+        d, test = two_proportion(*x, *y, level), TESTS[kind, False]
+    else:
+        d, test = welch(x, y, level), TESTS[kind, False]
+    if shift:
+        ea = Estimate(ea.value - shift, ea.low - shift, ea.high - shift, level, None, ea.n)
+        eb = Estimate(eb.value - shift, eb.low - shift, eb.high - shift, level, None, eb.n)
+    row = {"key": key, "metric": words, "kind": kind, "a": ea.to_json(), "b": eb.to_json(), "difference": d.to_json(),
+           "significant": d.significant(), "test": test, "pairs": count}
+    row["sentence"] = sentence(words, kind, ea, eb, d, test)
+    return row
+
+
+def _fmt(kind: str, e: Estimate) -> str:
+    if kind == "rate":
+        return f"{e.value:.1%} ± {100 * e.half_width:.1f}"
+    return f"{e.value:.3g} ± {e.half_width:.2g}"
+
+
+def sentence(words: str, kind: str, a: Estimate, b: Estimate, d: Estimate, test: str | None = None) -> str:
+    """One plain sentence: ``"first-player advantage drops from 8.1% ± 2.0 to 1.2% ± 2.1:
+    significant (p = 0.001)"`` (``"(McNemar exact, p = 0.001)"`` when ``test`` is named)."""
+    if d.value > 0:
+        verb = "rises"
+    elif d.value < 0:
+        verb = "drops"
+    else:
+        verb = "stays"
+    if d.p is None:
+        verdict = "too few games to test"
+    else:
+        shown = "p < 0.001" if d.p < 0.001 else f"p = {d.p:.2g}"
+        verdict = f"{'significant' if d.significant() else 'not significant'} ({test + ', ' if test else ''}{shown})"
+    if verb == "stays":
+        return f"{words} stays at {_fmt(kind, a)}: {verdict}"
+    return f"{words} {verb} from {_fmt(kind, a)} to {_fmt(kind, b)}: {verdict}"

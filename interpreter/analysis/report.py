@@ -1,0 +1,542 @@
+"""The balance report as files: an HTML page with PNG plots drawn by matplotlib (Agg backend,
+no display needed), for one analysis, a comparison or a sweep.
+
+``write_report(folder, title, analyses, comparison=None, sweep=None) -> Path`` writes
+``index.html`` and its PNGs into ``folder`` (created when missing) and returns the page's path.
+``analyses`` is a list of ``(name, metrics)`` with metrics as :func:`interpreter.analysis.balance.metrics`
+gives them.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from ..errors import TapsterError  # noqa: E402
+from .balance import trace_note  # noqa: E402
+
+__all__ = ["write_report", "plot_win_rates", "plot_lengths", "plot_scores", "plot_lead", "plot_sweep", "plot_tune",
+           "write_tune_report", "tune_tables"]
+
+
+def _err(e: dict) -> tuple[float, float]:
+    return max(0.0, e["value"] - e["low"]), max(0.0, e["high"] - e["value"])
+
+
+def _save(fig, path: Path) -> None:
+    """Lay out ``fig``, write it to ``path`` (PNG, 100 dpi) and free it."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def plot_win_rates(path: Path, analyses: list) -> None:
+    """Per-seat and per-turn-position win rates with their 95% intervals, one group per run."""
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
+    width = 0.8 / max(1, len(analyses))
+    for k, (name, m) in enumerate(analyses):
+        for ax, key in zip(axes, ("win_rate", "win_rate_by_position")):
+            rows = m[key]
+            xs = [i + k * width for i in range(len(rows))]
+            ys = [r["value"] for r in rows]
+            lo_hi = list(zip(*[_err(r) for r in rows])) if rows else [[], []]
+            ax.bar(xs, ys, width, yerr=lo_hi, capsize=3, label=name)
+    n = len(analyses[0][1]["win_rate"])
+    for ax, title, label in zip(axes, ("Win rate by seat", "Win rate by turn position"), ("P", "moved #")):
+        ax.set_xticks([i + width * (len(analyses) - 1) / 2 for i in range(n)], [f"{label}{i + 1}" for i in range(n)])
+        ax.axhline(1 / n, color="grey", linestyle="--", linewidth=1)
+        ax.set_title(title)
+    axes[0].set_ylabel("win rate (95% CI)")
+    if len(analyses) > 1:
+        axes[0].legend()
+    _save(fig, path)
+
+
+def plot_lengths(path: Path, analyses: list) -> None:
+    """Histograms of game length in turns and in decisions."""
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.5))
+    for name, m in analyses:
+        for ax, key in zip(axes, ("Duration", "decisions")):
+            hist = m[key]["histogram"]
+            if hist:
+                ax.bar([v for v, _ in hist], [c / m["games"] for _, c in hist], alpha=0.6, label=name, width=0.9)
+    axes[0].set_title("Duration (turns)")
+    axes[1].set_title("Decisions per game")
+    axes[0].set_ylabel("share of games")
+    if len(analyses) > 1:
+        axes[0].legend()
+    _save(fig, path)
+
+
+def plot_scores(path: Path, analyses: list) -> None:
+    """Final score distributions per seat and the winning margin."""
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.5))
+    for name, m in analyses:
+        for p, s in enumerate(m["scores"]):
+            hist = s["histogram"]
+            if hist:
+                axes[0].step([v for v, _ in hist], [c / m["games"] for _, c in hist], where="mid",
+                             label=f"{name} P{p + 1}" if len(analyses) > 1 else f"P{p + 1}")
+        if m["margin"]:
+            hist = m["margin"]["histogram"]
+            axes[1].bar([v for v, _ in hist], [c / m["games"] for _, c in hist], alpha=0.6, label=name)
+    axes[0].set_title("Final scores")
+    axes[1].set_title("Winning margin (first - second)")
+    axes[0].set_ylabel("share of games")
+    axes[0].legend(fontsize="small")
+    _save(fig, path)
+
+
+def plot_lead(path: Path, analyses: list) -> None:
+    """How often the eventual winner leads, by tenth of the game (the drama curve)."""
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    for name, m in analyses:
+        ys = m["winner_leads_by_decile"]
+        xs = [(i + 0.5) / 10 for i in range(10)]
+        pts = [(x, y) for x, y in zip(xs, ys) if y is not None]
+        if pts:
+            ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=name)
+    ax.set_xlabel("share of the game played")
+    ax.set_ylabel("eventual winner in the lead")
+    ax.set_ylim(0, 1.05)
+    ax.set_title("Lead of the eventual winner")
+    if len(analyses) > 1:
+        ax.legend()
+    _save(fig, path)
+
+
+def plot_sweep(path: Path, param: str, values: list, analyses: list, key: str, words: str) -> None:
+    """Metric ``key`` (an interval) of each analysis against the swept ``param``'s values."""
+    fig, ax = plt.subplots(figsize=(5, 3.4))
+    ys, err = [], [[], []]
+    for _, m in analyses:
+        e = m.get(key)
+        e = e["mean"] if isinstance(e, dict) and "mean" in e and isinstance(e["mean"], dict) else e
+        if e is None:
+            ys.append(float("nan"))
+            err[0].append(0)
+            err[1].append(0)
+        else:
+            ys.append(e["value"])
+            lo, hi = _err(e)
+            err[0].append(lo)
+            err[1].append(hi)
+    labels = [str(v) for v in values]
+    ax.errorbar(range(len(values)), ys, yerr=err, marker="o", capsize=3)
+    ax.set_xticks(range(len(values)), labels)
+    ax.set_xlabel(param)
+    ax.set_title(words)
+    _save(fig, path)
+
+
+#: The metrics a sweep plots: (key in the metrics, words).
+SWEEP_PLOTS = [("advantage_p1", "first-player advantage"), ("Drawishness", "Drawishness"), ("Duration", "Duration (turns)"),
+               ("margin", "winning margin"), ("LeadChange", "LeadChange"), ("Drama", "Drama"),
+               ("Decisiveness", "Decisiveness")]
+
+
+def _pct(e) -> str:
+    return "n/a" if e is None else f"{e['value']:.1%} [{e['low']:.1%}, {e['high']:.1%}]"
+
+
+def _num(e) -> str:
+    if e is None:
+        return "n/a"
+    if isinstance(e, dict) and "mean" in e and isinstance(e["mean"], dict):
+        e = e["mean"]
+    if isinstance(e, (int, float)):
+        return f"{e:.3g}"
+    return f"{e['value']:.3g} [{e['low']:.3g}, {e['high']:.3g}]"
+
+
+def _table(head: list[str], rows: list[list[str]]) -> str:
+    out = ["<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"]
+    for r in rows:
+        out.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>")
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def _analysis_html(name: str, m: dict) -> str:
+    parts = [f"<h2>{html.escape(name)}</h2>", f"<p>{m['games']} games; {m['limits_hit']} stopped by the action limit; "
+             f"{m['errors']} failed.</p>"]
+    rows = [[f"P{p + 1}", _pct(w), _pct(pos)] for p, (w, pos) in enumerate(zip(m["win_rate"], m["win_rate_by_position"]))]
+    parts.append(_table(["seat / turn position", "win rate by seat", "win rate by turn position"], rows))
+    summary = [
+        ["Balance", _num(m["Balance"])], ["AdvantageP1 (win rate of who moved first)", _pct(m["AdvantageP1"])],
+        ["first-player advantage (AdvantageP1 - 1/n)", _pct(m["advantage_p1"])], ["Drawishness", _pct(m["Drawishness"])],
+        ["Duration (turns)", _num(m["Duration"])], ["decisions per game", _num(m["decisions"])],
+        ["winning margin", _num(m["margin"])], ["LeadChange (per turn)", _traced(m, "LeadChange", _num)],
+        ["lead changes per game", _traced(m, "lead_changes_per_game", _num)], ["Drama", _traced(m, "Drama", _num)],
+        ["Decisiveness", _traced(m, "Decisiveness", _num)], ["BranchingFactor", _num(m["BranchingFactor"])],
+        ["DecisionMoves", _num(m["DecisionMoves"])],
+    ]
+    parts.append(_table(["metric", "value [95% CI]"], summary))
+    note = trace_note(m)
+    if note:
+        parts.append(f"<p>{html.escape(note)}</p>")
+    acts = [[a["label"], f"{a['uses_per_game']:.2f}", _pct(a["in_winners"]), _pct(a["in_losers"]),
+             f"{a['difference']['value']:+.1%} [{a['difference']['low']:+.1%}, {a['difference']['high']:+.1%}]",
+             "n/a" if a["difference"]["p"] is None else f"{a['difference']['p']:.2g}"] for a in m["actions"][:60]]
+    parts.append("<h3>Actions and components: in winners' and losers' games</h3>")
+    parts.append(_table(["action", "uses per game", "used by winners", "used by losers", "difference", "p"], acts))
+    return "\n".join(parts)
+
+
+_STYLE = ("body{font-family:sans-serif;max-width:1100px;margin:auto}table{border-collapse:collapse;margin:8px 0}"
+          "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}td:first-child{text-align:left}img{max-width:100%}")
+
+
+def write_report(folder: str | Path, title: str, analyses: list, comparison: list | None = None,
+                 sweep: tuple | None = None) -> Path:
+    """Write ``index.html``, ``report.json`` and the PNGs into ``folder``; return the page's path.
+
+    ``comparison``: rows of :func:`interpreter.analysis.balance.compare`; ``sweep``: ``(param, values)``
+    when ``analyses`` are one per swept value.
+
+    Raises:
+        TapsterError: the folder cannot be written.
+    """
+    out = Path(folder)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        pictures = [("win_rates.png", plot_win_rates), ("lengths.png", plot_lengths), ("scores.png", plot_scores),
+                    ("lead.png", plot_lead)]
+        for file, plot in pictures:
+            plot(out / file, analyses)
+        body = [f"<h1>{html.escape(title)}</h1>"]
+        if comparison:
+            body.append("<h2>Comparison</h2><ul>" + "".join(f"<li>{html.escape(r['sentence'])}</li>" for r in comparison)
+                        + "</ul>")
+        if sweep:
+            param, values = sweep
+            body.append(f"<h2>Sweep over {html.escape(param)}</h2>")
+            for key, words in SWEEP_PLOTS:
+                file = f"sweep_{key}.png"
+                plot_sweep(out / file, param, values, analyses, key, words)
+                body.append(f'<img src="{file}" alt="{html.escape(words)}" width="480">')
+        body += [f'<img src="{file}" alt="{file}">' for file, _ in pictures]
+        body += [_analysis_html(name, m) for name, m in analyses]
+        page = out / "index.html"
+        page.write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+                        f"<style>{_STYLE}</style></head><body>{''.join(body)}</body></html>", encoding="utf-8")
+        (out / "report.json").write_text(json.dumps({"title": title, "analyses": analyses, "comparison": comparison},
+                                                    default=str), encoding="utf-8")
+    except OSError as exc:
+        raise TapsterError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
+    return page
+
+
+# ---------------------------------------------------------------------------------------------
+# The terminal: rich tables
+
+
+def _traced(m: dict, key: str, show) -> str:
+    """A metric of the score trace as ``show`` writes it, or "unavailable (no score trace)"."""
+    if m.get(key) is None and (m.get("score_trace") or {}).get("unavailable"):
+        return "unavailable (no score trace)"
+    return show(m.get(key))
+
+
+def _ci(e, pct: bool = True) -> str:
+    if e is None:
+        return "n/a"
+    if pct:
+        return f"{e['value']:.1%} ± {100 * (e['high'] - e['low']) / 2:.1f}"
+    return f"{e['value']:.3g} ± {(e['high'] - e['low']) / 2:.2g}"
+
+
+def analysis_tables(title: str, m: dict, agents: list[str], actions: int = 12) -> list:
+    """The rich tables of one analysis: seats (win rates by seat and by turn position, scores),
+    the metrics (then, where games had no score trace, a line saying why), and the ``actions``
+    actions whose use differs most between winners and losers."""
+    from rich.table import Table
+    from rich.text import Text
+
+    seats = Table(title=title)
+    for col in ("seat", "agent", "win rate (95% CI)", "turn position", "win rate (95% CI)", "mean score", "sd"):
+        seats.add_column(col, justify="left" if col in ("seat", "agent", "turn position") else "right")
+    for p, (w, pos, s) in enumerate(zip(m["win_rate"], m["win_rate_by_position"], m["scores"])):
+        seats.add_row(f"P{p + 1}", agents[p], _ci(w), f"moved #{p + 1}", _ci(pos) if m["position_games"] else "n/a",
+                      f"{s['mean']['value']:.2f}" if s["mean"]["n"] else "n/a", f"{s['sd']:.2f}" if s["mean"]["n"] else "n/a")
+    table = Table(title="Metrics (95% CI; Ludii's names)")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    d, dec = m["Duration"], m["decisions"]
+    rows = [
+        ("Balance (1 - spread of seat win rates)", "n/a" if m["Balance"] is None else f"{m['Balance']:.3f}"),
+        ("AdvantageP1 (win rate of who moved first)", _ci(m["AdvantageP1"])),
+        ("first-player advantage (AdvantageP1 - 1/n)", _ci(m["advantage_p1"])),
+        ("Drawishness (draws: no winner, or every seat won)", _ci(m["Drawishness"])),
+        ("Duration (turns): mean, median [p10, p90]", f"{_ci(d['mean'], False)}, {d['median']} [{d['p10']}, {d['p90']}]"),
+        ("decisions: mean, median [p10, p90]", f"{_ci(dec['mean'], False)}, {dec['median']} [{dec['p10']}, {dec['p90']}]"),
+        ("winning margin", _ci(m["margin"]["mean"], False) if m["margin"] else "n/a"),
+        ("LeadChange (leader changes per turn)", _traced(m, "LeadChange", lambda e: _ci(e, False))),
+        ("lead changes per game", _traced(m, "lead_changes_per_game", lambda e: _ci(e, False))),
+        ("Drama (turns the winner trailed)", _traced(m, "Drama", lambda e: _ci(e, False))),
+        ("Decisiveness (share played when decided)", _traced(m, "Decisiveness", lambda e: _ci(e, False))),
+        ("BranchingFactor", "n/a" if m["BranchingFactor"] is None else f"{m['BranchingFactor']:.2f}"),
+        ("DecisionMoves", "n/a" if m["DecisionMoves"] is None else f"{m['DecisionMoves']:.1%}"),
+        ("games stopped by the action limit", str(m["limits_hit"])),
+    ]
+    note = trace_note(m)
+    if note:
+        trace = m["score_trace"]
+        rows.append(("score trace", f"unavailable in {trace['unavailable']} of {trace['games'] + trace['unavailable']} games"))
+    for r in rows:
+        table.add_row(*r)
+    acts = Table(title="Actions and components most tied to winning (used in winners' vs losers' games)")
+    for col in ("action", "uses/game", "winners", "losers", "difference (95% CI)", "p"):
+        acts.add_column(col, justify="left" if col == "action" else "right")
+    ranked = sorted(m["actions"], key=lambda a: (a["difference"]["p"] if a["difference"]["p"] is not None else 2, a["key"]))
+    for a in ranked[:actions]:
+        diff = a["difference"]
+        acts.add_row(a["label"], f"{a['uses_per_game']:.2f}", _ci(a["in_winners"]), _ci(a["in_losers"]),
+                     f"{diff['value']:+.1%} [{diff['low']:+.1%}, {diff['high']:+.1%}]",
+                     "n/a" if diff["p"] is None else f"{diff['p']:.2g}")
+    out = [seats, table] + ([Text(note)] if note else [])
+    return out + [acts] if m["actions"] else out
+
+
+def comparison_table(names: tuple[str, str], rows: list[dict]):
+    """A rich table of :func:`interpreter.analysis.balance.compare` rows: both values, the difference
+    with its interval, the p-value and the test that gave it."""
+    from rich.table import Table
+
+    t = Table(title=f"{names[0]} vs {names[1]} (differences {names[1]} - {names[0]}, 95% CI)")
+    for col in ("metric", names[0], names[1], "difference", "p", "test"):
+        t.add_column(col, justify="left" if col == "metric" else "right")
+    for r in rows:
+        pct = r["kind"] == "rate"
+        d = r["difference"]
+        if r.get("available") is False:
+            t.add_row(r["metric"], "unavailable", "unavailable", "n/a", "n/a", "no score trace")
+            continue
+        if pct:
+            diff = f"{d['value']:+.1%} [{d['low']:+.1%}, {d['high']:+.1%}]"
+        else:
+            diff = f"{d['value']:+.3g} [{d['low']:+.3g}, {d['high']:+.3g}]"
+        t.add_row(r["metric"], _ci(r["a"], pct), _ci(r["b"], pct), diff, "n/a" if d["p"] is None else f"{d['p']:.2g}",
+                  r.get("test") or ("two-proportion z" if pct else "Welch t"), style="bold" if r["significant"] else None)
+    return t
+
+
+def sweep_table(param: str, values: list, analyses: list):
+    """A rich table of the swept metrics, one row per value of ``param``."""
+    from rich.table import Table
+
+    t = Table(title=f"Sweep over {param}")
+    t.add_column(param)
+    for _, words in SWEEP_PLOTS:
+        t.add_column(words, justify="right")
+    for v, (_, m) in zip(values, analyses):
+        cells = []
+        for key, _ in SWEEP_PLOTS:
+            e = m.get(key)
+            if isinstance(e, dict) and isinstance(e.get("mean"), dict):
+                e = e["mean"]
+            pct = key in ("advantage_p1", "Drawishness")
+            cells.append(_traced(m, key, lambda _, e=e, pct=pct: _ci(e, pct)))
+        t.add_row(str(v), *cells)
+    return t
+
+
+# ---------------------------------------------------------------------------------------------
+# tapster tune: the trials, the best setting, the front, the confirmation
+
+
+def _target_cell(e, name: str) -> str:
+    """Target metric ``name``'s estimate ``e`` as ``value [low, high]`` (shares in %, signed
+    for the first-player advantage)."""
+    from .tune import TARGET_METRICS
+
+    if e is None:
+        return "n/a"
+    if name == "first_player_advantage":
+        return f"{e['value']:+.1%} [{e['low']:+.1%}, {e['high']:+.1%}]"
+    if TARGET_METRICS[name][2]:
+        return f"{e['value']:.1%} [{e['low']:.1%}, {e['high']:.1%}]"
+    return f"{e['value']:.3g} [{e['low']:.3g}, {e['high']:.3g}]"
+
+
+def _setting(params: dict) -> str:
+    return ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in params.items())
+
+
+def tune_tables(title: str, result: dict) -> list:
+    """The rich tables and lines of a :class:`interpreter.analysis.tune.Tuner` result: every trial (its
+    setting, games, how it ended and each target metric's 95% interval), the best setting with
+    every metric's interval (or that none meets the targets), the front when targets conflict,
+    and the confirmation run."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from .tune import TARGET_METRICS, estimate_of
+
+    targets = result["targets"]
+    spaces = [s["name"] for s in result["spaces"]]
+    trials = Table(title=title)
+    for col in ["trial", *spaces, "games", "ended"] + [f"{t['text']} (95% CI)" for t in targets] + ["meets"]:
+        trials.add_column(col, justify="left" if col in ("ended",) else "right")
+    best_n = result["best"]["number"] if result["best"] else None
+    front = {t["number"] for t in result["front"]}
+    for t in sorted(result["trials"], key=lambda t: [repr(t["params"][s]) if not isinstance(t["params"][s], (int, float))
+                                                     else t["params"][s] for s in spaces]):
+        ended = t["state"] if t["state"] != "complete" else (t["decision"] or "all games")
+        cells = [_target_cell(t["targets"][g["metric"]], g["metric"]) for g in targets]
+        mark = "best" if t["number"] == best_n else ("front" if t["number"] in front else "")
+        trials.add_row(str(t["number"] + 1), *[str(t["params"][s]) for s in spaces], str(t["games"]), ended, *cells,
+                       "yes" if t["meets"] else "no", style="bold" if mark == "best" else None)
+    out: list = [trials]
+    best = result["best"]
+    if best is None:
+        out.append(Text("no trial finished: nothing to recommend", style="bold red"))
+        return out
+    goal = ", ".join(t["text"] for t in targets)
+    if result["meets"]:
+        out.append(Text(f"best setting: {_setting(best['params'])} meets {goal} (each 95% interval reaches its target)",
+                        style="bold green"))
+    else:
+        out.append(Text(f"no setting tried meets {goal}: the closest is {_setting(best['params'])} (intervals above)",
+                        style="bold red"))
+    if result["conflict"]:
+        ft = Table(title="The front: settings no other beats on every target (the targets pull apart)")
+        for col in [*spaces] + [f"{t['text']} (95% CI)" for t in targets] + ["distances"]:
+            ft.add_column(col, justify="right")
+        for t in result["front"]:
+            ft.add_row(*[str(t["params"][s]) for s in spaces],
+                       *[_target_cell(t["targets"][g["metric"]], g["metric"]) for g in targets],
+                       ", ".join("n/a" if d is None else f"{d:.3g}" for d in t["distances"]))
+        out.append(ft)
+    second = result.get("runner_up")
+    if second:
+        for target in targets:
+            r = second["rows"][target["metric"]]
+            d = r["difference"]
+            shown = "n/a" if d["p"] is None else ("p < 0.001" if d["p"] < 0.001 else f"p = {d['p']:.2g}")
+            pct = r["kind"] == "rate"
+            diff = (f"{d['value']:+.1%} [{d['low']:+.1%}, {d['high']:+.1%}]" if pct
+                    else f"{d['value']:+.3g} [{d['low']:+.3g}, {d['high']:+.3g}]")
+            out.append(Text(f"runner-up {_setting(second['params'])} against the best, {target['metric']}: {diff} "
+                            f"over {r['pairs']} games on shared seeds ({r['test']}, {shown})"))
+    mt = Table(title=f"Best setting {_setting(best['params'])}: every metric ({best['games']} games)")
+    mt.add_column("metric")
+    mt.add_column("value (95% CI)", justify="right")
+    conf = result["confirmation"]
+    if conf:
+        mt.add_column(f"confirmation, fresh seeds ({conf['games']} games)", justify="right")
+    for name, (_, words, _) in TARGET_METRICS.items():
+        row = [words, _target_cell(estimate_of(best["metrics"], name), name)]
+        if conf:
+            row.append(_target_cell(estimate_of(conf["metrics"], name), name))
+        mt.add_row(*row)
+    out.append(mt)
+    if conf:
+        verdict = "still meets" if conf["meets"] else "does not meet"
+        out.append(Text(f"confirmation on fresh seeds (games {conf['indices'][0]}..{conf['indices'][1] - 1}): "
+                        f"{_setting(conf['params'])} {verdict} {goal}", style="bold" if conf["meets"] else "bold red"))
+    seq = result["sequential"]
+    if seq["auto"]:
+        out.append(Text(f"--games auto: looks after {', '.join(map(str, seq['rounds']))} games, each at level "
+                        f"{seq['look_level']:.4f} (Bonferroni: at most {seq['alpha']:.0%} chance of a wrong decision per target)"))
+    stop = {"budget": "the games budget was spent", "seconds": "the time was up", "trials": "--trials settings were tried",
+            "space": "every setting of the range was tried"}.get(result["stopped_by"])
+    if stop:
+        out.append(Text(f"{len(result['trials'])} trials; stopped: {stop}"))
+    return out
+
+
+def plot_tune(path: Path, result: dict, space: dict, target: dict) -> None:
+    """Target ``target``'s metric (95% interval) of each trial against parameter ``space``, with
+    the target drawn as a band; pruned trials hollow."""
+    from .tune import TARGET_METRICS
+
+    share = TARGET_METRICS[target["metric"]][2]
+    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    choice = space["kind"] == "choice"
+    labels = [repr(c) for c in space["choices"]]
+    for state, style in (("complete", "o"), ("pruned", "o")):
+        xs, ys, err = [], [], [[], []]
+        for t in result["trials"]:
+            e = t["targets"][target["metric"]]
+            if t["state"] != state or e is None:
+                continue
+            v = t["params"][space["name"]]
+            xs.append(labels.index(repr(v)) if choice else v)
+            ys.append(e["value"])
+            lo, hi = _err(e)
+            err[0].append(lo)
+            err[1].append(hi)
+        if xs:
+            ax.errorbar(xs, ys, yerr=err, fmt=style, capsize=3, label=state,
+                        mfc="none" if state == "pruned" else None, alpha=0.6 if state == "pruned" else 1.0)
+    low, high = target["low"], target["high"]
+    if low is not None and high is not None and low == high:
+        ax.axhline(low, color="green", linestyle="--", linewidth=1, label="target")
+    else:
+        ax.axhspan(low if low is not None else ax.get_ylim()[0], high if high is not None else ax.get_ylim()[1],
+                   color="green", alpha=0.12, label="target")
+    best = result["best"]
+    if best is not None:
+        v = best["params"][space["name"]]
+        ax.axvline(labels.index(repr(v)) if choice else v, color="grey", linestyle=":", linewidth=1, label="best")
+    if choice:
+        ax.set_xticks(range(len(labels)), labels)
+    elif space["kind"] == "int":
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel(space["name"])
+    ax.set_ylabel(TARGET_METRICS[target["metric"]][1] + (" (share)" if share else ""))
+    ax.set_title(f"{target['text']} against {space['name']}")
+    ax.legend(fontsize="small")
+    _save(fig, path)
+
+
+def write_tune_report(folder: str | Path, title: str, result: dict) -> Path:
+    """Write ``index.html`` (the trials and the answer), ``tune.json`` and one PNG per target and
+    parameter (:func:`plot_tune`) into ``folder``; return the page's path.
+
+    Raises:
+        TapsterError: the folder cannot be written.
+    """
+
+    out = Path(folder)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        body = [f"<h1>{html.escape(title)}</h1>"]
+        best = result["best"]
+        if best is not None:
+            verdict = "meets every target" if result["meets"] else "is the closest; no setting tried meets every target"
+            body.append(f"<p><b>Best setting: {html.escape(_setting(best['params']))}</b> {verdict}.</p>")
+        for target in result["targets"]:
+            for space in result["spaces"]:
+                file = f"tune_{target['metric']}_{space['name']}.png"
+                plot_tune(out / file, result, space, target)
+                body.append(f'<img src="{html.escape(file)}" alt="{html.escape(target["text"])}" width="520">')
+        spaces = [s["name"] for s in result["spaces"]]
+        rows = [[str(t["number"] + 1), *[str(t["params"][s]) for s in spaces], str(t["games"]), t["decision"] or t["state"],
+                 *[_target_cell(t["targets"][g["metric"]], g["metric"]) for g in result["targets"]],
+                 "yes" if t["meets"] else "no"] for t in result["trials"]]
+        body.append("<h2>Trials</h2>" + _table(["trial", *spaces, "games", "ended", *[g["text"] for g in result["targets"]],
+                                                "meets"], rows))
+        if result["front"]:
+            body.append("<h2>Front</h2><ul>" + "".join(f"<li>{html.escape(_setting(t['params']))}</li>" for t in result["front"])
+                        + "</ul>")
+        conf = result["confirmation"]
+        if conf:
+            body.append(f"<p>Confirmation on fresh seeds ({conf['games']} games): "
+                        f"{'meets' if conf['meets'] else 'does not meet'} the targets.</p>")
+        page = out / "index.html"
+        page.write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+                        f"<style>{_STYLE}</style></head><body>{''.join(body)}</body></html>", encoding="utf-8")
+        (out / "tune.json").write_text(json.dumps({"title": title, **result}, default=str), encoding="utf-8")
+    except OSError as exc:
+        raise TapsterError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
+    return page

@@ -1,0 +1,312 @@
+"""Simulation and analysis: many games between agents (the batch a worker process plays), the
+summary statistics of a run, and perft (counting the game tree).  The CLI (``interpreter.cli``)
+only parses arguments and prints what these compute.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..agents.core import make_agent
+from ..compile.compiler import load_ruleset
+from ..compile.ruleset import Ruleset
+from ..engine.state import State
+from ..errors import TapsterError
+
+__all__ = [
+    "SimSpec", "Summary", "Tally", "run_games", "play_batch", "remember_ruleset", "summarise",
+    "perft", "game_seed", "agent_seed", "SHARED_WIN_NOTE", "DRAW_NOTE", "is_draw",
+]
+
+SHARED_WIN_NOTE = "a shared win counts 1/k to each of its k winners"
+
+#: What a draw is, in the words ``simulate``, ``analyse`` and ``compare`` all print.
+DRAW_NOTE = "a draw: no winner, or every seat won (a split pot)"
+
+
+def is_draw(winners, players: int) -> bool:
+    """A game is a draw when it has no winner, or (with two seats or more) every seat won
+    together, as a split pot (``winners: players``) does; ``simulate``, ``analyse`` and
+    ``compare`` count draws by this one definition.  A shared win of some of the seats is not
+    a draw (each winner counts 1/k of a win)."""
+    return not winners or (players > 1 and len(set(winners)) == players)
+
+
+# ---------------------------------------------------------------------------------------------
+# Seeds: everything a game draws derives from --seed, so a game is reproducible.
+
+
+def game_seed(seed: int, index: int) -> str:
+    """The seed of game ``index`` of a simulation run with ``seed`` (the pair (seed, index))."""
+    return f"{seed}:{index}"
+
+
+def agent_seed(seed: int | str, seat: int) -> str:
+    """The seed of the agent in ``seat`` of the game seeded with ``seed``."""
+    return f"{seed}:agent:{seat}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Simulation
+
+
+@dataclass(frozen=True)
+class SimSpec:
+    """What every game of a simulation shares (picklable, sent to worker processes)."""
+
+    path: str
+    variant: str | None
+    params: tuple
+    players: int
+    seed: int
+    agents: tuple[str, ...]
+
+
+_RULESETS: dict = {}  # per process: (path, variant, params) -> Ruleset
+
+
+def remember_ruleset(spec: SimSpec, rs: Ruleset) -> None:
+    """Let this process's batches of ``spec`` use the already compiled ``rs``."""
+    _RULESETS[(spec.path, spec.variant, spec.params)] = rs
+
+
+def _ruleset_for(spec: SimSpec) -> Ruleset:
+    key = (spec.path, spec.variant, spec.params)
+    rs = _RULESETS.get(key)
+    if rs is None:
+        params = dict(spec.params)
+        rs = load_ruleset(spec.path, spec.variant, {"params": params} if params else None)
+        _RULESETS[key] = rs
+    return rs
+
+
+def play_batch(spec: SimSpec, indices: range) -> list[tuple]:
+    """Play games ``indices`` of a simulation; one ``(index, scores, winners, actions)`` tuple per
+    game, or ``(index, None, message, 0)`` for a game the ruleset failed in (the error's text;
+    an exception would lose its mark crossing processes)."""
+    rs = _ruleset_for(spec)
+    results = []
+    for i in indices:
+        gs = game_seed(spec.seed, i)
+        agents = [make_agent(name, agent_seed(gs, p)) for p, name in enumerate(spec.agents)]
+        n = 0
+        try:
+            st = rs.new_game(spec.players, seed=gs)
+            while not st.finished:
+                p = st.current_players()[0]
+                st.apply(agents[p].act(st, p))
+                n += 1
+                rs.check_length(st, n)
+            out = st.outcome()
+        except TapsterError as exc:
+            results.append((i, None, str(exc), n))
+            continue
+        results.append((i, out.scores, out.winners, n))
+    return results
+
+
+def summarise(results: list[tuple], n: int, elapsed: float) -> dict:
+    """The :class:`Tally` summary of a list of results (in any order)."""
+    t = Tally(n)
+    for r in sorted(results, key=lambda r: r[0]):
+        t.add(r)
+    return t.summary(elapsed)
+
+
+def run_games(spec: SimSpec, games: int, jobs: int, on_batch=None):
+    """Play games ``0 .. games - 1`` of ``spec`` and yield their results in game order, streaming:
+    batches of games run in ``jobs`` worker processes (in this one for ``jobs == 1``), at most
+    four per worker in flight, finished batches held only until the ones before them are in.
+    ``on_batch(k)`` is called as each batch of k games finishes (a progress bar).  Closing the
+    generator (or a KeyboardInterrupt) stops the workers at once."""
+    batch = max(1, min(200, -(-games // (jobs * 8))))
+    starts = iter(range(0, games, batch))
+    if jobs == 1:
+        for i in starts:
+            out = play_batch(spec, range(i, min(i + batch, games)))
+            if on_batch is not None:
+                on_batch(len(out))
+            yield from out
+        return
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    pool = ProcessPoolExecutor(max_workers=jobs)
+    try:
+        in_flight: dict = {}
+        ready: dict[int, list] = {}
+        next_start = 0
+
+        def submit() -> bool:
+            i = next(starts, None)
+            if i is None:
+                return False
+            in_flight[pool.submit(play_batch, spec, range(i, min(i + batch, games)))] = i
+            return True
+
+        for _ in range(jobs * 4):
+            if not submit():
+                break
+        while in_flight:
+            done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
+            for f in done:
+                i = in_flight.pop(f)
+                ready[i] = f.result()
+                if on_batch is not None:
+                    on_batch(len(ready[i]))
+                submit()
+            while next_start in ready:
+                out = ready.pop(next_start)
+                next_start += batch
+                yield from out
+    finally:
+        for proc in list(getattr(pool, "_processes", {}).values()):
+            proc.terminate()  # a Ctrl-C or a closed generator stops the workers now, not after their batch
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+class Tally:
+    """The running statistics of a simulation, fed one ``(index, scores, winners, actions)``
+    result at a time in game order, in constant memory whatever the number of games: wins per
+    seat (a shared win counts 1/k to each of k winners), win rate, mean and sample standard
+    deviation of scores (exact sums, so the figures equal :mod:`statistics`' and do not depend
+    on which process played which game), game length (mean/min/max actions), draws
+    (:func:`is_draw`: no winner, or every seat won).  ``first_failure`` is the first game (in order) the ruleset failed in, as its
+    ``(index, None, message, actions)`` tuple; such a game is not counted.
+
+    :meth:`add_batch` takes a batch of consecutive games in any order of batches: batches that
+    arrive early wait (the caller bounds how many are in flight) until the ones before them
+    are in."""
+
+    def __init__(self, n: int, first: int = 0) -> None:
+        self.n = n
+        self.games = 0
+        self.wins = [0.0] * n
+        self.draws = 0
+        self.no_winner = 0  # draws with no winner (the others: every seat won, each counted 1/n)
+        self.sums: list = [Fraction(0)] * n  # None once a seat's score is not a number
+        self.squares: list = [Fraction(0)] * n
+        self.length_sum = 0
+        self.length_min: int | None = None
+        self.length_max: int | None = None
+        self.first_failure: tuple | None = None
+        self._next = first
+        self._waiting: dict[int, list] = {}
+
+    @property
+    def waiting(self) -> int:
+        """Batches received ahead of their turn."""
+        return len(self._waiting)
+
+    def add_batch(self, results: list[tuple]) -> None:
+        """Add a batch of results of consecutive games (its first game's index first)."""
+        if not results:
+            return
+        self._waiting[results[0][0]] = results
+        while self._next in self._waiting:
+            batch = self._waiting.pop(self._next)
+            for r in batch:
+                self.add(r)
+            self._next = batch[-1][0] + 1
+
+    def add(self, result: tuple) -> None:
+        """Add the result of the next game."""
+        _, scores, winners, length = result
+        if scores is None:
+            if self.first_failure is None:
+                self.first_failure = result
+            return
+        self.games += 1
+        if winners:
+            share = 1 / len(winners)
+            for w in winners:
+                self.wins[w] += share
+        else:
+            self.no_winner += 1
+        if is_draw(winners, self.n):
+            self.draws += 1
+        for p in range(self.n):
+            if self.sums[p] is None:
+                continue
+            x = scores[p]
+            if type(x) not in (int, float, bool) or x != x or x in (math.inf, -math.inf):
+                self.sums[p] = self.squares[p] = None
+                continue
+            x = Fraction(x)
+            self.sums[p] += x
+            self.squares[p] += x * x
+        self.length_sum += length
+        self.length_min = length if self.length_min is None else min(self.length_min, length)
+        self.length_max = length if self.length_max is None else max(self.length_max, length)
+
+    def summary(self, elapsed: float) -> dict:
+        """The statistics as a JSON-ready dict (``playouts_per_second`` and ``seconds`` from
+        ``elapsed`` seconds)."""
+        games = self.games
+
+        def mean(p):
+            return None if self.sums[p] is None or not games else float(self.sums[p] / games)
+
+        def sd(p):
+            if self.sums[p] is None or not games:
+                return None
+            if games == 1:
+                return 0.0
+            var = (self.squares[p] - self.sums[p] * self.sums[p] / games) / (games - 1)
+            return math.sqrt(var)
+
+        return {
+            "games": games,
+            "wins": self.wins,
+            "win_rate": [w / games if games else None for w in self.wins],
+            "shared_wins": SHARED_WIN_NOTE,
+            "score_mean": [mean(p) for p in range(self.n)],
+            "score_sd": [sd(p) for p in range(self.n)],
+            "length": {"mean": self.length_sum / games if games else None, "min": self.length_min, "max": self.length_max},
+            "draws": self.draws,
+            "no_winner": self.no_winner,
+            "draw": DRAW_NOTE,
+            "playouts_per_second": games / elapsed if elapsed > 0 else None,
+            "seconds": elapsed,
+        }
+
+
+class Summary(Tally):
+    """A :class:`Tally` fed one game at a time in game order (``add``), read with ``result``."""
+
+    def result(self, elapsed: float) -> dict:
+        """The statistics as JSON data (``elapsed``: seconds the run took)."""
+        return self.summary(elapsed)
+
+
+# ---------------------------------------------------------------------------------------------
+# Perft
+
+
+def perft(st: State, depth: int | None) -> tuple[int, int]:
+    """Count the leaves of the game tree below ``st``: the states ``depth`` decisions deep (a
+    game that ends sooner is one leaf), or every complete game when ``depth`` is None.  Returns
+    ``(leaves, nodes)`` where nodes counts every state visited, ``st`` included.  ``st`` is
+    used up (the last branch of each node reuses its state instead of a clone).  In the sample
+    chance mode chance inside the tree follows the state's generator (one deterministic outcome
+    per path); for a state with explicit chance every outcome of a chance point is a branch and
+    counts as a step of ``depth``."""
+    nodes = 0
+    leaves = 0
+    stack = [(st, depth)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        s, d = pop()
+        nodes += 1
+        if s.finished or d == 0:
+            leaves += 1
+            continue
+        d = None if d is None else d - 1
+        actions = s.legal_actions()
+        last = len(actions) - 1
+        for i, a in enumerate(actions):
+            child = s if i == last else s.clone()
+            child.apply(a)
+            push((child, d))
+    return leaves, nodes

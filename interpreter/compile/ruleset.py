@@ -1,0 +1,334 @@
+"""The compiled ruleset: what the compiler (:mod:`interpreter.compile.compiler`) makes and a game
+(:mod:`interpreter.engine.state`) runs — the declarations of zones, variables, procedures, triggers
+and component kinds, and the immutable :class:`Ruleset` that holds them with the compiled
+flow, the outcome and the generated code's sources.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from ..engine import flow
+from ..engine.state import Keyed, State, encode_value, new_game
+from ..errors import ExpressionError, FlowError, TapsterError
+from ..lang.expression import Compiled, Env
+from ..model import Component, Outcome, render
+
+__all__ = ["Ruleset", "ZoneDecl", "VarDecl", "Procedure", "Trigger", "Kind"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Declarations
+
+
+class ZoneDecl:
+    """A declared zone: ``name``; ``per_player`` (one per seat); ``count`` (that many zones,
+    per seat if per-player); ``visibility`` public | owner | hidden; ``refill_from`` (a
+    ZoneRef refilling this zone when empty), ``refill_shuffle`` and ``refill_when``
+    (``"on_draw"``: when a move draws from it empty; ``"immediately"``: as soon as a move leaves
+    it empty, or puts components in its source while it is empty); ``depth`` how many
+    indexes reach a single zone; ``keyed`` (a :class:`~interpreter.engine.state.Keyed` dict from keys
+    to stacks, e.g. the places ``(x, y)`` of a grid: one index, the key, reaches a stack)."""
+
+    __slots__ = (
+        "name", "per_player", "count", "visibility", "refill_from", "refill_shuffle", "refill_when", "depth", "description",
+        "keyed",
+    )  # fmt: skip
+
+    def empty(self, n: int) -> list | Keyed:
+        """The zone's empty contents for ``n`` players."""
+        if self.keyed:
+            return Keyed()
+        if self.per_player and self.count is not None:
+            return [[[] for _ in range(self.count)] for _ in range(n)]
+        if self.per_player:
+            return [[] for _ in range(n)]
+        if self.count is not None:
+            return [[] for _ in range(self.count)]
+        return []
+
+    def observe(self, z: list, player: int | None) -> Any:
+        """The zone as ``player`` may see it (None: an observer, who sees every zone's
+        contents): component ids, or ``{"count": n}``.  Another
+        seat's ``owner`` zone (a hand held up) also shows its components' backs when their kind
+        declares ``back:`` fields: ``{"count": n, "backs": [[back, k], ...]}``, the backs in
+        order with how many show each (a hand's order is its owner's secret)."""
+        vis = "public" if player is None else self.visibility
+        if self.keyed:
+            if vis != "public":
+                return {"count": sum(len(s) for s in z.values())}
+            return [[encode_value(k), [c.id for c in s]] for k, s in z.items()]
+        if self.per_player:
+            return [self._shown(sub, vis == "public" or (vis == "owner" and i == player), vis == "owner")
+                    for i, sub in enumerate(z)]
+        return self._shown(z, vis == "public")
+
+    def _shown(self, z: list, visible: bool, backs: bool = False) -> Any:
+        if z and type(z[0]) is list:
+            return [self._shown(s, visible, backs) for s in z]
+        if visible:
+            return [c.id for c in z]
+        if backs and z and z[0].back is not None:
+            seen: dict = {}
+            for c in z:
+                if c.back is not None:
+                    seen[c.back] = seen.get(c.back, 0) + 1
+            return {"count": len(z), "backs": [[b, seen[b]] for b in sorted(seen)]}
+        return {"count": len(z)}
+
+
+class VarDecl:
+    """A declared variable: ``name``, ``per_player``, ``initial`` value, ``visibility``;
+    ``shown``: people see it in the generic view of a ruleset without a display."""
+
+    __slots__ = ("name", "per_player", "value", "visibility", "description", "shown")
+
+    def initial(self, n: int) -> Any:
+        """The initial value for ``n`` players (a fresh copy)."""
+        if self.per_player:
+            return [_fresh(self.value) for _ in range(n)]
+        return _fresh(self.value)
+
+
+def _fresh(v: Any) -> Any:
+    """A copy of the plain data ``v`` (YAML's lists, mappings, scalars): every list and dict
+    new, everything else shared (immutable), as the state copies its values (``clone``)."""
+    t = type(v)
+    if t is list:
+        return [_fresh(x) for x in v] if any(type(x) in (list, dict, tuple) for x in v) else v[:]
+    if t is dict:
+        return {k: _fresh(x) for k, x in v.items()}
+    if t is tuple:
+        return tuple(_fresh(x) for x in v)
+    return v
+
+
+class Procedure:
+    """A named block with parameters (``params``); ``block`` is filled in after compiling."""
+
+    __slots__ = ("name", "params", "block", "spec", "path")
+
+
+@dataclass
+class Trigger:
+    """A trigger: ``event`` it listens to, condition ``cond`` (or None) and ``block``."""
+
+    event: str
+    params: tuple
+    cond: Compiled | None
+    block: flow.Block
+
+
+class Kind:
+    """A component kind: ``name``, its ``components``, ``fields``, ``mutable`` property names,
+    ``start`` zone name, ``back`` the fields its components show face down."""
+
+    __slots__ = ("name", "components", "fields", "mutable", "start", "description", "back")
+
+
+# ---------------------------------------------------------------------------------------------
+# The compiled ruleset
+
+
+class GameFacts(NamedTuple):
+    """What a ruleset declares about every game for one seat count: ``actions`` (``limits:
+    {actions: N}``, the most decisions a game takes, or None), ``range`` (``outcome: {range:
+    [lo, hi]}``, every score's bounds, or None) and ``sum`` (``outcome: {sum: S}``, every
+    outcome's scores' sum, or None)."""
+
+    actions: int | None
+    range: tuple[float, float] | None
+    sum: float | None
+
+
+class Ruleset:
+    """A compiled, immutable ruleset.  Create with :func:`load_ruleset`.
+
+    ``name`` (its folder's name), ``title``, ``variant`` (None for the base game),
+    ``min_players``/``max_players``, ``params`` (dict), ``kinds``, ``components`` (all, by
+    index), ``by_id``, ``zones``/``vars`` (declarations by name), ``procedures``,
+    ``variants`` (name -> description), ``scenarios`` (raw scenario data), ``doc`` (the
+    Document with marks), ``path``; ``templates``: every text template compiled (labels,
+    prompts, log lines, ``end_game`` reasons, display lines) as ``(function, mark, text,
+    written)``, for ``tapster check``.
+    """
+
+    #: The function that loads a ruleset (``interpreter.compile.compiler.load_ruleset``, set there), for
+    #: :meth:`with_chance`; ``load_args`` is (path, variant, overrides) of this one.
+    loader = None
+    chance = "sample"
+    load_args = None
+    facts: dict = {}  # seat count -> GameFacts (set by the compiler)
+
+    def new_game(
+        self, num_players: int | None = None, seed: int | str = 0, log: bool = False, position=None, chance: str | None = None
+    ) -> State:
+        """A new :class:`State` (see :func:`interpreter.engine.state.new_game`)."""
+        n = num_players if num_players is not None else self.default_players
+        return new_game(self, n, seed, log, position, chance=chance or self.chance)
+
+    def with_chance(self, mode: str) -> Ruleset:
+        """This ruleset played in chance mode ``mode`` (``sample`` or ``explicit``: see
+        :mod:`interpreter.engine.chance`), compiled once and remembered.
+
+        Raises:
+            TapsterError: an unknown mode, or a ruleset not loaded from a file.
+        """
+        if mode == self.chance:
+            return self
+        siblings = self.__dict__.setdefault("siblings", {self.chance: self})
+        if mode not in siblings:
+            if self.loader is None or self.load_args is None:
+                raise TapsterError(f"{self.name}: cannot compile for chance mode {mode!r} (not loaded from a file)")
+            path, variant, overrides = self.load_args
+            other = type(self).loader(path, variant, overrides, chance=mode)
+            other.siblings = siblings
+            siblings[mode] = other
+        return siblings[mode]
+
+    # used by the state ------------------------------------------------------------------------
+    def place_components(self, st: State) -> None:
+        """Put every component in its kind's ``start`` zone and set its mutable properties."""
+        for kind in self.kinds.values():
+            if kind.start is not None:
+                st.zones[kind.start].extend(kind.components)
+        for c, props in self.initial_props.items():
+            st.props[c] = dict(props)
+
+    def score_of(self, st: State, player: int) -> Any:
+        """The score expression for ``player``."""
+        env = Env(st, {"p": player})
+        return self.score_expr(env)
+
+    def outcome_of(self, st: State) -> Outcome:
+        """The outcome of a finished state: scores, tiebreaks, ranking, winners."""
+        n = st.num_players
+        scores = []
+        keys = []
+        for p in range(n):
+            env = Env(st, {"p": p})
+            s = self.score_expr(env)
+            scores.append(s)
+            keys.append((s, *[t(env) for t in self.tiebreaks]))
+        try:
+            ranking = tuple(sorted(range(n), key=lambda p: keys[p], reverse=True))
+        except TypeError:  # a score of one kind, another's of another (a number and `none`)
+            shown = "; ".join(f"P{p + 1}: {render(list(k) if len(k) > 1 else k[0])}" for p, k in enumerate(keys))
+            raise ExpressionError(
+                f"cannot rank the players: scores (and tie-breaks) must be alike to compare, numbers for one; "
+                f"found {shown}", self.score_expr.mark) from None
+        if self.winners_expr is not None:
+            w = self.winners_expr(Env(st, {}))
+            if not isinstance(w, (list, tuple)):  # one seat where a list is expected (the load catches most)
+                raise ExpressionError(f"`winners` must give a list of seats from 0 to {n - 1}, found {render(w)!r}: "
+                                      f"write `[...]` around one winner", self.winners_expr.mark)
+            winners = tuple(w)
+            if not all(type(x) is int and 0 <= x < n for x in winners):
+                raise ExpressionError(
+                    f"`winners` must give a list of seats from 0 to {n - 1}, found {render(w)!r}", self.winners_expr.mark)
+            winners = tuple(sorted(winners))
+        else:
+            best = keys[ranking[0]]
+            winners = tuple(p for p in range(n) if keys[p] == best)
+        return Outcome(tuple(scores), ranking, winners, st.reason)
+
+    def visible_indexes(self, st: State, player: int | None) -> set[int]:
+        """The indexes of the components ``player`` may see in ``st``: those in public zones and
+        in the player's own ``owner`` zones (every zone for None, an observer; one pass over the
+        zones, O(components))."""
+        seen: set[int] = set()
+        for decl in self.zone_list:
+            vis = "public" if player is None else decl.visibility
+            if vis == "hidden":
+                continue
+            z = st.zones[decl.name]
+            if decl.keyed:
+                if vis == "public":
+                    for stack in z.values():
+                        seen.update(c.index for c in stack)
+            elif decl.per_player:
+                for i, sub in enumerate(z):
+                    if vis == "public" or i == player:
+                        _collect(sub, decl.depth - 1, seen)
+            elif vis == "public":
+                _collect(z, decl.depth, seen)
+        return seen
+
+    def visible_component(self, st: State, comp: Component, player: int) -> bool:
+        """True when ``player`` may see ``comp`` (it is in a zone they may look into)."""
+        for decl in self.zone_list:
+            z = st.zones[decl.name]
+            if decl.keyed:
+                if any(comp in s for s in z.values()):
+                    return decl.visibility == "public"
+            elif decl.per_player:
+                for i, sub in enumerate(z):
+                    if _contains(sub, comp, decl.depth - 1):
+                        return decl.visibility == "public" or (decl.visibility == "owner" and i == player)
+            elif _contains(z, comp, decl.depth):
+                return decl.visibility == "public"
+        return False
+
+    def check_length(self, st: State, actions: int) -> None:
+        """For drivers playing a game out: raise when ``actions`` actions have been taken and
+        the game goes on (``limits: {actions: N}``, default 100000).
+
+        Raises:
+            FlowError: at the decision pending, which an endless loop keeps asking.
+        """
+        declared = self.facts.get(st.num_players)
+        limit = declared.actions if declared is not None and declared.actions is not None else self.action_limit
+        if actions >= limit and not st.finished:
+            where = st.pending[0].mark if st.pending is not None else None
+            raise FlowError(
+                f"the game has not ended after {actions} actions (`limits: {{actions: {limit}}}` with {st.num_players} players): "
+                "is this decision inside a loop that never ends, or is the declared longest game too short?", where)
+
+    def __deepcopy__(self, memo) -> Ruleset:
+        """A ruleset is immutable: a deep copy of anything holding one shares it."""
+        return self
+
+    def __reduce__(self):
+        """Pickled as how it was loaded (path, variant, overrides, chance mode): loading it again
+        in a process compiles it once (:func:`_unpickle_ruleset`).
+
+        Raises:
+            TypeError: the ruleset was not loaded from a file.
+        """
+        if self.load_args is None:
+            raise TypeError(f"cannot pickle {self!r}: it was not loaded from a file")
+        path, variant, overrides = self.load_args
+        return (_unpickle_ruleset, (str(path), variant, overrides, self.chance))
+
+    def __copy__(self) -> Ruleset:
+        return self
+
+    def __repr__(self) -> str:
+        return f"<Ruleset {self.name}{' variant ' + self.variant if self.variant else ''}>"
+
+
+_UNPICKLED: dict = {}  # (path, variant, overrides, chance) -> Ruleset, for pickled states and games
+
+
+def _unpickle_ruleset(path: str, variant, overrides, chance: str) -> Ruleset:
+    """A pickled :class:`Ruleset`, loaded (and compiled) once per process."""
+    key = (path, variant, repr(overrides), chance)
+    rs = _UNPICKLED.get(key)
+    if rs is None:
+        rs = _UNPICKLED[key] = Ruleset.loader(path, variant, overrides, chance=chance)
+    return rs
+
+
+def _collect(z, depth: int, out: set) -> None:
+    if depth == 0:
+        out.update(c.index for c in z)
+    else:
+        for s in z:
+            _collect(s, depth - 1, out)
+
+
+def _contains(z, comp, depth) -> bool:
+    if depth == 0:
+        return comp in z
+    return any(_contains(s, comp, depth - 1) for s in z)

@@ -1,0 +1,1129 @@
+"""A game in progress: :class:`State`, plain data plus the flow's stack of frames.
+
+Everything a game needs to continue lives here: the zones and their components, variables,
+components' mutable properties, the random generator's state (one integer), where the flow
+stands (frames), and the pending decision.  ``clone()`` copies it cheaply (components are
+immutable and shared); ``to_json()``/``from_json()`` round-trip exactly, and a restored state
+has the same future under the same actions.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from ..errors import FlowError, IllegalActionError, TapsterError
+from ..lang.expression import Env
+from ..limits import MAX_INT_BITS, MAX_SAVED_DEPTH, MAX_SAVED_SIZE
+from ..loader.schema import check_document as schema_check
+from ..model import Action, Component, Decision, Outcome, render
+from . import chance as chance_mod
+from . import flow
+from .chance import CHANCE, ChancePoint
+from .rng import below as rng_below
+from .rng import seed_state
+
+_CHANCE_ONLY = (CHANCE,)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..compile.ruleset import Ruleset
+
+__all__ = ["State", "Keyed", "new_game", "encode_value", "decode_value"]
+
+
+class Keyed(dict):
+    """The contents of a keyed zone (``zones: {field: {keyed: true}}``): a dict from keys (ints,
+    strings, tuples such as ``(x, y)``, components) to stacks (lists, bottom first), e.g. the
+    places of a grid or the nodes of a map.
+
+    Invariant: a key is present exactly when its stack is non-empty (effects delete a key whose
+    stack they empty), so ``k in field`` asks "is place k occupied?", ``len(field)`` counts
+    occupied places and iterating yields the occupied keys in the order they were filled.
+    Reading an absent key (``field[(3, 1)]``) gives a new empty list and stores nothing, so
+    expressions stay pure; ``move: {to: "field[k]"}`` creates the stack.
+    """
+
+    __slots__ = ()
+
+    def __missing__(self, key):
+        return []
+
+    def copy_stacks(self) -> Keyed:
+        """A copy with every stack copied (components themselves are shared)."""
+        new = Keyed()
+        for k, v in self.items():
+            new[k] = v[:]
+        return new
+
+
+class State:
+    """One game in progress.  Create with :func:`new_game` or ``Ruleset.new_game``.
+
+    Public data: ``num_players``; ``zones`` (name -> list, or nested lists for per-player and
+    counted zones, or a :class:`Keyed` dict of stacks for keyed zones); ``vars`` (name -> value;
+    per-player variables are lists indexed by seat);
+    ``props`` (component index -> dict of mutable properties); ``current`` (the seat whose turn
+    it is); ``turns`` (turns begun per seat); ``order`` (the seats in the order they began their
+    first turn: ``order[0]`` moved first, whoever the ruleset picked); ``phase``; ``rng`` (generator state);
+    ``log`` (list of (visible_to, text), or None when not recorded); ``chance`` the chance mode
+    (``sample`` or ``explicit``, see :mod:`interpreter.engine.chance`) and ``lazy`` (explicit mode: zone
+    path -> groups of its components whose order is not yet revealed); ``where`` and ``places``
+    the index from components to the zones that hold them (hints, see :meth:`locate`).
+
+    ``base`` and ``history`` say how to rebuild this state: ``base`` how it was made (a new game,
+    a saved state, a determinised world) and ``history`` the actions applied since, as a linked
+    list ``(last action, (previous, (...)))``.  :meth:`apply` uses them to put the state back as
+    it was when the ruleset fails in the middle of a move (rebuilding is rare and costs a replay;
+    recording costs one tuple per action).  Code that edits a state by hand (a scenario's
+    ``position``) calls :meth:`checkpoint` afterwards.
+
+    ``record`` is the game's decisions as the table saw them, for :meth:`information_state`: a
+    linked list ``((players, action, secret), previous)`` (chance outcomes are not in it: what a
+    seat sees of them is in its observation).  A state restored from JSON starts a new record.
+    """
+
+    __slots__ = (
+        "ruleset", "num_players", "zones", "vars", "props", "rng", "stack", "pending",
+        "current", "turns", "order", "phase", "finished", "reason", "log", "env", "_outcome", "chance", "lazy",
+        "base", "history", "where", "places", "record",
+    )  # fmt: skip
+
+    # -- queries ---------------------------------------------------------------------------
+    def is_terminal(self) -> bool:
+        """True when the game has ended."""
+        return self.finished
+
+    def legal_actions(self) -> tuple[Action, ...]:
+        """The legal actions of the pending decision, in the ruleset's order (empty at the end).
+        No side effects."""
+        p = self.pending
+        return p[2] if p is not None else ()
+
+    def current_players(self) -> tuple[int, ...]:
+        """The seats that must decide now (empty at the end; ``(CHANCE,)`` at a chance point)."""
+        p = self.pending
+        return p[3] if p is not None else ()
+
+    def is_chance(self) -> bool:
+        """True at a chance point (explicit chance mode only): chance moves next."""
+        p = self.pending
+        return p is not None and p[3] == (CHANCE,)
+
+    def chance_outcomes(self) -> tuple[tuple[Action, float], ...]:
+        """At a chance point, its outcomes with their probabilities (summing to 1):
+        ``((Action("chance", (value,)), p), ...)``; empty elsewhere."""
+        p = self.pending
+        if p is None or p[3] != (CHANCE,):
+            return ()
+        return tuple(zip(p[2], p[0].probs))
+
+    def sample_chance(self, rng=None) -> Action:
+        """An outcome of the pending chance point, drawn with its probability from ``rng`` (an
+        :class:`~interpreter.engine.rng.Rng`) or, without one, from the state's own generator.
+
+        Raises:
+            IllegalActionError: the state is not at a chance point.
+        """
+        if not self.is_chance():
+            raise IllegalActionError("no chance point is pending", self.legal_actions())
+        return chance_mod.sample(self, rng)
+
+    def decision(self) -> Decision | None:
+        """The pending decision with readable labels, or None when the game has ended."""
+        p = self.pending
+        if p is None:
+            return None
+        choose, loc, actions, players = p
+        env = Env(self, dict(loc))
+        labels = tuple(choose.label(self, loc, a) for a in actions)
+        return Decision(players, actions, labels, choose.prompt(env), choose.name)
+
+    def outcome(self) -> Outcome | None:
+        """The outcome (scores, ranking, winners, reason) once the game has ended, else None."""
+        if not self.finished:
+            return None
+        if self._outcome is None:
+            self._outcome = self.ruleset.outcome_of(self)
+        return self._outcome
+
+    def score(self, player: int) -> Any:
+        """The ruleset's score expression for ``player`` now (also before the end)."""
+        return self.ruleset.score_of(self, player)
+
+    def observation(self, player: int | None) -> dict:
+        """What ``player`` may see, as JSON data.
+
+        Zones a player may not look into show ``{"count": n}`` instead of their contents:
+        ``hidden`` zones for everyone, ``owner`` zones for all but their owner.  Variables
+        declared ``visibility: owner`` show only the player's own value.  The pending decision
+        is included with its legal actions when ``player`` is deciding.  ``player`` None is an
+        observer who sees everything (every zone, variable and property; no decision): for the
+        omniscient account and ``tapster replay --all``, never for a seat.
+        """
+        rs = self.ruleset
+        zones: dict = {}
+        for decl in rs.zones.values():
+            zones[decl.name] = decl.observe(self.zones[decl.name], player)
+        vars_: dict = {}
+        for decl in rs.vars.values():
+            value = self.vars[decl.name]
+            if player is not None:
+                if decl.visibility == "hidden":
+                    continue
+                if decl.visibility == "owner" and decl.per_player:
+                    value = [v if i == player else None for i, v in enumerate(value)]
+            vars_[decl.name] = encode_value(value)
+        props = {}
+        if rs.initial_props:
+            seen = rs.visible_indexes(self, player)
+            for c in rs.components:
+                if c.mutable and c.index in seen:
+                    props[c.id] = encode_value(self.props[c.index])
+        obs = {
+            "player": player,
+            "num_players": self.num_players,
+            "current": self.current,
+            "phase": self.phase,
+            "turns": list(self.turns),
+            "zones": zones,
+            "vars": vars_,
+            "finished": self.finished,
+        }
+        if props:
+            obs["props"] = props
+        if self.pending is not None:
+            d = self.decision()
+            obs["deciding"] = list(d.players)
+            if player in d.players:
+                obs["decision"] = {
+                    "prompt": d.prompt,
+                    "actions": [str(a) for a in d.actions],
+                    "labels": list(d.labels),
+                }
+        if self.finished:
+            obs["outcome"] = self.outcome().to_json()
+        return obs
+
+    def visible_log(self, player: int | None = None) -> list[str]:
+        """The log lines ``player`` may read (all lines for None, the omniscient narrator)."""
+        if self.log is None:
+            return []
+        return [text for to, text in self.log if to is None or player is None or player in to]
+
+    def seen_actions(self, player: int) -> list[str]:
+        """The decisions taken so far as seat ``player`` saw them, in order: ``P2:bet`` (the seat
+        that decided and the action), ``P2:?`` for another seat's action at a ``secret: true``
+        decision.  Chance outcomes are not listed (what a seat sees of them is in its observation)."""
+        out = []
+        r = self.record
+        while r is not None:
+            (players, action, secret), r = r
+            actor = f"P{players[0] + 1}:"
+            out.append(actor + ("?" if secret and player not in players else str(action)))
+        out.reverse()
+        return out
+
+    def information_state(self, player: int) -> str:
+        """Seat ``player``'s information state, as one string: two states give the same string
+        exactly when the seat cannot tell them apart from what it sees now (its
+        :meth:`observation`) and the decisions it saw taken (:meth:`seen_actions`).  The one key
+        of an information set, for the native API, ``tapster perft --infosets`` and the OpenSpiel
+        (``information_state_string``) and PettingZoo adapters.  Perfect recall holds when what
+        a seat once saw stays in its view or in the actions (a card seen and passed face down is
+        forgotten, as by :meth:`determinize`); the log is left out (it is optional).
+
+        Raises:
+            TapsterError: ``player`` is not a seat of this game.
+        """
+        if type(player) is not int or not 0 <= player < self.num_players:
+            raise TapsterError(f"no seat {player!r} in a game of {self.num_players}")
+        obs = json.dumps(self.observation(player), sort_keys=True, separators=(",", ":"))
+        return obs + " | " + " ".join(self.seen_actions(player))
+
+    # -- the transition ----------------------------------------------------------------------
+    def apply(self, action: Action | str) -> None:
+        """Take ``action`` (an :class:`Action` or its canonical text) and run the flow to the
+        next decision or the end.
+
+        Raises:
+            IllegalActionError: the action is not legal now (or the game is over); the state is
+                unchanged and ``error.legal`` lists the legal actions.
+            FlowError, ExpressionError: the ruleset failed while running (a ruleset bug).
+        """
+        p = self.pending
+        if p is None:
+            raise IllegalActionError("the game is over: no action can be taken", ())
+        choose, loc, actions, players = p
+        if type(action) is not Action:
+            text = str(action)
+            found = None
+            for a in actions:
+                if str(a) == text:
+                    found = a
+                    break
+            if found is None:
+                d = self.decision()
+                found = d.find(text) if d else None
+            if found is None:
+                raise IllegalActionError(self._illegal_message(text, actions), actions)
+            action = found
+        else:
+            try:
+                found = actions[actions.index(action)]
+            except ValueError:
+                found = None
+            # Python's 4.0 == 4 and True == 1: an action is legal only with the same types as
+            # the legal one (a log written with `mark(4.0)` could not be replayed).
+            if found is None or (found is not action and not _same_types(action.args, found.args)):
+                raise IllegalActionError(self._illegal_message(str(action), actions), actions)
+            action = found
+        self.pending = None
+        history = self.history
+        self.history = (action, history)
+        if players != _CHANCE_ONLY:
+            self.record = ((players, action, choose.secret), self.record)
+        try:
+            choose.resume(self, loc, action)
+            if self.pending is None:  # a chance point may ask for the next outcome at once
+                flow.run(self)
+        except flow.PYTHON_ERRORS as exc:  # a ruleset's value of the wrong kind: never a traceback
+            self._restore(history)
+            raise flow.unexpected(exc) from None
+        except BaseException:  # whatever it raises, the state is as it was before the action
+            self._restore(history)
+            raise
+
+    def _restore(self, history) -> None:
+        """Put this state back as it was after ``history`` (a failed move leaves no trace)."""
+        base = self.base
+        back = _rebuild(base, history)
+        for name in State.__slots__:
+            setattr(self, name, getattr(back, name))
+        self.base = base
+        self.env = Env(self, {})
+
+    def checkpoint(self) -> None:
+        """Make the state as it is now the base :meth:`apply` rebuilds from (after editing it
+        by hand, as a scenario's ``position`` does)."""
+        self.base = ("state", self.clone())
+        self.history = None
+
+    @staticmethod
+    def _illegal_message(text: str, actions: tuple) -> str:
+        shown = ", ".join(str(a) for a in actions[:20])
+        more = f" and {len(actions) - 20} more" if len(actions) > 20 else ""
+        return f"`{text}` is not a legal action now; legal: {shown}{more}"
+
+    # -- used by effects ---------------------------------------------------------------------
+    def finish(self, reason: str) -> None:
+        """End the game with ``reason`` (the flow stops, no decision is pending)."""
+        self.finished = True
+        self.reason = reason
+        self.pending = None
+        self.stack.clear()
+
+    def shuffle(self, items: list) -> None:
+        """Shuffle ``items`` in place (Fisher-Yates with the state's generator)."""
+        r = self.rng
+        for i in range(len(items) - 1, 0, -1):
+            r, j = rng_below(r, i + 1)
+            items[i], items[j] = items[j], items[i]
+        self.rng = r
+
+    def refill(self, decl, zone: list, env: Env, key: tuple | None = None) -> None:
+        """Refill an empty ``zone`` from its declaration's ``refill_from`` zone, shuffled (with
+        explicit chance and the zone's ``key``, a lazy deal: its order left unknown)."""
+        source_ref = decl.refill_from
+        if source_ref is None:
+            return
+        source = source_ref.get(env)
+        if not source:
+            return
+        zone.extend(source)
+        source.clear()
+        if decl.refill_shuffle and key is not None and self.chance == "explicit":
+            if len(zone) > 1:
+                self.lazy[key] = [set(zone)]
+        elif decl.refill_shuffle:
+            self.shuffle(zone)
+        if self.log is not None:
+            self.log.append((None, f"{decl.name} was empty: {source_ref.text} shuffled into it"))
+
+    def refill_immediately(self, env: Env) -> None:
+        """Refill every zone declared ``refill_when: immediately`` that is empty now (run after
+        each move of a ruleset that declares one; such a zone is one shared zone)."""
+        zones = self.zones
+        for decl in self.ruleset.immediate_zones:
+            if not zones[decl.name]:
+                self.refill(decl, zones[decl.name], env, (decl.name,))
+
+    def remove_anywhere(self, comp: Component, mark=None) -> None:
+        """Take ``comp`` out of whichever zone holds it (found through :meth:`locate`).
+
+        Raises:
+            FlowError: no zone holds it.
+        """
+        lst = self.locate(comp)
+        if lst is None:
+            raise FlowError(f"{comp.id} is in no zone", mark)
+        lst.remove(comp)
+        if not lst:
+            keyed = self.places[id(lst)][1]
+            if keyed is not None and keyed[0].get(keyed[1]) is lst:  # the Keyed invariant
+                del keyed[0][keyed[1]]
+
+    def zone_of(self, comp: Component) -> str | None:
+        """The name of the zone that holds ``comp`` (``name[i][j]`` for nested zones), or None."""
+        lst = self.locate(comp)
+        return None if lst is None else self.places[id(lst)][2]
+
+    def locate(self, comp: Component) -> list | None:
+        """The zone (the leaf list) that holds ``comp``, or None.
+
+        ``where`` maps components to the list they were last seen in (moves write it as they
+        go: :class:`~interpreter.engine.flow.Move`) and ``places`` maps ``id`` of each leaf list to
+        ``(list, (keyed dict, key) or None, name text)``.  Both are hints, checked on every use
+        (the component must be in the list, the list a known place); a wrong or missing hint
+        (a refill, a lazy deal, a scenario's hand edit, a new keyed stack) makes one pass over
+        every zone to rebuild both.  A component lies in exactly one place, so a list that holds
+        it is its place.
+        """
+        lst = self.where.get(comp)
+        if lst is not None and comp in lst:
+            place = self.places.get(id(lst))
+            if place is not None and place[0] is lst:
+                return lst
+        self._reindex()
+        return self.where.get(comp)
+
+    def _reindex(self) -> None:
+        """Rebuild :attr:`where` and :attr:`places` from the zones (one pass over every zone)."""
+        where: dict = {}
+        places: dict = {}
+        for decl in self.ruleset.zone_list:
+            name = decl.name
+            z = self.zones[name]
+            if decl.keyed:
+                for key, sub in z.items():
+                    places[id(sub)] = (sub, (z, key), f"{name}[{_key_text(key)}]")
+                    for c in sub:
+                        where[c] = sub
+                continue
+            for path, sub in _leaves_with_path(z, decl.depth):
+                places[id(sub)] = (sub, None, name + "".join(f"[{i}]" for i in path))
+                for c in sub:
+                    where[c] = sub
+        self.where = where
+        self.places = places
+
+    # -- copies ------------------------------------------------------------------------------
+    def clone(self) -> State:
+        """An independent copy with the same future under the same actions."""
+        rs = self.ruleset
+        st = State.__new__(State)
+        st.ruleset = rs
+        st.num_players = self.num_players
+        zones = {}
+        for name, depth in rs.zone_depths:
+            z = self.zones[name]
+            if depth == 0:
+                zones[name] = z[:]
+            elif depth < 0:  # a keyed zone
+                zones[name] = z.copy_stacks()
+            elif depth == 1:
+                zones[name] = [x[:] for x in z]
+            else:
+                zones[name] = _deep_copy(z, depth)
+        st.zones = zones
+        v = self.vars.copy()
+        for name in rs.list_vars:
+            v[name] = _copy_value(v[name])
+        st.vars = v
+        st.props = {k: d.copy() for k, d in self.props.items()} if self.props else {}
+        st.rng = self.rng
+        st.stack = self.stack[:]
+        st.pending = self.pending
+        st.current = self.current
+        st.turns = self.turns[:]
+        st.order = self.order
+        st.phase = self.phase
+        st.finished = self.finished
+        st.reason = self.reason
+        st.log = self.log[:] if self.log is not None else None
+        st.env = Env(st, {})
+        st._outcome = self._outcome
+        st.chance = self.chance
+        st.lazy = {k: [set(g) for g in v] for k, v in self.lazy.items()} if self.lazy else {}
+        st.base = self.base
+        st.history = self.history
+        st.where = {}  # the copy's lists are new: its index is rebuilt when first needed
+        st.places = {}
+        st.record = self.record
+        return st
+
+    def determinize(self, player: int, rng) -> State:
+        """A new state that ``player`` cannot tell from this one, drawn at random: the
+        components in places ``player`` may not look into (hidden zones, other seats' ``owner``
+        zones, keyed zones that are not public) are redealt uniformly among those places, each
+        place keeping its count, and the random generator is reseeded from ``rng`` (an
+        :class:`~interpreter.engine.rng.Rng`), so that nothing of the real hidden arrangement or of the
+        real future chance reaches an agent searching the copy.
+
+        Components are exchangeable when they are of one kind and alike in the fields their kind
+        shows face down (``back:``, e.g. the deck a card belongs to): a Weapon card is never
+        redealt into the Mount deck.  The result depends only on what ``player`` sees and on
+        ``rng``: two states that differ only in what ``player`` cannot see give the same world
+        for the same ``rng``.  What the world says about a redealt component follows its slot:
+        a reference to the component that lay there, in what ``player`` cannot see (hidden
+        variables, other seats' ``owner`` values, the names and loops of the flow's frames, a
+        decision pending for other seats), and its mutable properties become the new
+        component's, so the world stays consistent (Beer Cards' owner-only ``face_down`` list
+        names the cards now in that hand) and leaks nothing.  Not modelled (an approximation
+        that never cheats, it forgets): what the seat saw earlier and no longer sees (a card it
+        passed face down, a card it saw drawn) is redealt like any other.  The world keeps no
+        log (lines for other seats), and is rebuilt, if a move in it fails, from a copy of itself made
+        when it was drawn (never from the real game's seed and moves).
+
+        Raises:
+            TapsterError: ``player`` is not a seat of this game.
+        """
+        if type(player) is not int or not 0 <= player < self.num_players:
+            raise TapsterError(f"no seat {player!r} in a game of {self.num_players}")
+        st = self.clone()
+        st.base = None  # set below: a world never points back at the real game
+        st.history = None
+        st.record = _masked_record(st.record, player)  # another seat's secret action is not in the world
+        rs = st.ruleset
+        places = []  # (sort key, list): every place the seat cannot see, in a canonical order
+        for decl in rs.zone_list:
+            z = st.zones[decl.name]
+            vis = decl.visibility
+            if decl.keyed:
+                if vis != "public":
+                    places.extend(((decl.name, repr(k)), sub) for k, sub in z.items())
+            elif decl.per_player:
+                for i, sub in enumerate(z):
+                    if vis == "hidden" or (vis == "owner" and i != player):
+                        places.extend(((decl.name, i, path), leaf) for path, leaf in _leaves_with_path(sub, decl.depth - 1))
+            elif vis != "public":
+                places.extend(((decl.name, path), leaf) for path, leaf in _leaves_with_path(z, decl.depth))
+        places.sort(key=lambda kp: repr(kp[0]))
+        pools: dict = {}  # (kind, back) -> [slots (place, index)], [components]
+        kinds = rs.kinds
+        for _, place in places:
+            for i, c in enumerate(place):
+                back = kinds[c.kind].back
+                key = (c.kind, tuple(repr(c.fields.get(f)) for f in back)) if back else c.kind
+                slots, comps = pools.setdefault(key, ([], []))
+                slots.append((place, i))
+                comps.append(c)
+        r = rng
+        moved: dict = {}  # component that lay in a slot -> the one dealt into it
+        for key in sorted(pools, key=repr):
+            slots, comps = pools[key]
+            old = list(comps)
+            comps.sort(key=_by_index)
+            for i in range(len(comps) - 1, 0, -1):  # Fisher-Yates with the agent's generator
+                j = r.below(i + 1)
+                comps[i], comps[j] = comps[j], comps[i]
+            for (place, i), c, was in zip(slots, comps, old, strict=True):
+                place[i] = c
+                if c is not was:
+                    moved[was] = c
+        if moved:
+            _relabel_unseen(self, st, player, moved)
+        if st.lazy:  # a redealt place is in random order already
+            redealt = {id(place) for _, place in places}
+            st.lazy = {k: g for k, g in st.lazy.items() if id(chance_mod.zone_at(st, k)) not in redealt}
+        st.rng = seed_state(r.below(1 << 63))
+        st._outcome = None
+        st.log = None
+        # Rebuilt from a copy of itself if a move in it fails: not from the real game's seed and
+        # moves, which an agent holding the world could otherwise reach.
+        st.checkpoint()
+        return st
+
+    def __deepcopy__(self, memo) -> State:
+        """``copy.deepcopy(state)`` is :meth:`clone` (OpenSpiel copies Python states by deep
+        copy): the ruleset is shared, never copied."""
+        st = self.clone()
+        memo[id(self)] = st
+        return st
+
+    def __reduce__(self):
+        """Pickled as its ruleset (by how it was loaded), :meth:`to_json` and its record of
+        decisions: the unpickled state has the same future and the same information states."""
+        record = []
+        r = self.record
+        while r is not None:
+            (players, action, secret), r = r
+            record.append((list(players), action.name, encode_value(list(action.args)), secret))
+        return (_unpickle_state, (self.ruleset, self.to_json(), record[::-1]))
+
+    def __copy__(self) -> State:
+        """``copy.copy(state)`` is :meth:`clone` too: a state sharing its zones with another
+        would change with it."""
+        return self.clone()
+
+    def to_json(self) -> dict:
+        """The whole state as JSON data (components as ids, blocks as ids)."""
+        rs = self.ruleset
+        pending = None
+        if self.pending is not None:
+            choose, loc, _, _ = self.pending
+            if type(choose) is ChancePoint:
+                pending = {"chance": choose.to_json(lambda v: encode_value(v, rs)), "locals": encode_value(loc)}
+            else:
+                pending = {"choose": choose.id, "locals": encode_value(loc)}
+        out = {
+            "ruleset": rs.name,
+            "variant": rs.variant,
+            "num_players": self.num_players,
+            "zones": {name: encode_value(self.zones[name]) for name, _ in rs.zone_depths},
+            "vars": {k: encode_value(v) for k, v in self.vars.items()},
+            "props": {rs.components[i].id: encode_value(d) for i, d in sorted(self.props.items())},
+            "rng": str(self.rng),
+            "stack": [
+                [block.id, pc, encode_value(loc), encode_value(loop, rs)] for block, pc, loc, loop in self.stack
+            ],
+            "pending": pending,
+            "current": self.current,
+            "turns": list(self.turns),
+            "order": list(self.order),
+            "phase": self.phase,
+            "finished": self.finished,
+            "reason": self.reason,
+            "log": None if self.log is None else [[list(to) if to else None, text] for to, text in self.log],
+        }
+        if self.chance != "sample":
+            out["chance"] = self.chance
+            out["lazy"] = [
+                [encode_value(list(k)), [sorted(c.id for c in g) for g in v]]
+                for k, v in sorted(self.lazy.items(), key=lambda kv: repr(kv[0]))
+            ]
+        _check_size(out)
+        return out
+
+    @classmethod
+    def from_json(cls, ruleset: Ruleset, data: dict) -> State:
+        """Rebuild a state saved by :meth:`to_json` for the same (compiled) ruleset.
+
+        ``data`` is checked against the published ``schemas/state.schema.json`` and then against
+        the ruleset (:func:`check_saved`) before anything is built from it.
+
+        Raises:
+            TapsterError: the data is for another ruleset or variant, or is malformed (never
+                a raw Python error, whatever the document holds).
+        """
+        if not isinstance(data, dict):
+            raise TapsterError(f"malformed saved state: expected a JSON object, found {type(data).__name__}")
+        problem = schema_check(data, "state.schema.json")
+        if problem is not None:
+            raise TapsterError(f"malformed saved state: {problem}")
+        try:
+            mode = data.get("chance", "sample")
+            if mode not in chance_mod.MODES:
+                raise TapsterError(f"malformed saved state: unknown chance mode {mode!r}")
+            ruleset = ruleset.with_chance(mode)
+            if data.get("ruleset") != ruleset.name or data.get("variant") != ruleset.variant:
+                raise TapsterError(
+                    f"this state is for {data.get('ruleset')!r} (variant {data.get('variant')!r}), "
+                    f"not {ruleset.name!r} (variant {ruleset.variant!r})"
+                )
+            check_saved(ruleset, data)
+            st = cls.__new__(cls)
+            st.ruleset = ruleset
+            st.num_players = int(data["num_players"])
+            st.zones = {name: decode_value(data["zones"][name], ruleset) for name, _ in ruleset.zone_depths}
+            for name, depth in ruleset.zone_depths:
+                if depth < 0:
+                    st.zones[name] = Keyed(st.zones[name])
+            st.vars = {k: decode_value(v, ruleset) for k, v in data["vars"].items()}
+            st.props = {ruleset.by_id[k].index: decode_value(v, ruleset) for k, v in data["props"].items()}
+            st.rng = int(data["rng"])
+            st.stack = []
+            for block_id, pc, loc, loop in data["stack"]:
+                loop = decode_value(loop, ruleset)
+                if loop is not None and loop[0] == flow.WHILE:
+                    loop = (flow.WHILE, ruleset.while_conds[loop[1]])
+                elif loop is not None:
+                    loop = (getattr(flow, loop[0].upper()),) + tuple(loop[1:])
+                st.stack.append((ruleset.blocks[block_id], pc, decode_value(loc, ruleset), loop))
+            st.current = data["current"]
+            st.turns = list(data["turns"])
+            st.order = tuple(data.get("order", ()))
+            st.phase = data["phase"]
+            st.finished = data["finished"]
+            st.reason = data["reason"]
+            st.log = None if data["log"] is None else [(tuple(to) if to else None, text) for to, text in data["log"]]
+            st.env = Env(st, {})
+            st._outcome = None
+            st.pending = None
+            st.chance = mode
+            st.base = ("data", ruleset, data)
+            st.history = None
+            st.record = None
+            st.lazy = {}
+            st.where = {}
+            st.places = {}
+            for key, groups in data.get("lazy") or ():
+                st.lazy[tuple(decode_value(key, ruleset))] = [{ruleset.by_id[i] for i in ids} for ids in groups]
+            if data["pending"] is not None and "chance" in data["pending"]:
+                point, _, actions, players = chance_mod.restore_point(st, data["pending"]["chance"], lambda v: decode_value(v, ruleset))
+                st.pending = (point, decode_value(data["pending"]["locals"], ruleset), actions, players)
+            elif data["pending"] is not None:
+                choose = ruleset.chooses[data["pending"]["choose"]]
+                loc = decode_value(data["pending"]["locals"], ruleset)
+                env = st.env
+                env.loc = loc
+                player = choose.player(env)
+                players = tuple(player) if isinstance(player, (list, tuple)) else (player,)
+                st.pending = (choose, loc, choose.legal(st, loc), players)
+            return st
+        except TapsterError:
+            raise
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError, ArithmeticError) as exc:
+            raise TapsterError(f"malformed saved state: {type(exc).__name__}: {exc}") from None
+
+    def __repr__(self) -> str:
+        status = "finished" if self.finished else f"deciding: {self.current_players()}"
+        return f"<State {self.ruleset.name} {self.num_players}p {status}>"
+
+    def describe(self) -> str:
+        """A short text of the zones, for people."""
+        lines = []
+        for decl in self.ruleset.zone_list:
+            lines.append(f"{decl.name}: {render(self.zones[decl.name])}")
+        return "\n".join(lines)
+
+
+def _same_types(a: tuple, b: tuple) -> bool:
+    """The two argument tuples (already equal) hold values of the same types, nested too."""
+    for x, y in zip(a, b):
+        if type(x) is not type(y):
+            return False
+        if type(x) is tuple and not _same_types(x, y):
+            return False
+    return True
+
+
+def _key_text(key: Any) -> str:
+    """A keyed zone's key as expression text: ``(0, 1)``, ``"ghent"``, ``component("mat-3")``."""
+    if isinstance(key, Component):
+        return f'component("{key.id}")'
+    if isinstance(key, str):
+        return '"' + key + '"'
+    if isinstance(key, tuple):
+        return "(" + ", ".join(_key_text(k) for k in key) + ("," if len(key) == 1 else "") + ")"
+    return str(key)
+
+
+def _by_index(c: Component) -> int:
+    return c.index
+
+
+def _relabel(v: Any, moved: dict) -> Any:
+    """``v`` with every component in ``moved`` replaced by the one it maps to, inside lists,
+    tuples, dicts and sets (other values as they are; containers unchanged are returned as is)."""
+    t = type(v)
+    if t is Component:
+        return moved.get(v, v)
+    if t is list:
+        return [_relabel(x, moved) for x in v]
+    if t is tuple:
+        return tuple(_relabel(x, moved) for x in v)
+    if t is dict:
+        return {_relabel(k, moved): _relabel(x, moved) for k, x in v.items()}
+    if t is set or t is frozenset:
+        return t(_relabel(x, moved) for x in v)
+    return v
+
+
+def _relabel_unseen(real: State, st: State, player: int, moved: dict) -> None:
+    """In the world ``st`` (see :meth:`State.determinize`): the references ``player`` cannot
+    see follow the redeal ``moved`` (the component that lay in a slot -> the one dealt there),
+    and so do the mutable properties of the redealt components."""
+    rs = st.ruleset
+    for decl in rs.vars.values():
+        if decl.visibility == "hidden":
+            st.vars[decl.name] = _relabel(st.vars[decl.name], moved)
+        elif decl.visibility == "owner" and decl.per_player:
+            value = st.vars[decl.name]
+            st.vars[decl.name] = [x if i == player else _relabel(x, moved) for i, x in enumerate(value)]
+    frames = []
+    for block, pc, loc, loop in st.stack:
+        if loop is not None and loop[0] == flow.EACH:
+            loop = (loop[0], _relabel(loop[1], moved)) + tuple(loop[2:])
+        frames.append((block, pc, _relabel(loc, moved), loop))
+    st.stack = frames
+    p = st.pending
+    if p is not None and player not in p[3] and p[3] != (CHANCE,):
+        choose, loc, actions, players = p
+        actions = tuple(Action(a.name, _relabel(a.args, moved)) for a in actions)
+        st.pending = (choose, _relabel(loc, moved), actions, players)
+    if st.props:
+        for was, now in moved.items():
+            if was.index in real.props:
+                st.props[now.index] = real.props[was.index].copy()
+
+
+def _leaves(z: list, depth: int):
+    if depth == 0:
+        yield z
+    else:
+        for sub in z:
+            yield from _leaves(sub, depth - 1)
+
+
+def _leaves_with_path(z: list, depth: int, path: tuple = ()):
+    if depth == 0:
+        yield path, z
+    else:
+        for i, sub in enumerate(z):
+            yield from _leaves_with_path(sub, depth - 1, path + (i,))
+
+
+def _deep_copy(z: list, depth: int) -> list:
+    if depth == 0:
+        return z[:]
+    return [_deep_copy(x, depth - 1) for x in z]
+
+
+def _copy_value(v: Any) -> Any:
+    t = type(v)
+    if t is list:
+        for x in v:
+            if type(x) is list or type(x) is dict:
+                return [_copy_value(x) for x in v]
+        return v[:]  # a list of plain values (a board, a track): one C-level copy
+    if t is dict:
+        return {k: _copy_value(x) for k, x in v.items()}
+    return v
+
+
+def encode_value(v: Any, rs: Any = None) -> Any:
+    """A value as JSON data: components become ``{"c": id}``, tuples ``{"t": [...]}``,
+    dicts ``{"d": [[k, v], ...]}``, compiled conditions (in ``while`` loops) their index."""
+    t = type(v)
+    if v is None or t in (int, str, bool, float):
+        return v
+    if t is Component:
+        return {"c": v.id}
+    if t is list:
+        return [encode_value(x, rs) for x in v]
+    if t is tuple:
+        if rs is not None and v and v[0] == flow.WHILE:
+            return {"t": [flow.WHILE, rs.while_conds.index(v[1])]}
+        return {"t": [encode_value(x, rs) for x in v]}
+    if t is dict or isinstance(v, dict):  # a dict, or a keyed zone's contents
+        return {"d": [[encode_value(k, rs), encode_value(x, rs)] for k, x in v.items()]}
+    raise TypeError(f"cannot save a value of type {t.__name__}")
+
+
+def decode_value(v: Any, rs: Ruleset) -> Any:
+    """The inverse of :func:`encode_value` for ruleset ``rs``."""
+    t = type(v)
+    if t is list:
+        return [decode_value(x, rs) for x in v]
+    if t is dict:
+        if "c" in v:
+            return rs.by_id[v["c"]]
+        if "t" in v:
+            return tuple(decode_value(x, rs) for x in v["t"])
+        if "d" in v:
+            return {decode_value(k, rs): decode_value(x, rs) for k, x in v["d"]}
+        raise ValueError(f"unknown saved value {v!r}")
+    return v
+
+
+def new_game(
+    ruleset: Ruleset, num_players: int, seed: int | str = 0, log: bool = False, position=None, chance: str = "sample"
+) -> State:
+    """A new game of ``ruleset`` for ``num_players`` seats, its chance drawn from ``seed``.
+
+    Runs ``setup``; applies ``position`` (a callable ``f(state)`` used by scenarios) between
+    setup and flow; then runs the flow to the first decision.  ``log`` records the game's
+    account (``State.log``).  ``chance="explicit"`` plays with chance points (see
+    :mod:`interpreter.engine.chance`; the setup's chance events are chance points too, so the new state
+    may be at one, and ``position`` is not available).
+
+    Raises:
+        TapsterError: ``num_players`` outside the ruleset's range; an unknown chance mode, or
+            ``position`` with explicit chance; errors from the setup.
+    """
+    if chance != ruleset.chance:
+        if chance not in chance_mod.MODES:
+            raise TapsterError(f"chance mode {chance!r}: expected one of {', '.join(chance_mod.MODES)}")
+        ruleset = ruleset.with_chance(chance)
+    lo, hi = ruleset.min_players, ruleset.max_players
+    if not isinstance(num_players, int) or not lo <= num_players <= hi:
+        raise TapsterError(f"{ruleset.title} is for {lo} to {hi} players, not {num_players}")
+    st = State.__new__(State)
+    st.ruleset = ruleset
+    st.num_players = num_players
+    st.zones = {decl.name: decl.empty(num_players) for decl in ruleset.zone_list}
+    st.vars = {decl.name: decl.initial(num_players) for decl in ruleset.vars.values()}
+    st.props = {}
+    st.rng = seed_state(seed)
+    st.stack = []
+    st.pending = None
+    st.current = 0
+    st.turns = [0] * num_players
+    st.order = ()
+    st.phase = ""
+    st.finished = False
+    st.reason = ""
+    st.log = [] if log else None
+    st.env = Env(st, {})
+    st._outcome = None
+    st.chance = ruleset.chance
+    st.lazy = {}
+    st.base = ("new", ruleset, num_players, seed, log, position)
+    st.history = None
+    st.where = {}
+    st.places = {}
+    st.record = None
+    ruleset.place_components(st)
+    try:
+        if st.chance == "explicit":
+            if position is not None:
+                raise TapsterError("a scenario's position cannot be set up with explicit chance")
+            # setup may stop at chance points: it runs on top of the flow, in one go
+            if ruleset.flow.effects:
+                st.stack.append((ruleset.flow, 0, {}, None))
+            if ruleset.setup.effects:
+                st.stack.append((ruleset.setup, 0, {}, None))
+            flow.run(st)
+            return st
+        if ruleset.setup.effects:
+            st.stack.append((ruleset.setup, 0, {}, None))
+            _run_setup(st)
+        if position is not None:
+            position(st)
+        if ruleset.flow.effects:
+            st.stack.append((ruleset.flow, 0, {}, None))
+        flow.run(st)
+    except flow.PYTHON_ERRORS as exc:  # a ruleset's value of the wrong kind: never a traceback
+        raise flow.unexpected(exc) from None
+    return st
+
+
+def _check_size(data: Any) -> None:
+    """Raise when the JSON data ``data`` would be larger than :data:`MAX_SAVED_SIZE`."""
+    left = MAX_SAVED_SIZE
+    todo = [data]
+    while todo:
+        x = todo.pop()
+        t = type(x)
+        if t is str:
+            left -= len(x)
+        elif t is list:
+            left -= len(x)
+            todo.extend(x)
+        elif t is dict:
+            left -= len(x)
+            todo.extend(x.keys())
+            todo.extend(x.values())
+        if left < 0:
+            raise TapsterError(
+                f"this state is too large to save (more than {MAX_SAVED_SIZE} characters and items): "
+                "a rule keeps a value that grows without end")
+
+
+def check_saved(rs: Ruleset, data: dict) -> None:
+    """Check a saved state (already valid against ``state.schema.json``) against the ruleset
+    ``rs``: the seat count in range, exactly the declared zones and variables, each zone's shape,
+    every component exactly once, mutable properties that exist, frames that name real blocks
+    and effects, a pending decision or chance point that exists, seats in range, values nested
+    at most :data:`MAX_SAVED_DEPTH` deep.
+
+    Raises:
+        TapsterError: the first problem found, saying where.
+    """
+
+    def bad(msg: str):
+        return TapsterError(f"malformed saved state: {msg}")
+
+    n = data["num_players"]
+    if not rs.min_players <= n <= rs.max_players:
+        raise bad(f"{n} players; {rs.title} is for {rs.min_players} to {rs.max_players}")
+    if set(data["zones"]) != set(rs.zones):
+        raise bad(f"zones {sorted(data['zones'])} are not the ruleset's {sorted(rs.zones)}")
+    if set(data["vars"]) != set(rs.vars):
+        raise bad(f"variables {sorted(data['vars'])} are not the ruleset's {sorted(rs.vars)}")
+    for section in ("zones", "vars", "props", "stack", "pending", "lazy"):
+        if section in data and _depth(data[section]) > MAX_SAVED_DEPTH:
+            raise bad(f"`{section}` is nested more than {MAX_SAVED_DEPTH} deep")
+        problem = _bad_leaf(data.get(section))
+        if problem:
+            raise bad(f"`{section}` holds {problem}")
+    seen: set[str] = set()
+
+    def leaf(z, where):
+        if not isinstance(z, list):
+            raise bad(f"{where} must be a list of components")
+        for c in z:
+            if not (isinstance(c, dict) and set(c) == {"c"} and isinstance(c["c"], str) and c["c"] in rs.by_id):
+                raise bad(f"{where} holds {json_text(c)}, not a component of the ruleset")
+            if c["c"] in seen:
+                raise bad(f"component {c['c']} is in two places (again in {where})")
+            seen.add(c["c"])
+
+    def nested(z, depth, sizes, where):
+        if depth == 0:
+            return leaf(z, where)
+        if not isinstance(z, list) or len(z) != sizes[0]:
+            raise bad(f"{where} must be a list of {sizes[0]}")
+        for i, sub in enumerate(z):
+            nested(sub, depth - 1, sizes[1:], f"{where}[{i}]")
+
+    for name, decl in rs.zones.items():
+        z = data["zones"][name]
+        if decl.keyed:
+            if not (isinstance(z, dict) and set(z) == {"d"} and isinstance(z["d"], list)):
+                raise bad(f"keyed zone `{name}` must be {{\"d\": [[key, [components]], ...]}}")
+            for pair in z["d"]:
+                if not (isinstance(pair, list) and len(pair) == 2):
+                    raise bad(f"keyed zone `{name}` holds {json_text(pair)}, not [key, [components]]")
+                leaf(pair[1], f"{name}[{json_text(pair[0])}]")
+            continue
+        sizes = ([n] if decl.per_player else []) + ([decl.count] if decl.count is not None else [])
+        nested(z, decl.depth, sizes, name)
+    if len(seen) != len(rs.components):
+        missing = [c.id for c in rs.components if c.id not in seen][:5]
+        raise bad(f"components missing from every zone: {', '.join(missing)}")
+    for cid, props in data["props"].items():
+        comp = rs.by_id.get(cid)
+        pairs = props.get("d") if isinstance(props, dict) else None
+        if comp is None or not isinstance(pairs, list) or not all(
+            isinstance(pr, list) and len(pr) == 2 and isinstance(pr[0], str) and pr[0] in comp.mutable for pr in pairs
+        ):
+            raise bad(f"`props` for {cid!r}: not a component with those mutable properties")
+    if int(data["rng"]) >= 1 << 64:
+        raise bad("the generator's state is more than 64 bits")
+    for i, (block, pc, _, loop) in enumerate(data["stack"]):
+        if block >= len(rs.blocks) or pc > len(rs.blocks[block].effects):
+            raise bad(f"frame {i} names block {block} at effect {pc}, which the ruleset does not have")
+        if loop is not None:
+            kind = loop.get("t", [None])[0] if isinstance(loop, dict) and isinstance(loop.get("t"), list) and loop["t"] else None
+            if kind not in (flow.EACH, flow.TIMES, flow.WHILE):
+                raise bad(f"frame {i} has a loop {json_text(loop)} of no known kind")
+            if kind == flow.WHILE and not (len(loop["t"]) == 2 and type(loop["t"][1]) is int
+                                           and 0 <= loop["t"][1] < len(rs.while_conds)):
+                raise bad(f"frame {i} names a `while` condition the ruleset does not have")
+    pending = data["pending"]
+    if pending is not None:
+        if "choose" in pending and pending["choose"] >= len(rs.chooses):
+            raise bad(f"the pending decision {pending['choose']} does not exist")
+        if "chance" in pending and pending["chance"]["effect"] >= len(rs.chance_effects):
+            raise bad("the pending chance point does not exist")
+    elif not data["finished"]:
+        raise bad("no decision is pending and the game has not ended")
+    if data["current"] >= n or len(data["turns"]) != n:
+        raise bad(f"seat {data['current']} or {len(data['turns'])} turn counts in a game of {n}")
+    order = data.get("order", [])
+    if any(p >= n or not data["turns"][p] for p in order):
+        raise bad(f"the turn order {order} names a seat that has not begun a turn in a game of {n}")
+
+
+def _bad_leaf(v) -> str | None:
+    """What in ``v`` (already known to nest at most MAX_SAVED_DEPTH deep) JSON and a game cannot
+    hold: a whole number of more than MAX_INT_BITS bits, a float that is not finite, a value
+    that is not JSON data; None when all is well."""
+    todo = [v]
+    while todo:
+        x = todo.pop()
+        t = type(x)
+        if t is list:
+            todo.extend(x)
+        elif t is dict:
+            todo.extend(x.values())
+            if any(type(k) is not str for k in x):
+                return "an object key that is not text"
+        elif t is int:
+            if x.bit_length() > MAX_INT_BITS:
+                return f"a whole number of more than {MAX_INT_BITS} bits"
+        elif t is float:
+            if x != x or x in (float("inf"), float("-inf")):
+                return "a number that is not finite"
+        elif t not in (str, bool) and x is not None:
+            return f"a {t.__name__}, which is not JSON data"
+    return None
+
+
+def _depth(v, limit: int = MAX_SAVED_DEPTH + 1) -> int:
+    """How deeply ``v`` nests (lists and objects), counted up to ``limit`` without recursion."""
+    deepest = 0
+    todo = [(v, 1)]
+    while todo:
+        x, d = todo.pop()
+        if d > deepest:
+            deepest = d
+            if deepest >= limit:
+                return deepest
+        if isinstance(x, list):
+            todo.extend((y, d + 1) for y in x)
+        elif isinstance(x, dict):
+            todo.extend((y, d + 1) for y in x.values())
+    return deepest
+
+
+def json_text(v: Any) -> str:
+    """A short JSON text of ``v`` for a message."""
+    import json
+
+    try:
+        text = json.dumps(v)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(type(v))
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _unpickle_state(ruleset: Ruleset, data: dict, record: list) -> State:
+    """A pickled :class:`State` (see ``State.__reduce__``)."""
+    st = State.from_json(ruleset, data)
+    out = None
+    for players, name, args, secret in record:
+        out = ((tuple(players), Action(name, tuple(decode_value(args, ruleset))), secret), out)
+    st.record = out
+    return st
+
+
+def _masked_record(record, player: int):
+    """``record`` with every secret action another seat than ``player`` took replaced by None."""
+    entries = []
+    while record is not None:
+        (players, action, secret), record = record
+        entries.append((players, None if secret and player not in players else action, secret))
+    out = None
+    for e in reversed(entries):
+        out = (e, out)
+    return out
+
+
+def _rebuild(base: tuple, history) -> State:
+    """The state made as ``base`` says, then every action of ``history`` applied (see
+    :attr:`State.base`).  Replaying what succeeded once succeeds again: the engine is
+    deterministic."""
+    kind = base[0]
+    if kind == "new":
+        _, ruleset, n, seed, log, position = base
+        st = new_game(ruleset, n, seed, log, position, chance=ruleset.chance)
+    elif kind == "data":
+        st = State.from_json(base[1], base[2])
+    else:  # "state": a checkpoint, kept as a clone nobody plays on
+        st = base[1].clone()
+    actions = []
+    while history is not None:
+        actions.append(history[0])
+        history = history[1]
+    for a in reversed(actions):
+        st.apply(a)
+    return st
+
+
+def _run_setup(st: State) -> None:
+    """Run ``setup`` to completion; a decision there is a ruleset error."""
+    flow.run(st, finish=False)
+    if st.pending is not None:
+        raise FlowError("`setup` cannot ask for a decision: move the `choose` into `flow`", st.pending[0].mark)

@@ -1,0 +1,351 @@
+"""Any ruleset as an OpenSpiel game (``pip install 'tapster[openspiel]'``).
+
+:func:`register` makes a ruleset (and a variant) a registered ``pyspiel`` game through
+OpenSpiel's Python game API; :func:`load_game` registers it if needed and loads it::
+
+    from interpreter.interop.openspiel import load_game
+    game = load_game("kuhn_poker")                 # a pyspiel.Game; or pyspiel.load_game("tapster_kuhn_poker")
+    state = game.new_initial_state()
+
+The game's type: sequential; chance mode explicit stochastic when the ruleset has chance (the
+game is played with ``chance="explicit"``: chance points list their outcomes and probabilities,
+lazy deals included), deterministic when it has none; imperfect information when any zone or
+variable is not public or any decision is ``secret``; zero-, constant- or general-sum utility
+from the declared ``outcome: {sum}`` (or the enumerated tree of a small game); terminal rewards.
+Actions, chance outcomes, the observation tensor, returns, utility bounds and the longest game
+come from :class:`interpreter.interop.encoding.Encoding` (its notes document the encodings); the bounds
+and the longest game are the game's exact facts (:mod:`interpreter.compile.facts`), and a ruleset that
+neither declares nor lets them be derived refuses to load (:class:`~interpreter.compile.facts.FactsError`).
+``information_state_string(p)`` is :meth:`State.information_state` (the seat's observation and
+the decisions it saw taken; a ``secret`` decision's action shows as ``?`` to the others), and
+``information_state_tensor(p)`` the observation tensor followed by that public history, one
+fixed-size slot per decision up to ``max_game_length`` (:meth:`Encoding.information_state_tensor`);
+``observation_string(p)`` and ``observation_tensor(p)`` are the observation alone; none ever
+reads the whole state.  States pickle (as the game and the actions taken, replayed on loading),
+so OpenSpiel's ``random_sim_test(..., serialize=True)`` passes.
+
+A decision several seats take at once (``choose`` with a list of players) is OpenSpiel's to
+the first of them, as ``Decision.player``.
+
+Game parameters: ``players`` (the seat count) and ``explore`` (seeded playouts that lay out the
+observation tensor's variables and find the values of an option whose ``in:`` reads a variable;
+the utility bounds, the longest game and every derived action id never depend on it, default 32).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pyspiel
+
+from ..compile.compiler import load_ruleset
+from ..compile.ruleset import Ruleset
+from ..engine.state import encode_value
+from ..errors import TapsterError
+from .encoding import EXPLORE_GAMES, Encoding, is_chance, new_state
+
+__all__ = ["register", "load_game", "game_name", "TapsterGame", "TapsterState"]
+
+#: (ruleset name or path, variant) -> short name, for the games registered in this process
+_REGISTERED: dict[tuple[str, str | None], str] = {}
+
+_UTILITY = {
+    "zero_sum": pyspiel.GameType.Utility.ZERO_SUM,
+    "constant_sum": pyspiel.GameType.Utility.CONSTANT_SUM,
+    "general_sum": pyspiel.GameType.Utility.GENERAL_SUM,
+}
+_CHANCE = {
+    "none": pyspiel.GameType.ChanceMode.DETERMINISTIC,
+    "explicit": pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+}
+
+
+def game_name(ruleset: str, variant: str | None = None) -> str:
+    """The registered short name of a ruleset and variant: ``tapster_<ruleset>[_<variant>]``
+    (other characters than letters, digits and ``_`` become ``_``)."""
+    name = "tapster_" + ruleset + (f"_{variant}" if variant else "")
+    return re.sub(r"[^A-Za-z0-9_]", "_", name)
+
+
+def register(ruleset: str, variant: str | None = None) -> str:
+    """Register ``ruleset`` (a name under rulesets/ or a path) with ``variant`` as an OpenSpiel
+    game and return its short name (already registered: the same name, nothing done).
+
+    Raises:
+        TapsterError: the ruleset or variant does not load (its errors, file:line:column).
+    """
+    name = _REGISTERED.get((str(ruleset), variant))
+    if name is not None:
+        return name
+    rs = load_ruleset(ruleset, variant)
+    name = game_name(rs.name, variant)
+    if name in _REGISTERED.values():  # the same ruleset by another spelling of its path
+        _REGISTERED[(str(ruleset), variant)] = name
+        return name
+    enc = Encoding.of(rs, rs.default_players, EXPLORE_GAMES)
+    game_type = pyspiel.GameType(
+        short_name=name,
+        long_name=f"Tapster {rs.title}" + (f" ({variant})" if variant else ""),
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=_CHANCE[enc.chance],
+        information=(pyspiel.GameType.Information.PERFECT_INFORMATION if enc.perfect_information
+                     else pyspiel.GameType.Information.IMPERFECT_INFORMATION),
+        utility=_UTILITY[enc.utility],
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=rs.max_players,
+        min_num_players=rs.min_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification={"players": rs.default_players, "explore": EXPLORE_GAMES},
+    )
+    # One subclass per game (a class, not a closure: OpenSpiel's registry outlives the interpreter,
+    # and a Python function held there crashes it at exit).
+    cls = type(f"TapsterGame_{name}", (TapsterGame,), {"ruleset": rs, "game_type": game_type, "__doc__": TapsterGame.__doc__})
+    pyspiel.register_game(game_type, cls)
+    _REGISTERED[(str(ruleset), variant)] = name
+    return name
+
+
+def load_game(ruleset: str, variant: str | None = None, players: int | None = None, **params) -> pyspiel.Game:
+    """Register (if needed) and load a ruleset as a ``pyspiel.Game``; ``players`` and the other
+    game parameter (``explore``) as keywords.
+
+    Raises:
+        TapsterError: the ruleset does not load, or the seat count is outside its range.
+    """
+    name = register(ruleset, variant)
+    if players is not None:
+        params["players"] = players
+    return pyspiel.load_game(name, params)
+
+
+class TapsterGame(pyspiel.Game):
+    """One ruleset (a variant, a seat count) as a ``pyspiel.Game``; made by OpenSpiel from the
+    registered name with a parameter dict (``players``, ``explore``).  :func:`register`
+    makes a subclass per registered game, holding ``ruleset`` and ``game_type``.
+
+    Raises:
+        TapsterError: ``players`` outside the ruleset's range; ``explore`` below 1.
+    """
+
+    ruleset: Ruleset
+    game_type: pyspiel.GameType
+
+    def __init__(self, params: dict | None = None):
+        rs, game_type = self.ruleset, self.game_type
+        params = dict(params or {})
+        players = int(params.get("players", rs.default_players))
+        if not rs.min_players <= players <= rs.max_players:
+            raise TapsterError(f"{rs.title} is for {rs.min_players} to {rs.max_players} players, not {players}")
+        explore = int(params.get("explore", EXPLORE_GAMES))
+        self.encoding = enc = Encoding.of(rs, players, explore)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=enc.num_distinct_actions,
+            max_chance_outcomes=enc.max_chance_outcomes,
+            num_players=players,
+            min_utility=enc.min_utility,
+            max_utility=enc.max_utility,
+            utility_sum=enc.utility_sum,
+            max_game_length=enc.max_game_length,
+        )
+        super().__init__(game_type, info, {"players": players, "explore": explore})
+
+    def __reduce__(self):
+        """Pickled as the ruleset's path, variant and the game's parameters (loading registers
+        the ruleset if needed)."""
+        rs = self.ruleset
+        return (_restore_game, (str(rs.path), rs.variant, dict(self.get_parameters())))
+
+    def new_initial_state(self) -> TapsterState:
+        """A new game at its first decision or chance point (chance never draws from the
+        game's generator here, so every initial state is the same)."""
+        return TapsterState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None) -> TapsterObserver:
+        """The observer OpenSpiel uses for observation and information-state strings and
+        tensors (an information state when ``iig_obs_type.perfect_recall``).
+
+        Raises:
+            ValueError: parameters were given, or a public-only observation was asked for.
+        """
+        if params:
+            raise ValueError(f"observation parameters are not supported; passed {params}")
+        perfect_recall = bool(iig_obs_type and iig_obs_type.perfect_recall)
+        if iig_obs_type is not None and iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER:
+            raise ValueError("only a seat's own observation (private_info=SINGLE_PLAYER) is supported")
+        return TapsterObserver(self.encoding, perfect_recall)
+
+
+class _Node:
+    """One node of a game's tree as the adapter shares it: the engine's ``state`` after the
+    action ids ``key`` from the initial state, never changed once made (a child is applied to a
+    clone), and ``cache``: what was computed of it (legal actions, information states, returns).
+    With explicit chance the ids determine the state, so every :class:`TapsterState` with the
+    same history shares one node, and OpenSpiel's copies (a deep copy per ``child``/``clone``)
+    copy nothing of it."""
+
+    __slots__ = ("state", "key", "cache")
+
+    def __init__(self, state, key: tuple):
+        self.state, self.key, self.cache = state, key, {}
+
+    def __deepcopy__(self, memo) -> _Node:
+        return self
+
+    def __reduce__(self):
+        return (_Node, (self.state, self.key))
+
+
+#: The most nodes one game's tree keeps (:class:`_Node`; beyond it new nodes are not shared).
+MAX_SHARED_NODES = 100_000
+
+
+class TapsterState(pyspiel.State):
+    """A game in progress: a Tapster :class:`~interpreter.engine.state.State` behind OpenSpiel's
+    ``State`` API (``current_player``, ``legal_actions``, ``chance_outcomes``, ``apply_action``,
+    ``returns``...).  ``tapster_state`` is the engine's state (read it, never change it: it is
+    shared).  The states of one game share their tree's nodes (:class:`_Node`, up to
+    :data:`MAX_SHARED_NODES`): applying an action looks the child up by the action ids taken and
+    makes it (a clone of the engine state, the action applied) only the first time; what is
+    computed of a node (legal actions, information-state strings, returns) is computed once.
+    OpenSpiel clones a Python state by deep-copying its attributes, which share the node and the
+    encoding."""
+
+    def __init__(self, game: TapsterGame, node: _Node | None = None):
+        super().__init__(game)
+        enc = self.encoding = game.encoding
+        if node is None:
+            node = enc.__dict__.get("root_node")
+            if node is None:
+                node = enc.root_node = _Node(new_state(enc, 0), ())
+        self._node = node
+
+    @property
+    def tapster_state(self):
+        """The engine's state (shared with every state of the same history: do not change it)."""
+        return self._node.state
+
+    def __reduce__(self):
+        """Pickled as the game (its short name and parameters) and the actions taken: loading
+        replays them on a new initial state (the engine's state holds compiled rules)."""
+        return (_restore_state, (self.get_game(), list(self.history())))
+
+    def current_player(self) -> int:
+        cache = self._node.cache
+        p = cache.get("player")
+        if p is None:
+            st = self._node.state
+            if st.finished:
+                p = pyspiel.PlayerId.TERMINAL
+            elif is_chance(st):
+                p = pyspiel.PlayerId.CHANCE
+            else:
+                p = st.current_players()[0]
+            cache["player"] = p
+        return p
+
+    def _legal_actions(self, player: int) -> list[int]:
+        cache = self._node.cache
+        legal = cache.get(("legal", player))
+        if legal is None:
+            st = self._node.state
+            if st.finished or is_chance(st) or player not in st.current_players():
+                legal = []
+            else:
+                legal = sorted(set(self.encoding.legal_indices(st)))
+            cache[("legal", player)] = legal
+        return list(legal)
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        cache = self._node.cache
+        out = cache.get("chance")
+        if out is None:
+            enc = self.encoding
+            out = cache["chance"] = sorted((enc.chance_index_of(a), float(p)) for a, p in self._node.state.chance_outcomes())
+        return list(out)
+
+    def _apply_action(self, action: int) -> None:
+        node, enc = self._node, self.encoding
+        key = node.key + (action,)
+        nodes = enc.__dict__.setdefault("nodes", {})
+        child = nodes.get(key)
+        if child is None:
+            st = node.state.clone()
+            st.apply(enc.chance_action(action) if is_chance(st) else enc.actions[action])
+            child = _Node(st, key)
+            if len(nodes) < MAX_SHARED_NODES:
+                nodes[key] = child
+        self._node = child
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        enc = self.encoding
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"chance({enc.chance_values[action]})"
+        return str(enc.actions[action])
+
+    def is_terminal(self) -> bool:
+        return self._node.state.finished
+
+    def returns(self) -> list[float]:
+        cache = self._node.cache
+        out = cache.get("returns")
+        if out is None:
+            out = cache["returns"] = self.encoding.returns(self._node.state)
+        return list(out)
+
+    def __str__(self) -> str:
+        """The whole state, for debugging (never shown to a seat)."""
+        st = self.tapster_state
+        vars_text = json.dumps({k: encode_value(v) for k, v in st.vars.items()}, sort_keys=True)
+        return f"{st.describe()}\nvars: {vars_text}\ndeciding: {list(st.current_players())}\nfinished: {st.finished}"
+
+
+class TapsterObserver:
+    """OpenSpiel's Python observer for a Tapster game: ``tensor`` (float32: the encoding's
+    observation tensor, or with perfect recall its information-state tensor; ``dict`` names the
+    parts) and strings, set from a seat's view only."""
+
+    def __init__(self, encoding: Encoding, perfect_recall: bool):
+        self.encoding = encoding
+        self.perfect_recall = perfect_recall
+        size = encoding.info_tensor_size if perfect_recall else encoding.tensor_size
+        self.tensor = np.zeros(size, np.float32)
+        self.dict = {"observation": self.tensor[:encoding.tensor_size]}
+        if perfect_recall:
+            self.dict["history"] = self.tensor[encoding.tensor_size:]
+
+    def set_from(self, state: TapsterState, player: int) -> None:
+        """Fill ``tensor`` with ``player``'s observation (or information state) of ``state``."""
+        if self.perfect_recall:
+            self.encoding.information_state_tensor(state.tapster_state, player, self.tensor)
+        else:
+            self.encoding.observation_tensor(state.tapster_state, player, self.tensor)
+
+    def string_from(self, state: TapsterState, player: int) -> str:
+        """``player``'s information state (perfect recall) or observation, as text (computed once
+        per node of the tree)."""
+        cache = state._node.cache
+        key = ("info" if self.perfect_recall else "obs", player)
+        text = cache.get(key)
+        if text is None:
+            st = state._node.state
+            text = st.information_state(player) if self.perfect_recall else self.encoding.observation_string(st, player)
+            cache[key] = text
+        return text
+
+
+def _restore_game(ruleset: str, variant: str | None, params: dict) -> TapsterGame:
+    """A pickled :class:`TapsterGame`: the ruleset registered (in this process) and loaded."""
+    return pyspiel.load_game(register(ruleset, variant), params)
+
+
+def _restore_state(game: TapsterGame, actions: list[int]) -> TapsterState:
+    """A pickled :class:`TapsterState`: the game's initial state and the actions replayed."""
+    state = game.new_initial_state()
+    for a in actions:
+        state.apply_action(a)
+    return state

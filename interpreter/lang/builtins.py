@@ -1,0 +1,292 @@
+"""The builtin functions of the expression language, and the limits on the values they make.
+
+A table of :class:`Builtin` (the function, its one-line help for the README, its arity): the
+closure evaluator and the code generator both call these functions, so a builtin is written
+once.  Every builtin is pure.  ``unescape`` reads a string literal's escapes.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..limits import MAX_ITEMS
+from ..loader.load import MAX_INT_BITS  # the one integer limit: loading, computing and storing alike
+from ..model import render
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .expression import FunctionBody
+
+__all__ = ["Builtin", "BUILTINS", "MAX_ITEMS", "MAX_INT_BITS", "unescape", "same"]
+
+_VALUES = (int, float, str, bool, tuple, type(None))
+
+
+def same(a, b) -> bool:
+    """The language's ``a is b``: the same component, list or record (identity); for values —
+    numbers, text, booleans, none, tuples — the same type and an equal value.  (Python's own
+    ``is`` on numbers and text depends on how the interpreter happened to store them, which a
+    game's result must never do.)"""
+    if type(a) in _VALUES:
+        return type(a) is type(b) and a == b
+    return a is b
+
+
+@dataclass(frozen=True)
+class Builtin:
+    """A function callable from expressions.
+
+    ``fn`` is called with the evaluated arguments (and first the :class:`Env` when
+    ``needs_env``); ``doc`` is the one-line help the README lists; ``arity`` the (min, max)
+    number of positional arguments (max None = any).  ``body``: for a ruleset function, its
+    :class:`FunctionBody`, from which the code generator writes it as a Python function.
+    """
+
+    fn: Callable
+    doc: str
+    arity: tuple[int, int | None] = (1, 1)
+    needs_env: bool = False
+    body: FunctionBody | None = None
+
+
+def _count(iterable=None, value=None, *_):
+    if value is not None:
+        if type(iterable) is list:
+            return iterable.count(value)  # the same test (`is` or `==`), in C
+        return sum(1 for v in iterable if v == value)
+    return len(iterable) if hasattr(iterable, "__len__") else sum(1 for _ in iterable)
+
+
+def _distinct(iterable):
+    # A set for what is hashable (a list would make it quadratic: `distinct(range(10**6))`
+    # never ended), a list for what is not (lists); equal values are dropped either way.
+    out = []
+    seen = set()
+    unhashable = []
+    for v in iterable:
+        try:
+            if v in seen:
+                continue
+            seen.add(v)
+        except TypeError:
+            if v in unhashable:
+                continue
+            unhashable.append(v)
+        out.append(v)
+    return out
+
+
+def _max(*args, default=None):
+    items = args[0] if len(args) == 1 else args
+    items = list(items)
+    if not items:
+        if default is None:
+            raise ValueError("max() of nothing; give a default: max(x, default=0)")
+        return default
+    return max(items)
+
+
+def _min(*args, default=None):
+    items = args[0] if len(args) == 1 else args
+    items = list(items)
+    if not items:
+        if default is None:
+            raise ValueError("min() of nothing; give a default: min(x, default=0)")
+        return default
+    return min(items)
+
+
+def _top(zone):
+    return zone[-1] if zone else None
+
+
+def _bottom(zone):
+    return zone[0] if zone else None
+
+
+def _index(seq, value):
+    try:
+        return list(seq).index(value)
+    except ValueError:
+        return -1
+
+
+def _range(*args):
+    r = range(*args)
+    if len(r) > MAX_ITEMS:
+        raise ValueError(f"range() of {len(r)} numbers; the limit is {MAX_ITEMS}")
+    return list(r)
+
+
+def _mul(a, b):
+    """``a * b``, refusing a list or text repeated past MAX_ITEMS and numbers past MAX_INT_BITS."""
+    ta, tb = type(a), type(b)
+    if ta is int and tb is int:
+        if a.bit_length() + b.bit_length() > MAX_INT_BITS:
+            raise ValueError(f"the product has more than {MAX_INT_BITS} bits; numbers in a game stay smaller")
+    elif ta in (list, str, tuple) and tb is int and len(a) * b > MAX_ITEMS:
+        raise ValueError(f"repeating {len(a)} items {b} times makes more than {MAX_ITEMS}")
+    elif tb in (list, str, tuple) and ta is int and len(b) * a > MAX_ITEMS:
+        raise ValueError(f"repeating {len(b)} items {a} times makes more than {MAX_ITEMS}")
+    return a * b
+
+
+def _sorted(iterable, reverse=False):
+    return sorted(iterable, reverse=reverse)
+
+
+def _sign(x):
+    return (x > 0) - (x < 0)
+
+
+# Grids: places are (x, y) keys of a keyed zone, x growing to the right and y downward (screen
+# order); a bearing is 0 (up), 90 (right), 180 (down) or 270 (left), degrees clockwise from up.
+# Square pieces list their four sides clockwise from their own top; `rotation` turns a piece
+# clockwise.  Any tile or grid game can use them.
+_BEARING_STEPS = {0: (0, -1), 90: (1, 0), 180: (0, 1), 270: (-1, 0)}
+
+
+def _xy(key) -> tuple:
+    if type(key) is not tuple or len(key) != 2:
+        raise ValueError(f"a grid place is an (x, y) pair, not {render(key)!r}")
+    return key
+
+
+def _step_of(bearing) -> tuple:
+    step = _BEARING_STEPS.get(bearing % 360) if type(bearing) is int else None
+    if step is None:
+        raise ValueError(f"a bearing is 0, 90, 180 or 270 (degrees clockwise from up), not {render(bearing)!r}")
+    return step
+
+
+def _adjacent4(key):
+    x, y = _xy(key)
+    return [(x, y - 1), (x + 1, y), (x, y + 1), (x - 1, y)]
+
+
+def _toward(key, bearing, n=1):
+    x, y = _xy(key)
+    dx, dy = _step_of(bearing)
+    return (x + dx * n, y + dy * n)
+
+
+def _extent(keys):
+    keys = [_xy(k) for k in keys]
+    if not keys:
+        return None
+    xs = [k[0] for k in keys]
+    ys = [k[1] for k in keys]
+    return (min(xs), max(xs), min(ys), max(ys))
+
+
+def _box(box) -> tuple:
+    if type(box) is not tuple or len(box) != 4:
+        raise ValueError(f"a box is (min_x, max_x, min_y, max_y) as extent() gives, not {render(box)!r}")
+    return box
+
+
+def _wrap(key, box):
+    x, y = _xy(key)
+    x0, x1, y0, y1 = _box(box)
+    return (x0 + (x - x0) % (x1 - x0 + 1), y0 + (y - y0) % (y1 - y0 + 1))
+
+
+def _beyond(key, box, bearing):
+    x, y = _xy(key)
+    x0, x1, y0, y1 = _box(box)
+    dx, dy = _step_of(bearing)
+    return (dy < 0 and y < y0) or (dx > 0 and x > x1) or (dy > 0 and y > y1) or (dx < 0 and x < x0)
+
+
+def _facing(sides, rotation, bearing):
+    if len(sides) != 4:
+        raise ValueError(f"facing() needs the four sides of a piece, clockwise from its top, not {len(sides)}")
+    if type(rotation) is not int or rotation % 90:
+        raise ValueError(f"a rotation is a multiple of 90 degrees, not {render(rotation)!r}")
+    _step_of(bearing)
+    return sides[((bearing - rotation) % 360) // 90]
+
+
+def _key_of(zone, item):
+    if not isinstance(zone, dict):
+        raise ValueError("key_of() needs a keyed zone (a zone declared `keyed: true`)")
+    for k, stack in zone.items():
+        if item in stack:
+            return k
+    return None
+
+
+BUILTINS: dict[str, Builtin] = {
+    "adjacent4": Builtin(_adjacent4, "adjacent4((x, y)): the four orthogonal neighbours, clockwise from up"),
+    "beyond": Builtin(
+        _beyond, "beyond((x, y), box, bearing): true when the place lies past the box's edge on that side", (3, 3)
+    ),
+    "extent": Builtin(_extent, "extent(places): (min_x, max_x, min_y, max_y) of (x, y) places, or none for none"),
+    "facing": Builtin(
+        _facing,
+        "facing(sides, rotation, bearing): of a square piece's four sides (clockwise from its top), "
+        "the one facing bearing once the piece is turned rotation degrees clockwise",
+        (3, 3),
+    ),
+    "key_of": Builtin(_key_of, "key_of(zone, c): the key of the keyed zone's stack that holds c, or none", (2, 2)),
+    "toward": Builtin(
+        _toward, "toward((x, y), bearing) or toward((x, y), bearing, n): the place n steps that way", (2, 3)
+    ),
+    "wrap": Builtin(_wrap, "wrap((x, y), box): the place brought back into the box from the opposite side", (2, 2)),
+    "abs": Builtin(abs, "abs(x): the absolute value"),
+    "all": Builtin(all, "all(xs): true when every item is true (true for nothing)"),
+    "any": Builtin(any, "any(xs): true when some item is true"),
+    "bottom": Builtin(_bottom, "bottom(zone): the bottom (first) item of a zone, or none"),
+    "ceil": Builtin(math.ceil, "ceil(x): the smallest whole number ≥ x"),
+    "count": Builtin(_count, "count(xs) or count(xs, v): how many items (equal to v)", (1, 2)),
+    "distinct": Builtin(_distinct, "distinct(xs): the items without repeats, first occurrence order"),
+    "first": Builtin(_bottom, "first(xs): the first item, or none"),
+    "floor": Builtin(math.floor, "floor(x): the largest whole number ≤ x"),
+    "index": Builtin(_index, "index(xs, v): the position of v in xs, or -1", (2, 2)),
+    "int": Builtin(int, "int(x): x as a whole number (toward zero)"),
+    "last": Builtin(_top, "last(xs): the last item, or none"),
+    "len": Builtin(len, "len(xs): how many items"),
+    "list": Builtin(list, "list(xs): the items as a list"),
+    "max": Builtin(_max, "max(xs) or max(a, b, ...): the largest; max(xs, default=d) for none", (1, None)),
+    "min": Builtin(_min, "min(xs) or min(a, b, ...): the smallest; min(xs, default=d) for none", (1, None)),
+    "range": Builtin(_range, "range(n) or range(a, b): whole numbers a..b-1", (1, 3)),
+    "reversed": Builtin(lambda xs: list(reversed(list(xs))), "reversed(xs): the items backwards"),
+    "round": Builtin(round, "round(x): x to the nearest whole number (halves to even)"),
+    "sign": Builtin(_sign, "sign(x): -1, 0 or 1"),
+    "sorted": Builtin(_sorted, "sorted(xs), sorted(xs, reverse=true): the items in order"),
+    "str": Builtin(render, "str(x): the text shown for x"),
+    "sum": Builtin(sum, "sum(xs): the total of the items (0 for nothing)"),
+    "top": Builtin(_top, "top(zone): the top (last) item of a zone, or none"),
+}
+
+
+_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)")
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0"}
+
+
+def _escaped(m: re.Match) -> str:
+    e = m.group(1)
+    if len(e) > 1:
+        code = int(e[1:], 16)
+        return chr(code) if code <= 0x10FFFF else m.group(0)
+    return _ESCAPES.get(e, e)
+
+
+def unescape(raw: str) -> str:
+    """The text of a string literal's inside: Python's escapes ``\\n \\t \\r \\0 \\xNN
+    \\uNNNN \\UNNNNNNNN``; any other escaped character stands for itself (``\\'``, ``\\\\``)."""
+    return _ESCAPE.sub(_escaped, raw)
+
+
+# Map builtins (interpreter/loader/maps.py): graphs declared under `maps:`.
+def _register_maps() -> None:
+    from ..loader.maps import MAP_BUILTINS
+
+    for name, (fn, doc, arity, *needs_env) in MAP_BUILTINS.items():
+        BUILTINS[name] = Builtin(fn, doc, arity, bool(needs_env and needs_env[0]))
+
+
+_register_maps()

@@ -1,0 +1,120 @@
+"""A deck's refill policy (`refill_from`, `refill_when` on the zone): `on_draw` refills an empty
+deck when a move draws from it; `immediately` refills it as soon as a move leaves it empty (and
+after any move while it is empty and its source is not).  A tiny ruleset, not a shipped game."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from interpreter import load_ruleset
+from interpreter.engine.rng import Rng
+from interpreter.errors import TapsterError
+
+RULESET = """\
+name: Refill
+players: {{min: 2, max: 2}}
+components:
+  card:
+    items: [{{value: 1}}, {{value: 2}}, {{value: 3}}, {{value: 4}}]
+    start: deck
+zones:
+  deck: {{visibility: hidden, refill_from: discard{when}}}
+  discard: {{visibility: public}}
+  hand: {{per_player: true, visibility: owner}}
+vars:
+  seen: []
+outcome:
+  score: "0"
+setup:
+  - shuffle: deck
+flow:
+  - move: {{from: deck, to: discard, count: 2}}
+  - move: {{from: deck, to: "hand[0]", count: 2}}
+  - set: {{seen: "seen + [(len(deck), len(discard))]"}}
+  - move: {{what: "hand[0][0]", from: "hand[0]", to: discard}}
+  - set: {{seen: "seen + [(len(deck), len(discard))]"}}
+  - move: {{from: deck, to: "hand[1]", count: 1}}
+  - set: {{seen: "seen + [(len(deck), len(discard))]"}}
+"""
+
+
+def _ruleset(tmp_path, when):
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(RULESET.format(when=when), encoding="utf-8")
+    return load_ruleset(path)
+
+
+def _seen(rs, seed=0, chance=None):
+    st = rs.new_game(2, seed=seed, log=True, **({"chance": chance} if chance else {}))
+    rng = Rng(seed)
+    while st.is_chance():
+        st.apply(st.sample_chance(rng))
+    assert st.is_terminal()
+    return [tuple(x) for x in st.vars["seen"]], st
+
+
+@pytest.mark.parametrize("when", ["", ", refill_when: on_draw"])
+def test_on_draw_refills_only_when_a_draw_finds_the_deck_empty(tmp_path, when):
+    seen, st = _seen(_ruleset(tmp_path, when))
+    # emptied by the deal, the deck stays empty; the card discarded next joins the discards, and
+    # all three are shuffled into the deck only when the last move draws from it
+    assert seen == [(0, 2), (0, 3), (2, 0)]
+    assert "deck was empty: discard shuffled into it" in "\n".join(st.visible_log())
+
+
+def test_immediately_refills_as_the_deck_runs_out(tmp_path):
+    seen, st = _seen(_ruleset(tmp_path, ", refill_when: immediately"))
+    # the draw that empties the deck shuffles the discards in at once; the card discarded
+    # afterwards stays on the discard pile, and the next draw comes from the rebuilt deck
+    assert seen == [(2, 0), (2, 1), (1, 1)]
+    assert len(st.zones["hand"][1]) == 1 and st.zones["hand"][1][0] not in st.zones["hand"][0]
+
+
+def test_immediately_waits_for_a_source_to_refill_from(tmp_path):
+    path = tmp_path / "ruleset.yaml"
+    text = RULESET.format(when=", refill_when: immediately").split("flow:\n")[0] + """\
+flow:
+  - move: {from: deck, to: "hand[0]", count: 4}
+  - set: {seen: "seen + [(len(deck), len(discard))]"}
+  - move: {what: "hand[0][0]", to: discard}
+  - set: {seen: "seen + [(len(deck), len(discard))]"}
+"""
+    path.write_text(text, encoding="utf-8")
+    seen, _ = _seen(load_ruleset(path))
+    # nothing to shuffle when the deck ran out; the first card discarded rebuilds it at once
+    # (a move with `what` and no `from` too)
+    assert seen == [(0, 0), (1, 0)]
+
+
+def test_immediately_is_the_same_game_with_explicit_chance(tmp_path):
+    rs = _ruleset(tmp_path, ", refill_when: immediately")
+    seen, _ = _seen(rs, chance="explicit")
+    assert seen == [(2, 0), (2, 1), (1, 1)]
+    # the refill is a lazy deal: the card drawn from the rebuilt deck is one of the two cards
+    # discarded first (never one of the hand's), and its draw is a chance point of two outcomes
+    drawn = Counter()
+    for seed in range(40):
+        _, st = _seen(rs, seed=seed, chance="explicit")
+        held = {c.id for c in st.zones["hand"][0]} | {c.id for c in st.zones["discard"]}
+        assert len(held) == 2 and st.zones["hand"][1][0].id not in held
+        drawn[st.zones["hand"][1][0].id] += 1
+    assert len(drawn) == 4
+
+
+@pytest.mark.parametrize(
+    ("zone", "message"),
+    [
+        ("deck: {visibility: hidden, refill_when: immediately}", "needs `refill_from`"),
+        ("deck: {per_player: true, refill_from: discard, refill_when: immediately}", "one shared zone"),
+        ("deck: {visibility: hidden, refill_from: discard, refill_when: later}", "refill_when"),
+    ],
+)
+def test_a_bad_refill_policy_is_refused_with_its_place(tmp_path, zone, message):
+    text = RULESET.format(when="").replace("deck: {visibility: hidden, refill_from: discard}", zone)
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(TapsterError) as exc:
+        load_ruleset(path)
+    assert message in str(exc.value) and "ruleset.yaml:" in str(exc.value)
