@@ -110,7 +110,10 @@ def test_imports_only_point_down():
         for lazy in (False, True):
             for imported in _imports(path, lazy):
                 if imported not in rank and f"{imported}.__init__" in rank:
-                    imported = f"{imported}.__init__"
+                    imported = f"{imported}.__init__"          # a package: its __init__
+                elif imported not in rank and "." in imported:  # a name from a package's __init__
+                    package = imported.rsplit(".", 1)[0]
+                    imported = f"{package}.__init__" if f"{package}.__init__" in rank else package
                 assert imported in rank, f"{path}: imports {imported}, which is no module of the package"
                 if imported == module or rank[imported] < rank[module]:
                     continue
