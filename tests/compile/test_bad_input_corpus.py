@@ -81,10 +81,34 @@ PEAK_BYTES = 300 * 1024**2
 CPU_LIMIT = 2.0  # seconds of CPU time (user + system): wall time on a shared machine is noise
 
 
+#: Runs ``tapster ARGV`` and then writes the process's own peak resident memory (``VmHWM``: the
+#: high-water mark of this process's address space, which unlike ``ru_maxrss`` does not carry over
+#: the size of the pytest process that forked it).
+_MEASURED = """
+import sys
+from interpreter.cli import main
+
+def _peak():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return -1
+
+try:
+    code = main(sys.argv[1:])
+finally:
+    sys.stdout.flush()
+    sys.stderr.write(f"\\nPEAK-BYTES {_peak()}\\n")
+sys.exit(code)
+"""
+
+
 def measured(*argv: str) -> tuple[int, str, float, int]:
-    """Run ``tapster ARGV`` in a limited child; (exit code, output, CPU seconds, peak bytes),
-    the child's own figures from ``os.wait4``."""
-    cmd = [sys.executable, "-m", "interpreter.cli", *argv]
+    """Run ``tapster ARGV`` in a limited child; (exit code, output, CPU seconds, peak bytes): the
+    CPU time from ``os.wait4``, the peak from the child's own ``VmHWM`` (``ru_maxrss`` would count
+    the forking pytest process's size, which grows over the suite)."""
+    cmd = [sys.executable, "-c", _MEASURED, *argv]
     with tempfile.TemporaryFile() as out:
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 preexec_fn=_limits)  # fmt: skip
@@ -92,7 +116,9 @@ def measured(*argv: str) -> tuple[int, str, float, int]:
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         text = out.read().decode("utf-8", "replace")
-    return proc.returncode, text, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
+    text, _, peak = text.rpartition("\nPEAK-BYTES ")
+    assert peak.strip().lstrip("-").isdigit(), f"the child did not report its peak memory: {text[-2000:]}"
+    return proc.returncode, text, usage.ru_utime + usage.ru_stime, int(peak)
 
 
 @pytest.mark.parametrize("folder, command, words", BUDGETED, ids=[f"{r[0]}-{r[1]}" for r in BUDGETED])
