@@ -130,6 +130,28 @@ def test_the_readme_validate_example_is_what_validate_prints(tmp_path, capsys):
 # -- the examples run as printed ---------------------------------------------------------------------
 
 
+def test_the_readme_commands_parse(tmp_path, monkeypatch):
+    # Every `tapster ...` command in the README's shell blocks names a command and options that
+    # exist, with values of the right kinds (parsed by the command's own parser, not run).
+    import shlex
+
+    from interpreter.cli import cli
+
+    monkeypatch.chdir(tmp_path)
+    commands = []
+    for block in _blocks(README, "sh"):
+        for line in block.splitlines():
+            for part in line.split("#", 1)[0].split("&&"):
+                words = shlex.split(part)
+                if words and words[0] == "tapster":
+                    commands.append(words[1:])
+    assert len(commands) >= 5, commands
+    for words in commands:
+        command = cli.commands[words[0]]
+        command.make_context(words[0], list(words[1:]), resilient_parsing=False)
+
+
+
 def _run(code: str, where: str) -> None:
     exec(compile(code, where, "exec"), {})
 
