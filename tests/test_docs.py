@@ -89,6 +89,30 @@ def test_the_reference_indexes_every_top_level_key_of_the_schema():
     assert not missing, f"docs/reference.md's Ruleset keys lacks {missing}"
 
 
+def test_every_key_of_the_ruleset_schema_is_documented():
+    # Every property name anywhere in the schema appears in the reference or the authoring guide,
+    # as code (`key:`, `key`) or as a YAML key in an example.
+    import json
+
+    schema = json.loads((ROOT / "schemas" / "ruleset.schema.json").read_text(encoding="utf-8"))
+    names: set[str] = set()
+
+    def walk(node):
+        if isinstance(node, dict):
+            names.update(node.get("properties", {}))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(schema)
+    assert len(names) > 100
+    docs = docs_page("reference") + docs_page("authoring")
+    missing = sorted(n for n in names if not re.search(rf"(`{re.escape(n)}[`:(\[]|\b{re.escape(n)}:)", docs))
+    assert not missing, f"schema keys documented nowhere in docs/reference.md or docs/authoring.md: {missing}"
+
+
 # -- the README -------------------------------------------------------------------------------------
 
 
