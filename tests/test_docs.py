@@ -38,10 +38,16 @@ def _blocks(text: str, lang: str) -> list[str]:
 def _section(text: str, heading: str) -> str:
     """The text under ``heading`` (a whole heading line, ``## Title``) up to the next heading of
     the same or a higher level."""
-    level = heading.split(" ", 1)[0]
+    level = len(heading.split(" ", 1)[0])
     body = text.split(f"\n{heading}\n", 1)[1]
-    stop = re.search(rf"^#{{1,{len(level)}}} ", body, re.M)
-    return body[: stop.start()] if stop else body
+    out, fenced = [], False
+    for line in body.splitlines(keepends=True):
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and re.match(rf"#{{1,{level}}} ", line):  # a comment in a code block is no heading
+            break
+        out.append(line)
+    return "".join(out)
 
 
 # -- the reference is complete -----------------------------------------------------------------------
