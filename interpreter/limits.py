@@ -1,7 +1,7 @@
-"""Every limit Tapster sets, in one table: the resource model of "Limits and safety" (README).
+"""Every limit Tapster sets, in one table: the resource model of "Limits and safety" (docs/reference.md).
 
 Each module that enforces a limit imports its number from here; ``tests/test_limits.py``
-checks that no other module defines one of its own, that the README's table states every
+checks that no other module defines one of its own, that the reference's table (docs/reference.md) states every
 value below, and that the schema's maximums for ``limits:`` are the ones here.  A ruleset may
 raise ``steps``, ``actions``, ``work`` and ``memory`` under ``limits:`` (up to their maximums); a user may
 lower the command line's counts with its options.
@@ -71,7 +71,7 @@ class Limit(NamedTuple):
     what: str
 
 
-#: The table, in the README's order.
+#: The table, in the reference's order (docs/reference.md, "Limits and safety").
 LIMITS: tuple[Limit, ...] = (
     Limit("DEFAULT_STEPS", DEFAULT_STEPS, "effects run in one move (`limits: {steps}`)"),
     Limit("MAX_STEPS", MAX_STEPS, "the most `limits: {steps}` may ask"),

@@ -51,7 +51,7 @@ def required_in_ci() -> bool:
 
 def need_chromium() -> str:
     """Chromium's path and Playwright's sync API importable, or else skip the calling test with
-    the reason (shown in pytest's summary with ``-rs``, the README's test command); under CI
+    the reason (shown in pytest's summary with ``-rs``, the test command of the README and docs/getting-started.md); under CI
     (:func:`required_in_ci`) fail instead, since there the browser is required.
     Returns the path of the Chromium executable."""
     problem = None
@@ -96,3 +96,13 @@ def coins_swapped():
     mine, spare = other.zones["coin_hand"][1][0], other.zones["coin_cellar"][0]
     other.zones["coin_hand"][1][0], other.zones["coin_cellar"][0] = spare, mine
     return rs, st, other, mine
+
+
+#: The documentation site's pages (``mkdocs.yml``: ``docs_dir: docs``), which hold what the README
+#: used to: the guides, the reference and how it works.
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def docs_page(name: str) -> str:
+    """The Markdown text of ``docs/<name>.md`` (``name`` such as ``"reference"``)."""
+    return (DOCS / f"{name}.md").read_text(encoding="utf-8")

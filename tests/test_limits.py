@@ -1,6 +1,6 @@
 """One table of limits (interpreter/limits.py): no other module defines a limit of its own, the
-schema's maximums for `limits:` and variants are the table's, and the README's "Limits and safety"
-states every value in it."""
+schema's maximums for `limits:` and variants are the table's, and the reference's "Limits and
+safety" (docs/reference.md) states every value in it."""
 
 from __future__ import annotations
 
@@ -16,14 +16,18 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_no_module_defines_a_limit_of_its_own():
     names = {lim.name for lim in LIMITS} | {"MAX_BYTES", "MAX_NODES", "MAX_DEPTH"}
-    for path in (ROOT / "interpreter").glob("*.py"):
-        if path.name == "limits.py":
+    # Every module of every subpackage (a bare glob of interpreter/ would see only the roots).
+    paths = sorted((ROOT / "interpreter").rglob("*.py"))
+    assert len(paths) > 40
+    for path in paths:
+        if path.relative_to(ROOT / "interpreter").as_posix() == "limits.py":
             continue
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
             if isinstance(node, (ast.Assign, ast.AnnAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for t in targets:
-                    assert not (isinstance(t, ast.Name) and t.id in names), f"{path.name} defines {t.id}: import it from limits"
+                    where = path.relative_to(ROOT)
+                    assert not (isinstance(t, ast.Name) and t.id in names), f"{where} defines {t.id}: import it from limits"
 
 
 def test_every_limit_in_the_table_is_its_constant():
@@ -60,7 +64,7 @@ def _find(node, key):
 
 
 def _shown(value: int) -> list[str]:
-    """How the README may write ``value``."""
+    """How the reference may write ``value``."""
     out = [f"{value:,}"]
     if value >= 1024 * 1024 and value % (1024 * 1024) == 0:
         out.append(f"{value // (1024 * 1024)} MiB")
@@ -69,11 +73,11 @@ def _shown(value: int) -> list[str]:
     return out
 
 
-def test_the_readme_states_every_limit():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("### Limits and safety"):text.index("## The expression language")]
+def test_the_reference_states_every_limit():
+    text = (ROOT / "docs" / "reference.md").read_text(encoding="utf-8")
+    section = text[text.index("## Limits and safety"):text.index("## The expression language")]
     missing = [lim.name for lim in LIMITS if not any(s in section for s in _shown(lim.value))]
-    assert not missing, f"the README's Limits and safety does not state {missing}"
+    assert not missing, f"docs/reference.md's Limits and safety does not state {missing}"
 
 
 def _schema(name: str) -> dict:

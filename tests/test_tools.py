@@ -198,7 +198,7 @@ def test_belgian_beers_race_nobody_starts_with_cheese():
 
 
 # ------------------------------------------------------------------------------ every script runs (smoke tests)
-# Each script in tools/ is run once as the README runs it, with small arguments, from a folder
+# Each script in tools/ is run once as the documentation runs it, with small arguments, from a folder
 # that is not the repository's (no script may depend on where it is started from): a change of
 # an API a tool uses fails here, not when someone next measures.
 TOOLS = Path(__file__).resolve().parent.parent / "tools"

@@ -1,7 +1,8 @@
-"""Take the README's screenshot of a browser table: ``python tools/table_screenshot.py [OUT.png]``.
+"""Take the documentation's screenshot of a browser table: ``python tools/table_screenshot.py [OUT.png]``
+(``docs/browser_table.png``, shown in docs/user-guide.md).
 
 Starts ``tapster serve`` on a free port with a throw-away database, creates a table of
-``--ruleset`` (default Drink & Beat) with ``--variant`` (default none; the README's picture is
+``--ruleset`` (default Drink & Beat) with ``--variant`` (default none; the user guide's picture is
 ``--variant complex``) and ``--players`` (default the ruleset's own number), every seat a person,
 plays ``--moves`` random moves through the API (fewer if the game ends first), and photographs
 P1's page with Debian's Chromium through Playwright (``TAPSTER_CHROMIUM`` overrides

@@ -42,7 +42,7 @@ from ..model import Component, render
 
 __all__ = ["ScenarioResult", "run_scenarios", "run_scenario", "STEP_KINDS"]
 
-#: The kinds of scenario step, in the order the README lists them.
+#: The kinds of scenario step, in the order the authoring guide lists them (docs/authoring.md, "Scenarios").
 STEP_KINDS = ("apply", "legal", "illegal", "expect", "deciding", "position", "play_out", "outcome")
 
 

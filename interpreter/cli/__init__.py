@@ -873,7 +873,7 @@ def _side_name(variant: str | None, params: dict) -> str:
 @_balance_options
 def analyse(ruleset, variant, params, games, precision, max_games, players, seed, agents, jobs, backend, ray_address,
             report_dir, export_file, as_json) -> int:
-    """Play many games and report the ruleset's balance (see README, "Balance analysis").
+    """Play many games and report the ruleset's balance (see docs/user-guide.md, "Balance analysis").
 
     Game i of a run is seeded (SEED, i): the numbers do not depend on --jobs or --backend.
     Ctrl-C stops at once and summarises the games finished (exit status 130)."""
@@ -946,7 +946,8 @@ def compare(ctx, ruleset, sides, games, precision, max_games, players, seed, age
     so the sides are compared as pairs of games: the interval of the per-seed differences,
     McNemar's exact test for rates and the paired t for means (--unpaired: two-proportion z and
     Welch's t).  With --games auto the sides play the same rounds and stop when every win rate
-    and first-player win rate difference is decided (see README).  A SIDE is `base`, a variant and/or NAME=VALUE pairs joined by commas
+    and first-player win rate difference is decided (see docs/user-guide.md).  A SIDE is `base`, a variant and/or
+    NAME=VALUE pairs joined by commas
     (`tapster compare beer_flights base turns=5`, `tapster compare drink_and_beat base complex`)."""
     from ..analysis.balance import PerGame, metrics
     from ..analysis.balance import compare as compare_tallies
@@ -1039,8 +1040,8 @@ def compare(ctx, ruleset, sides, games, precision, max_games, players, seed, age
 @_json_opt
 def tune(ruleset, variant, spaces, fixed, targets, games, precision, max_games, trials, budget, seconds, confirm, no_prune,
          players, seed, agents, jobs, backend, ray_address, report_dir, as_json) -> int:
-    """Search the parameters for values that meet the balance targets (see README, "Balance
-    analysis"): Optuna proposes settings, each trial plays its games as analyse does (game i
+    """Search the parameters for values that meet the balance targets (see docs/user-guide.md,
+    "Balance analysis"): Optuna proposes settings, each trial plays its games as analyse does (game i
     seeded (SEED, i) in every trial), the best setting is shown with its metrics' 95% intervals
     (the front of settings when targets conflict) and confirmed on fresh seeds.  The same seed
     gives the same trials and answer (not with --seconds).  Ctrl-C stops and reports the trials
@@ -1314,7 +1315,7 @@ def validate(files, variant, strict, as_json) -> int:
 
 def _notes(file: str, variant: str | None) -> list[str]:
     """Notes on a valid ruleset: each part of its display that only observers see (it reads what
-    some seat may not see; see README "Display"), as file:line:col: note: lines."""
+    some seat may not see; see docs/authoring.md, "Display"), as file:line:col: note: lines."""
     try:
         rs = load_ruleset(find_ruleset(file), variant)
     except TapsterError:
@@ -1671,7 +1672,7 @@ def serve(ruleset, host, port, db, max_agent_seconds, max_agent_iterations, agen
           allowed_hosts, proxies, origins) -> int:
     """Serve a web page where players create a table and play it from their browsers, each
     seat through its own secret link (only RULESET's tables, or any shipped ruleset's).
-    See the README's Security section for the limits and serving beyond one machine.
+    See docs/security.md for the limits and serving beyond one machine.
 
     Needs the web extra: pip install 'tapster[web]'.
     """

@@ -142,7 +142,7 @@ def game_facts(rs: Ruleset, num_players: int, budget: int = ENUMERATE_NODES) -> 
                 f"{rs.path}: {rs.title} declares no {' and no '.join(missing)}, and its tree is too large to derive "
                 f"{'them' if len(missing) > 1 else 'it'} (more than {budget} states with {num_players} players); declare "
                 f"{'them' if len(missing) > 1 else 'it'} with a comment saying why they are the true extremes (each may be "
-                "an expression over the params and `num_players`); see the README, \"Outcome\" and \"Limits and safety\"")
+                "an expression over the params and `num_players`); see docs/reference.md, \"Outcome\" and \"Limits and safety\"")
         if rng is None:
             rng, sources["range"] = (tree.lowest, tree.highest), "derived"
             if total is None and len(tree.sums) == 1:

@@ -7,7 +7,7 @@
   not an expression: it stays that text.
 
 ``tapster validate`` prints them (``file:line:col: warning: ...``) and fails on them with
-``--strict``.  Which keys take values and which take expressions is listed in the README
+``--strict``.  Which keys take values and which take expressions is listed in docs/reference.md
 ("Values and expressions").
 """
 

@@ -1,6 +1,6 @@
 """The builtin functions of the expression language, and the limits on the values they make.
 
-A table of :class:`Builtin` (the function, its one-line help for the README, its arity): the
+A table of :class:`Builtin` (the function, its one-line help for the reference, docs/reference.md, its arity): the
 closure evaluator and the code generator both call these functions, so a builtin is written
 once.  Every builtin is pure.  ``unescape`` reads a string literal's escapes.
 """
@@ -40,7 +40,7 @@ class Builtin:
     """A function callable from expressions.
 
     ``fn`` is called with the evaluated arguments (and first the :class:`Env` when
-    ``needs_env``); ``doc`` is the one-line help the README lists; ``arity`` the (min, max)
+    ``needs_env``); ``doc`` is the one-line help the reference (docs/reference.md) lists; ``arity`` the (min, max)
     number of positional arguments (max None = any).  ``body``: for a ruleset function, its
     :class:`FunctionBody`, from which the code generator writes it as a Python function.
     """

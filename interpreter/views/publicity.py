@@ -22,7 +22,7 @@ would leak):
 - a ruleset function is as public as its body, given the publicity of its arguments
   (recursion is private); a local name is as public as what it was bound to.
 
-Source: issue 19 ("hidden information leaks through the drawing"); the README's "Display".
+Source: issue 19 ("hidden information leaks through the drawing"); docs/authoring.md, "Display".
 """
 
 from __future__ import annotations

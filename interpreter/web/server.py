@@ -26,7 +26,7 @@ Routes (``<t>`` a table id, ``<k>`` a seat's token):
 - Any request with an unknown table or a token that is not a seat's gets the same 403 body
   (nothing tells a wrong token from a missing table).
 
-Security (the README's "Security" section is the full account): a table's chance comes from a
+Security (docs/security.md is the full account): a table's chance comes from a
 secure seed (:func:`interpreter.engine.rng.secure_seed`, 256 bits, BLAKE2b counter mode) that never
 leaves the server while the game runs; every request body is capped (:class:`Limits`) before it
 is read, must be JSON (or the form) and is checked against a JSON Schema before use; a POST from

@@ -13,7 +13,7 @@ from interpreter import State, available_rulesets, find_ruleset
 from interpreter.analysis.check import CHECKS, run_check, run_checks
 from interpreter.cli import main
 
-from ..conftest import compiled, copy_ruleset, replace_once
+from ..conftest import compiled, copy_ruleset, docs_page, replace_once
 
 
 def test_a_sound_ruleset_passes_every_check_as_json(capsys):
@@ -258,11 +258,10 @@ def test_shipped_rulesets_have_no_warnings():
         assert warnings(load_yaml(find_ruleset(name))) == [], name
 
 
-def test_shell_completion_as_the_readme_documents(monkeypatch, capsys):
+def test_shell_completion_as_the_reference_documents(monkeypatch, capsys):
     import pytest
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    assert 'eval "$(_TAPSTER_COMPLETE=bash_source tapster)"' in readme
+    assert 'eval "$(_TAPSTER_COMPLETE=bash_source tapster)"' in docs_page("reference")
     monkeypatch.setenv("_TAPSTER_COMPLETE", "bash_complete")
     monkeypatch.setenv("COMP_WORDS", "tapster ch")
     monkeypatch.setenv("COMP_CWORD", "1")
@@ -295,9 +294,8 @@ def test_the_leaky_kuhn_poker_fails_check_with_the_default_settings_and_the_ship
     assert "differs in a world" in fail and "outcome." in fail and " in the game, " in fail and " in the world" in fail
     assert "reveal it through a public zone before the game ends" in fail
     assert "8 passed, 1 failed" in out
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    quoted = readme.split("(`FAIL Kuhn poker: views hide: ", 1)[1].split(", ...`)", 1)[0].replace("\n", " ")
-    assert fail.startswith(f"FAIL Kuhn poker: views hide: {quoted}"), (quoted, fail)  # the README quotes it as it is
+    quoted = docs_page("authoring").split("(`FAIL Kuhn poker: views hide: ", 1)[1].split(", ...`)", 1)[0].replace("\n", " ")
+    assert fail.startswith(f"FAIL Kuhn poker: views hide: {quoted}"), (quoted, fail)  # docs/authoring.md quotes it as it is
     assert main(["check", "kuhn_poker", "--json"]) == 0
     checks = json.loads(capsys.readouterr().out)["checks"]
     views = next(c for c in checks if c["name"] == "views hide")

@@ -1,5 +1,5 @@
 """A designer's own ruleset gets every check ours get (issue 17): templates rendered by
-`tapster check`, the newcomer's rulesets under tests/authoring/ written from the README's recipes,
+`tapster check`, the newcomer's rulesets under tests/authoring/ written from the authoring guide's recipes (docs/),
 `start:` naming a per-player zone, the schema's modeline from anywhere, the schema saying which
 keys take expressions, progress displays and the options' help."""
 
@@ -13,7 +13,7 @@ from interpreter import load_ruleset
 from interpreter.analysis.check import run_check
 from interpreter.cli import main
 
-from ..conftest import copy_ruleset, replace_once
+from ..conftest import DOCS, copy_ruleset, docs_page, replace_once
 
 HERE = Path(__file__).resolve().parents[1]  # tests/
 
@@ -82,12 +82,12 @@ def test_each_newcomer_ruleset_validates_strictly_passes_its_scenarios_and_every
 
 
 def test_the_sealed_bid_recipe_is_checked_and_the_card_leaving_a_public_hand_is_caught(tmp_path):
-    # The README's recipe: the bid is recorded in an owner variable, nothing moves until all have
+    # The authoring guide's recipe: the bid is recorded in an owner variable, nothing moves until all have
     # chosen.  The secret decisions were reached (two actions of one option compared).
     folder = HERE / "authoring" / "goofspiel"
     r = run_check(load_ruleset(str(folder)), "secret decisions")
     assert r.ok and "secret decisions revealed nothing" in r.detail
-    # The recipe the README used to give: the card moves from the (public) hand into an owner
+    # The recipe the guide used to give: the card moves from the (public) hand into an owner
     # zone at once.  Everyone sees which card left the hand.
     path = tmp_path / "goofspiel" / "ruleset.yaml"
     shutil.copytree(folder, path.parent)
@@ -99,14 +99,13 @@ def test_the_sealed_bid_recipe_is_checked_and_the_card_leaving_a_public_hand_is_
     assert not leaky.ok and "secret decision bid: seat P" in leaky.detail and "can tell bid(card-" in leaky.detail
 
 
-def test_the_readme_sealed_bid_recipe_is_the_fixture_and_its_leak_message_is_real(tmp_path):
-    readme = (HERE.parent / "README.md").read_text(encoding="utf-8")
-    section = readme.split("**Simultaneous moves**", 1)[1]
+def test_the_guide_sealed_bid_recipe_is_the_fixture_and_its_leak_message_is_real(tmp_path):
+    section = docs_page("authoring").split("**Simultaneous moves**", 1)[1]
     recipe = section.split("```yaml\n", 1)[1].split("```", 1)[0]
     fixture = {line.split(" #")[0].strip() for line in (HERE / "authoring" / "goofspiel" / "ruleset.yaml").read_text().splitlines()}
     for line in recipe.splitlines():
         code = line.split(" #")[0].strip()
-        assert not code or code in fixture, f"README line not in tests/authoring/goofspiel: {line!r}"
+        assert not code or code in fixture, f"docs/authoring.md line not in tests/authoring/goofspiel: {line!r}"
     assert "Prove it with `tapster check RULESET`" in section
     quoted = section.split("(`FAIL Goofspiel: secret decisions: ", 1)[1].split("`)", 1)[0].replace("\n", " ")
     path = tmp_path / "goofspiel" / "ruleset.yaml"
@@ -169,8 +168,9 @@ def test_the_schema_command_prints_a_modeline_that_resolves_from_anywhere(tmp_pa
     line = capsys.readouterr().out.strip()
     assert line.startswith("# yaml-language-server: $schema=../")
     assert (ruleset.parent / line.split("$schema=", 1)[1]).resolve() == printed
-    readme = (HERE.parent / "README.md").read_text(encoding="utf-8")
-    assert "tapster schema --modeline" in readme
+    # docs/getting-started.md tells a newcomer to start with it, and shows the line it prints.
+    guide = docs_page("getting-started")
+    assert "tapster schema --modeline" in guide and "# yaml-language-server: $schema=" in guide
 
 
 # -- the command line: composed variants in validate, help texts, progress ------------------------------
@@ -287,10 +287,9 @@ def test_every_schema_key_says_whether_it_takes_an_expression_a_template_or_a_va
     assert checked > 150
 
 
-def test_the_readme_table_lists_every_key_that_takes_an_expression_a_template_or_a_zone():
+def test_the_reference_table_lists_every_key_that_takes_an_expression_a_template_or_a_zone():
     schema = json.loads((HERE.parent / "schemas" / "ruleset.schema.json").read_text(encoding="utf-8"))
-    readme = (HERE.parent / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### Values and expressions", 1)[1].split("\n### ", 1)[0]
+    section = docs_page("reference").split("### Values and expressions", 1)[1].split("\n### ", 1)[0]
     rows = {line.split("**", 2)[1]: line for line in section.splitlines() if line.startswith("| a") and "**" in line}
     for path, sub in _schema_keys(schema):
         text, name = sub.get("description") or "", path[-1]
@@ -298,19 +297,19 @@ def test_the_readme_table_lists_every_key_that_takes_an_expression_a_template_or
             continue
         for kind, sentence in (("expression", "Takes an expression"), ("template", "Takes a template"), ("zone", "Takes a zone")):
             if sentence in text:
-                assert f"`{name}:`" in rows[kind], f"README's table lacks `{name}:` ({kind}; schema {'/'.join(path)})"
+                assert f"`{name}:`" in rows[kind], f"docs/reference.md's table lacks `{name}:` ({kind}; schema {'/'.join(path)})"
     assert "`initial:`" in rows["value"] and "`params:`" in rows["value"]
 
 
-def test_the_readme_yaml_loads_and_no_expression_in_it_is_split_by_yaml():
+def test_the_docs_yaml_loads_and_no_expression_in_it_is_split_by_yaml():
     # An unquoted `, ` inside a flow list or mapping splits an expression in two (issue 17): every
-    # text in the README's YAML examples has balanced brackets.
+    # text in the YAML examples of the README and the documentation's pages has balanced brackets.
     import re
 
     import yaml
 
-    readme = (HERE.parent / "README.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```yaml\n(.*?)```", readme, re.S)
+    pages = [HERE.parent / "README.md", *sorted(DOCS.glob("*.md"))]
+    blocks = [(page.name, block) for page in pages for block in re.findall(r"```yaml\n(.*?)```", page.read_text(encoding="utf-8"), re.S)]
     assert len(blocks) > 10
 
     def texts(x):
@@ -333,9 +332,9 @@ def test_the_readme_yaml_loads_and_no_expression_in_it_is_split_by_yaml():
                 return False
         return not stack
 
-    for block in blocks:
+    for page, block in blocks:
         for text in texts(yaml.safe_load(block)):
-            assert balanced(text), f"README YAML splits an expression: {text!r}"
+            assert balanced(text), f"{page}: YAML splits an expression: {text!r}"
 
 
 def test_perft_progress_counts_subtrees_even_below_a_single_first_move():
