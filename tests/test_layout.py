@@ -19,7 +19,9 @@ STAGES = [
     ("lang", ["builtins", "codegen", "expression"]),        # the language's functions; the code generator; parser and evaluator
     ("engine", ["rng", "flow", "flowgen", "chance", "state"]),  # chance's generator; effects and runner; generated runs; chance; a game
     ("views", ["publicity", "faces", "render", "view", "termview", "terminal", "webview"]),  # what people see
-    ("compile", ["lint", "ruleset", "declarations", "compiler", "facts"]),  # warnings; the compiled ruleset; document -> Ruleset; a game's facts
+    ("compile", ["lint", "ruleset", "context", "declarations", "functions", "outcome", "compiler", "facts"]),
+    # warnings; the compiled ruleset; the compilation context effects see; its stages: declarations, functions,
+    # outcome; the driver (document -> Ruleset); a game's facts
     ("interop", ["domains", "encoding", "openspiel", "pettingzoo"]),  # index spaces and tensors; the adapters
     ("agents", ["search", "core"]),                         # search agents; the agent protocol and specs
     ("analysis", ["simulate", "scenarios", "check", "stats", "balance", "runner", "tune", "report"]),  # many games
