@@ -24,7 +24,7 @@ STAGES = [
     # outcome; the driver (document -> Ruleset); a game's facts
     ("interop", ["domains", "encoding", "openspiel", "pettingzoo"]),  # index spaces and tensors; the adapters
     ("agents", ["search", "core"]),                         # search agents; the agent protocol and specs
-    ("analysis", ["simulate", "scenarios", "check", "stats", "balance", "runner", "tune", "report"]),  # many games
+    ("analysis", ["simulate", "scenarios", "check_games", "check", "stats", "balance", "runner", "tune", "report"]),  # many games
     ("web", ["store", "server"]),                           # the browser table: its store and server
     ("cli", []),                                            # the command line (its modules: any order, above all stages)
 ]
