@@ -24,7 +24,8 @@ STAGES = [
     # outcome; the driver (document -> Ruleset); a game's facts
     ("interop", ["domains", "encoding", "openspiel", "pettingzoo"]),  # index spaces and tensors; the adapters
     ("agents", ["search", "core"]),                         # search agents; the agent protocol and specs
-    ("analysis", ["simulate", "scenarios", "check_games", "check", "stats", "balance", "runner", "tune", "report"]),  # many games
+    ("analysis", ["simulate", "scenarios", "check_games", "check_rules", "check_secrecy", "check_templates", "check",
+                  "stats", "balance", "runner", "tune", "report"]),  # many games (check: its games, three families, the driver)
     ("web", ["store", "server"]),                           # the browser table: its store and server
     ("cli", []),                                            # the command line (its modules: any order, above all stages)
 ]
