@@ -26,7 +26,8 @@ from pathlib import Path
 from ..engine import flowgen
 from ..engine.chance import MODES
 from ..errors import CompileError, LoadError, RulesetError, TapsterError, close_matches
-from ..lang import codegen, expression
+from ..lang import codegen
+from ..lang import evaluator as expression
 from ..lang.codegen import FunctionTable
 from ..lang.expression import BUILTINS, Scope, state_reader
 from ..limits import DEFAULT_ACTIONS, DEFAULT_MEMORY, DEFAULT_STEPS, DEFAULT_WORK
