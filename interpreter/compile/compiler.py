@@ -26,8 +26,7 @@ from pathlib import Path
 from ..engine import flowgen
 from ..engine.chance import MODES
 from ..errors import CompileError, LoadError, RulesetError, TapsterError, close_matches
-from ..lang import codegen
-from ..lang import evaluator as expression
+from ..lang import codegen, parser
 from ..lang.codegen import FunctionTable
 from ..lang.expression import BUILTINS, Scope, state_reader
 from ..limits import DEFAULT_ACTIONS, DEFAULT_MEMORY, DEFAULT_STEPS, DEFAULT_WORK
@@ -132,15 +131,15 @@ def load_ruleset(
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeError):
         source = None
-    cached = expression.preload_trees(source) if source is not None else False
-    outer, expression.RECORD = expression.RECORD, set()
+    cached = parser.preload_trees(source) if source is not None else False
+    outer, parser.RECORD = parser.RECORD, set()
     try:
         rs = ctx.compile()
-        texts = expression.RECORD
+        texts = parser.RECORD
     finally:
-        expression.RECORD = outer
+        parser.RECORD = outer
     if source is not None and not cached:
-        expression.save_trees(source, texts)  # the next run needs neither Lark nor parsing
+        parser.save_trees(source, texts)  # the next run needs neither Lark nor parsing
     rs.chance = chance
     rs.load_args = (path, variant, overrides)
     return rs

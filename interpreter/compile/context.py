@@ -19,6 +19,7 @@ from typing import Any
 
 from ..engine import chance, flow
 from ..errors import CompileError, ExpressionSyntaxError, Mark, RulesetError, TapsterError, close_matches
+from ..lang.evaluator import Evaluator
 from ..lang.expression import Builtin, Compiled, Scope, compile_expression, compile_template, parse
 from ..loader.load import Document
 from ..model import render
@@ -181,9 +182,7 @@ class Context:
             raise CompileError(
                 f"zone `{name}` needs {decl.depth} index(es) to name one zone, found {len(indexes)}", mark
             )
-        from ..lang.expression import _Compiler
-
-        comp = _Compiler(value, mark)
+        comp = Evaluator(value, mark)
         compiled = tuple(comp.c(ix, scope) for ix in indexes)
         if decl.keyed:
             key_text = value[value.index("[") + 1 : value.rindex("]")]
@@ -198,9 +197,7 @@ class Context:
         if not isinstance(value, str):
             raise self.error(f"expected a place to set, found {value!r}", path)
         tree = parse(value, mark)
-        from ..lang.expression import _Compiler
-
-        comp = _Compiler(value, mark)
+        comp = Evaluator(value, mark)
         if getattr(tree, "data", None) == "name":
             name = str(tree.children[0])
             if name in self.vars:

@@ -1,14 +1,13 @@
-"""The expression language: parse once with Lark (LALR), check and compile.
+"""The reference evaluator: a parse tree compiled to closures, each node with its own checks.
 
-An expression is a string in a ruleset (``sum(c.hops for c in trash[p])``).  :func:`parse`
-turns it into a Lark tree (each distinct text once); :func:`compile_expression` resolves its
-names, compiles it to nested closures (the checked reference evaluator, which reports every
-error) and has :mod:`interpreter.lang.codegen` write it as a Python function, which is what runs.
-Ruleset text never reaches ``eval``/``exec``: the generated source is made from the tree.
+:class:`Evaluator` resolves every name of a tree in its :class:`~interpreter.lang.scope.Scope`
+and reports every compile-time error (unknown names, fields, functions, arities) with the
+expression's file:line:column; the closures it returns compute what the generated code
+(:mod:`interpreter.lang.codegen`) computes, in the same order and charging the same budgets, and
+are what runs again when a generated function fails, for the precise error.
 
-Expressions are pure: they read the state through an :class:`Env` and never change it.  Names are
-resolved when the expression is compiled (a :class:`Scope` says which local names exist and how
-to read global ones), so an unknown name is a load-time error, not a run-time one.
+Imports: :mod:`.builtins` (the functions), :mod:`.codegen` (its run-time helpers, shared so that
+both evaluations charge alike), :mod:`.parser` (marks and excerpts) and :mod:`.scope` (types).
 """
 
 from __future__ import annotations
@@ -16,520 +15,22 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..errors import ExpressionError, ExpressionSyntaxError, Mark, TapsterError, close_matches
-from ..limits import DEFAULT_MEMORY, DEFAULT_WORK, MAX_EXPRESSION_CHARS, MAX_NESTING
+from ..errors import ExpressionError, ExpressionSyntaxError, close_matches
 from ..loader.load import MAX_NUMBER_CHARS
 from ..model import Component, render
-from .builtins import BUILTINS, MAX_INT_BITS, MAX_ITEMS, Builtin, _extent, _mul, same, unescape  # noqa: F401 - re-exported
+from .builtins import BUILTINS, MAX_INT_BITS, Builtin, same, unescape
 from .builtins import _range as _plain_range
-from .codegen import _NOCONST as _NOCONST_GEN
-from .codegen import (
-    ALLOCATING,
-    WorkExceeded,
-    _charge,
-    _grow,
-    _it,
-    _itm,
-    _lazy_range,
-    _mod,
-    _mulm,
-    call_arguments,
-    generate_expression,
-    generate_template,
-    range_arguments,
-    small_range,
-    template_oom,
-)
+from .codegen import ALLOCATING, _charge, _grow, _it, _itm, _lazy_range, _mod, _mulm, call_arguments, range_arguments, small_range
 from .codegen import MAX_FOLD_ITEMS as _MAX_FOLD_ITEMS
 from .codegen import _range as _charged_range
 from .codegen import _str as _charged_str
-
-__all__ = [
-    "Env",
-    "Scope",
-    "Builtin",
-    "FunctionBody",
-    "BUILTINS",
-    "COMMON_MISTAKES",
-    "parse",
-    "compile_expression",
-    "compile_template",
-    "Compiled",
-]
-
-_GRAMMAR = Path(__file__).with_name("expression.lark")
-_PARSER = None  # a lark.Lark, built on first use (importing Lark costs ~50 ms: not for `import interpreter`)
-
-
-def _parser():
-    global _PARSER
-    if _PARSER is None:
-        from lark import Lark
-
-        options = {"parser": "lalr", "propagate_positions": True, "maybe_placeholders": True}
-        grammar = _GRAMMAR.read_text(encoding="utf-8")
-        cache = _parser_cache_path()
-        if cache is not None:
-            try:  # the grammar's analysis, saved by Lark: ~80 ms once, ~5 ms after
-                _PARSER = Lark(grammar, cache=str(cache), **options)
-            except Exception:  # noqa: BLE001 - a damaged or unwritable cache: build without it
-                _PARSER = None
-        if _PARSER is None:
-            _PARSER = Lark(grammar, **options)
-    return _PARSER
-
-
-def _parser_cache_path():
-    """Where Lark keeps the grammar's analysis: in the user's own cache folder (never a shared
-    temporary folder, since Lark's cache is a pickle), or None when there is none."""
-    from ..loader.schema import _cache_dir
-
-    d = _cache_dir()
-    if d is None:
-        return None
-    d = d.parent
-    try:
-        d.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None
-    import lark
-
-    return d / f"expression-grammar-lark{lark.__version__}.cache"
-
-
-class Env:
-    """What an expression reads: the ``state`` and the local names ``loc`` (a dict).
-
-    ``zones`` and ``vars`` are the state's dicts, cached here because a state never replaces
-    them while it lives (only their contents change): generated code reads a zone or a variable
-    with one attribute load less (``env.zones[name]``), and evaluations are the hot path.
-
-    ``left`` is what remains of the work budget (loop items, membership tests, ruleset
-    function calls; see :mod:`interpreter.lang.codegen`), refilled to ``budget`` by :meth:`refill`
-    at every move and every listing of legal actions.  ``mem`` is what remains of the memory
-    budget (items and characters of the lists, texts and ranges built), refilled to ``memory``
-    with it.
-    """
-
-    __slots__ = ("state", "loc", "zones", "vars", "left", "budget", "mem", "memory")
-
-    def __init__(self, state: Any, loc: dict):
-        self.state = state
-        self.loc = loc
-        self.zones = getattr(state, "zones", None)
-        self.vars = getattr(state, "vars", None)
-        rs = getattr(state, "ruleset", None)
-        self.budget = self.left = getattr(rs, "work_budget", DEFAULT_WORK)
-        self.memory = self.mem = getattr(rs, "memory_budget", DEFAULT_MEMORY)
-
-    def refill(self) -> None:
-        """Start a new work and memory budget (a move, a listing of legal actions, a load-time
-        evaluation)."""
-        self.left = self.budget
-        self.mem = self.memory
-
-
-class FunctionBody:
-    """A ruleset function's body as the code generator reads it: ``params`` (the parameter
-    names), ``tree``/``scope``/``text``/``mark`` (the body's parse tree, its scope — the
-    parameters are its only local names, so a function sees its parameters and the game, not
-    its caller's names —, text and mark).  See :class:`interpreter.lang.codegen.FunctionTable`."""
-
-    __slots__ = ("params", "tree", "scope", "text", "mark")
-
-    def __init__(self, params: tuple, tree: Any, scope: Scope, text: str, mark: Mark | None):
-        self.params, self.tree, self.scope, self.text, self.mark = params, tree, scope, text, mark
-
-
-@dataclass
-class Scope:
-    """Compile-time knowledge for name resolution.
-
-    ``locals``: names bound at this point (read from ``env.loc``); ``resolve``: returns a
-    closure reading a global name, or None if there is no such name; ``functions``: callable
-    names; ``attributes``: every attribute name that can exist (for the load-time check), or
-    None to skip that check; ``mutable``: attribute names that live in ``state.props``.
-    """
-
-    resolve: Callable[[str], Callable | None]
-    locals: frozenset = frozenset()
-    functions: dict = field(default_factory=dict)
-    attributes: frozenset | None = None
-    mutable: frozenset = frozenset()
-    global_names: Callable[[], list] = lambda: []
-    codegen: Any = None
-
-    def with_locals(self, names) -> Scope:
-        """A scope with ``names`` added to the locals."""
-        return Scope(
-            self.resolve,
-            self.locals | frozenset(names),
-            self.functions,
-            self.attributes,
-            self.mutable,
-            self.global_names,
-            self.codegen,
-        )
-
-
-class Compiled:
-    """A compiled expression: call it with an :class:`Env`.
-
-    Run-time failures become :class:`ExpressionError` naming the expression text and its mark.
-    ``fn`` is the raw closure (no error wrapping) for hot paths that wrap errors themselves:
-    on any exception from ``fn`` they call the Compiled itself, which re-runs the evaluation
-    (expressions are pure) to raise the precise error.
-
-    ``fn`` is the generated function (:mod:`interpreter.lang.codegen`) where there is one, else the
-    checked closure.  Its errors can be imprecise (a KeyError for an unbound name), so a
-    failing evaluation is re-run through ``checked_fn``, the *checked* compilation (every node
-    its own closure with its own checks, the reference evaluator); both compute the same
-    values in the same order.  ``source`` is (the parse tree, the :class:`Scope`).
-    """
-
-    __slots__ = ("fn", "text", "mark", "constant", "source", "checked_fn")
-
-    def __init__(self, fn: Callable, text: str, mark: Mark | None, constant: Any = None, source: tuple | None = None):
-        self.fn = fn
-        self.text = text
-        self.mark = mark
-        self.constant = constant
-        self.source = source
-        self.checked_fn = None if source is not None else fn
-
-    def __call__(self, env: Env) -> Any:
-        try:
-            return self.fn(env)
-        except WorkExceeded as exc:
-            raise ExpressionError(f"in expression `{self.text}`: {exc.message}", self.mark) from None
-        except TapsterError as exc:
-            if exc.mark is not None:  # an inner expression's precise error: the checked run gives the same
-                raise
-            return self.checked(env)
-        except Exception:  # noqa: BLE001 - re-run through the checked compilation for the precise error
-            return self.checked(env)
-
-    def checked(self, env: Env) -> Any:
-        """Evaluate through the checked compilation; failures become precise ExpressionErrors."""
-        fn = self.checked_fn
-        if fn is None:
-            tree, scope = self.source
-            compiler = _Compiler(self.text, self.mark)
-            compiler._scope_functions = scope.functions
-            fn = self.checked_fn = compiler.c(tree, scope)
-        # The run that failed already charged the memory budget for what it built (and freed):
-        # the checked run repeats it with the whole budget, and what it builds is then charged
-        # to what was left (so that a repeat never turns the first error into a budget error).
-        before = getattr(env, "mem", None)
-        if before is not None:
-            env.mem = env.memory
-        try:
-            return fn(env)
-        except ExpressionError as exc:
-            if exc.mark is None:  # raised inside, without context: add the expression's
-                raise ExpressionError(f"in expression `{self.text}`: {exc.message}", self.mark) from None
-            raise
-        except TapsterError:
-            raise
-        except (ArithmeticError, LookupError, TypeError, ValueError, AttributeError) as exc:
-            raise ExpressionError(
-                f"in expression `{self.text}`: {_describe(exc)}", self.mark
-            ) from None
-        except RecursionError:
-            raise ExpressionError(f"in expression `{self.text}`: nested too deeply", self.mark) from None
-        finally:
-            if before is not None:
-                env.mem = before - (env.memory - env.mem)
-
-    def __repr__(self) -> str:
-        return f"Compiled({self.text!r})"
-
-
-def _describe(exc: Exception) -> str:
-    if isinstance(exc, ZeroDivisionError):
-        return "division by zero"
-    if isinstance(exc, IndexError):
-        return f"index out of range ({exc})"
-    if isinstance(exc, KeyError):
-        return f"no such key or field {exc}"
-    return f"{type(exc).__name__.replace('Error', ' error').strip()}: {exc}"
-
-
-# ---------------------------------------------------------------------------------------------
-# Parsing
-
-#: Common mistakes: (regex on the text, message).  Checked when a parse fails, and run as a test.
-COMMON_MISTAKES: list[tuple[str, str]] = [
-    (r"&&", "use `and` instead of `&&`"),
-    (r"\|\|", "use `or` instead of `||`"),
-    (r"(?<![=!<>])=(?!=)", "use `==` to compare; `=` only names a keyword argument"),
-    (r"!(?!=)", "use `not` instead of `!`"),
-    (r"\bnull\b|\bnil\b", "write `none` for the absence of a value"),
-    (r"\belif\b", "there is no `elif`: nest `a if c else (b if d else e)`"),
-    (r"\blambda\b", "there is no `lambda`: use a generator such as `max(c.rank for c in zone)`"),
-    (r"\?.*:", "there is no `c ? a : b`: write `a if c else b`"),
-]
-
-
-def _mark_in(mark: Mark | None, line: int, column: int) -> Mark | None:
-    """The file mark of (line, column) inside an expression that starts at ``mark``."""
-    if mark is None:
-        return None
-    if line <= 1:
-        return Mark(mark.file, mark.line, mark.column + column - 1)
-    return Mark(mark.file, mark.line + line - 1, column)
-
-
-def _excerpt(text: str, line: int, column: int) -> str:
-    lines = text.splitlines() or [""]
-    src = lines[min(line, len(lines)) - 1]
-    return f"    {src}\n    {' ' * (column - 1)}^"
-
-
-#: Grammar nodes that only group their parent's parts (not a level of nesting of their own).
-_WRAPPERS = frozenset({"exprs", "pairs", "pair", "args", "comp_clauses", "comp_for", "comp_if", "targets"})
-
-
-def _shorten(text: str, n: int = 60) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 3] + "..."
-
-
-def _check_nesting(tree, text: str, mark: Mark | None) -> None:
-    """Raise unless ``tree`` nests at most MAX_NESTING levels (checked without recursion)."""
-    todo = [(tree, 1)]
-    while todo:
-        node, depth = todo.pop()
-        if not hasattr(node, "data"):  # a token
-            continue
-        if depth > MAX_NESTING:
-            meta = node.meta
-            line, column = (meta.line, meta.column) if not meta.empty else (1, 1)
-            raise ExpressionSyntaxError(
-                f"expression `{_shorten(text)}` nests more than {MAX_NESTING} levels deep (brackets, operators,"
-                " calls); simplify it or split it with `let` or a function",
-                _mark_in(mark, line, column),
-            )
-        todo.extend((ch, depth if getattr(ch, "data", None) in _WRAPPERS else depth + 1) for ch in node.children)
-
-
-#: Parse trees by expression text: each distinct text is parsed once per process (variants and
-#: repeated formulas share them; trees are never changed after parsing).
-_PARSED: dict[str, Any] = {}
-_MAX_PARSED = 100_000
-#: The expression texts parsed while a ruleset compiles (set by the compiler), for save_trees.
-RECORD: set | None = None
-
-
-class Node:
-    """A node of a parse tree: ``data`` (the rule's name), ``children`` (nodes and tokens),
-    ``meta`` (its ``line``/``column`` in the expression).  Parse trees are made of these and
-    :class:`Tok` whether they come from Lark or from the tree cache (:func:`preload_trees`)."""
-
-    __slots__ = ("data", "children", "meta")
-
-    def __init__(self, data: str, children: list, meta: Meta):
-        self.data, self.children, self.meta = data, children, meta
-
-    def __repr__(self) -> str:
-        return f"Node({self.data!r}, {self.children!r})"
-
-
-class Meta:
-    """Where a node starts in its expression (``empty``: no position known)."""
-
-    __slots__ = ("line", "column", "empty")
-
-    def __init__(self, line: int, column: int, empty: bool):
-        self.line, self.column, self.empty = line, column, empty
-
-
-class Tok(str):
-    """A token of a parse tree: its text, with ``type``, ``line`` and ``column``."""
-
-    def __new__(cls, type_: str, value: str, line: int, column: int):
-        t = super().__new__(cls, value)
-        t.type, t.line, t.column = type_, line, column
-        return t
-
-
-def _own(tree) -> Any:
-    """A Lark tree as :class:`Node`/:class:`Tok` (without recursion: trees nest 100 deep)."""
-    def convert(x):
-        if x is None:
-            return None
-        if hasattr(x, "data"):
-            m = x.meta
-            empty = getattr(m, "empty", True)
-            return Node(str(x.data), [], Meta(getattr(m, "line", 1) if not empty else 1,
-                                              getattr(m, "column", 1) if not empty else 1, empty))
-        return Tok(str(x.type), str(x), x.line or 1, x.column or 1)
-
-    root = convert(tree)
-    todo = [(tree, root)]
-    while todo:
-        src, dst = todo.pop()
-        if not hasattr(src, "data"):
-            continue
-        for ch in src.children:
-            mine = convert(ch)
-            dst.children.append(mine)
-            if ch is not None and hasattr(ch, "data"):
-                todo.append((ch, mine))
-    return root
-
-
-def _to_json(tree) -> Any:
-    """A tree as JSON data: a node ``[data, line, column, empty, child...]``, a token
-    ``{"t": type, "v": text, "l": line, "c": column}``, a missing optional part ``null``."""
-    if tree is None:
-        return None
-    if isinstance(tree, Node):
-        m = tree.meta
-        return [tree.data, m.line, m.column, m.empty, *[_to_json(ch) for ch in tree.children]]
-    return {"t": tree.type, "v": str(tree), "l": tree.line, "c": tree.column}
-
-
-def _from_json(data) -> Any:
-    if data is None:
-        return None
-    if isinstance(data, dict):
-        return Tok(str(data["t"]), str(data["v"]), int(data["l"]), int(data["c"]))
-    return Node(str(data[0]), [_from_json(ch) for ch in data[4:]], Meta(int(data[1]), int(data[2]), bool(data[3])))
-
-
-def _trees_path(text: str) -> Any:
-    """The tree cache file of a ruleset whose text is ``text`` (with the grammar's digest in
-    the name), or None without a cache folder."""
-    import hashlib
-
-    from ..loader.schema import _cache_dir
-
-    d = _cache_dir()
-    if d is None:
-        return None
-    h = hashlib.sha256(_GRAMMAR.read_bytes())
-    h.update(text.encode("utf-8", "surrogatepass"))
-    return d.parent / "trees" / f"{h.hexdigest()}.json"
-
-
-def preload_trees(source_text: str) -> bool:
-    """Load the parse trees saved for a ruleset file whose text is ``source_text`` (see
-    :func:`save_trees`): its expressions then need neither Lark nor parsing.  False when there
-    is no usable cache.  A damaged cache file is ignored (and parsed anew)."""
-    import json
-
-    path = _trees_path(source_text)
-    if path is None or not path.is_file():
-        return False
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        trees = {str(k): _from_json(v) for k, v in data.items()}
-    except (OSError, ValueError, TypeError, KeyError, IndexError, RecursionError):
-        return False
-    for k, v in trees.items():
-        if len(_PARSED) < _MAX_PARSED:
-            _PARSED.setdefault(k, v)
-    return True
-
-
-def save_trees(source_text: str, texts) -> None:
-    """Save the parse trees of ``texts`` (expression texts of one ruleset file) for the next
-    run; nothing happens without a cache folder or when it cannot be written."""
-    import json
-
-    path = _trees_path(source_text)
-    if path is None:
-        return
-    data = {t: _to_json(_PARSED[t]) for t in texts if t in _PARSED}
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
-        tmp.replace(path)
-    except (OSError, ValueError, RecursionError):
-        pass
-
-
-def parse(text: str, mark: Mark | None = None) -> Any:
-    """Parse expression ``text``; ``mark`` is where it stands in its file.
-
-    Returns the Lark tree.  Raises:
-        ExpressionSyntaxError: with the mark of the offending character and a caret excerpt.
-    """
-    if not isinstance(text, str):
-        text = str(text)
-    if RECORD is not None and len(RECORD) < _MAX_PARSED:
-        RECORD.add(text)
-    tree = _PARSED.get(text)
-    if tree is not None:
-        return tree
-    if len(text) > MAX_EXPRESSION_CHARS:
-        raise ExpressionSyntaxError(
-            f"expression `{_shorten(text)}` is {len(text)} characters long; the limit is {MAX_EXPRESSION_CHARS}"
-            " (split it with `let` or a function)",
-            mark,
-        )
-    parser = _parser()
-    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
-
-    try:
-        tree = _own(parser.parse(text))
-        _check_nesting(tree, text, mark)
-        if len(_PARSED) < _MAX_PARSED:
-            _PARSED[text] = tree
-        return tree
-    except UnexpectedInput as exc:
-        line, column = exc.line if exc.line > 0 else 1, exc.column if exc.column > 0 else len(text) + 1
-        if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):
-            found = "the end of the expression"
-            line, column = 1, len(text) + 1
-        elif isinstance(exc, UnexpectedCharacters):
-            found = repr(text[exc.pos_in_stream]) if exc.pos_in_stream < len(text) else "end"
-        else:
-            found = repr(str(exc.token))
-        expected = sorted(getattr(exc, "expected", None) or getattr(exc, "allowed", None) or [])
-        hint = ""
-        for pattern, message in COMMON_MISTAKES:
-            if re.search(pattern, text):
-                hint = f" ({message})"
-                break
-        exp = ""
-        if expected:
-            names = [_TOKEN_NAMES.get(e, e.lower()) for e in expected][:8]
-            exp = f"expected {', '.join(names)}; "
-        raise ExpressionSyntaxError(
-            f"cannot parse expression `{text}`: {exp}found {found}{hint}",
-            _mark_in(mark, line, column),
-            _excerpt(text, line, column),
-        ) from None
-
-
-_TOKEN_NAMES = {
-    "NAME": "a name",
-    "NUMBER": "a number",
-    "STRING": "a string",
-    "RPAR": "`)`",
-    "LPAR": "`(`",
-    "RSQB": "`]`",
-    "LSQB": "`[`",
-    "RBRACE": "`}`",
-    "COMMA": "`,`",
-    "COLON": "`:`",
-    "DOT": "`.`",
-    "ELSE": "`else`",
-    "IN": "`in`",
-    "MINUS": "`-`",
-    "PLUS": "`+`",
-    "STAR": "`*`",
-    "SLASH": "`/`",
-    "__ANON_0": "a name",
-}
-
+from .parser import excerpt, mark_in
+
+if TYPE_CHECKING:
+    from ..errors import Mark
+    from .scope import Scope
 
 # ---------------------------------------------------------------------------------------------
 # Compilation
@@ -573,7 +74,7 @@ def _static_attr(obj: Any, name: str) -> Any:
     raise ExpressionError(f"{render(obj)!r} has no field `{name}`")
 
 
-class _Compiler:
+class Evaluator:
     """Compiles a parse tree to closures, each node its own closure with its own checks: the
     reference evaluator.  It reports every compile-time error (unknown names, fields,
     functions, arities) and evaluates an expression again for a precise run-time error."""
@@ -590,8 +91,8 @@ class _Compiler:
 
         return CompileError(
             f"in expression `{self.text}`: {message}",
-            _mark_in(self.mark, line, column),
-            _excerpt(self.text, line, column),
+            mark_in(self.mark, line, column),
+            excerpt(self.text, line, column),
         )
 
     # Each compile returns (closure, is_constant, constant_value)
@@ -610,26 +111,26 @@ class _Compiler:
             raise self.error(node.children[0], f"a number of {len(text)} digits; the limit is {MAX_NUMBER_CHARS}"
                              f" (whole numbers of at most {MAX_INT_BITS} bits)")
         value = float(text) if "." in text else int(text)
-        return _const(value)
+        return const(value)
 
     def c_string(self, node, scope):
-        return _const(unescape(node.children[0][1:-1]))
+        return const(unescape(node.children[0][1:-1]))
 
     def c_true(self, node, scope):
-        return _const(True)
+        return const(True)
 
     def c_false(self, node, scope):
-        return _const(False)
+        return const(False)
 
     def c_none(self, node, scope):
-        return _const(None)
+        return const(None)
 
     def c_list(self, node, scope):
         items = self._exprs(node.children[0], scope)
         if not items:
             return lambda env: []
         if all(hasattr(f, "constant") for f in items):  # a constant, as generated code binds it
-            return _const([f.constant for f in items])
+            return const([f.constant for f in items])
         return lambda env: [f(env) for f in items]
 
     def c_tuple(self, node, scope):
@@ -887,7 +388,7 @@ class _Compiler:
         if BUILTINS.get(name) is builtin and not kwargs:
             if name == "range":
                 if all(hasattr(a, "constant") for a in args) and small_range([a.constant for a in args]):
-                    return _const(_plain_range(*[a.constant for a in args]))  # folded, as generated code does
+                    return const(_plain_range(*[a.constant for a in args]))  # folded, as generated code does
                 return lambda env: _charged_range(env, *[a(env) for a in args])
             if name == "str":
                 a0 = args[0]
@@ -1064,132 +565,7 @@ def _charging(it: Callable) -> Callable:
     return charged
 
 
-def _const(value):
+def const(value):
     f = lambda env: value  # noqa: E731
     f.constant = value  # type: ignore[attr-defined]
     return f
-
-
-def state_reader(kind: str, name: str = "") -> Callable:
-    """The closure that reads a global name of the state: ``kind`` ``"zone"`` or ``"var"``
-    (``name``), or ``"current"``.  Tagged with its kind so that the fast compiler fuses the
-    read into the operator using it (``hand[current]`` is one closure, not three)."""
-    if kind == "zone":
-        f = lambda env: env.state.zones[name]  # noqa: E731
-    elif kind == "var":
-        f = lambda env: env.state.vars[name]  # noqa: E731
-    elif kind == "current":
-        f = lambda env: env.state.current  # noqa: E731
-    else:  # pragma: no cover - a programming error
-        raise ValueError(kind)
-    f.reads = (kind, name)  # type: ignore[attr-defined]
-    return f
-
-
-def _operand(f: Callable) -> tuple:
-    """How a compiled operand gets its value, for fusing it into the operator that reads it:
-    ``("const", value)``, ``("local", name)``, ``("zone", name)``, ``("var", name)``,
-    ``("current", "")``, or ``("call", f)`` (anything else: call it)."""
-    if hasattr(f, "constant"):
-        return ("const", f.constant)
-    name = getattr(f, "local", None)
-    if name is not None:
-        return ("local", name)
-    reads = getattr(f, "reads", None)
-    if reads is not None:
-        return reads
-    return ("call", f)
-
-
-def compile_expression(text: Any, scope: Scope, mark: Mark | None = None) -> Compiled:
-    """Parse and compile ``text`` for ``scope``.
-
-    A non-string YAML scalar (a number, a boolean) compiles to a constant.
-
-    Raises:
-        ExpressionSyntaxError: the text does not parse.
-        CompileError: an unknown name, function or field, or a wrong number of arguments.
-    """
-    if isinstance(text, bool) or text is None or isinstance(text, (int, float)):
-        value = text
-        return Compiled(_const(value), repr(text), mark, constant=value)
-    if not isinstance(text, str):
-        from ..errors import CompileError
-
-        raise CompileError(f"expected an expression, found {type(text).__name__}", mark)
-    tree = parse(text, mark)
-    compiler = _Compiler(text, mark)
-    compiler._scope_functions = scope.functions
-    try:
-        checked = compiler.c(tree, scope)  # the reference evaluator; reports unknown names and arities
-    except RecursionError:
-        raise ExpressionSyntaxError(f"expression `{_shorten(text)}` nests too deeply", mark) from None
-    if hasattr(checked, "constant") or hasattr(checked, "reads") or hasattr(checked, "local"):
-        fn, constant = checked, getattr(checked, "constant", None)  # a plain name or constant: nothing to gain
-    else:
-        generated = generate_expression(tree, scope, text, mark, scope.codegen)
-        if generated is None:
-            fn, constant = checked, None
-        else:
-            fn, value = generated
-            constant = None if value is _NOCONST_GEN else value
-    c = Compiled(fn, text, mark, constant=constant, source=(tree, scope))
-    c.checked_fn = checked
-    return c
-
-
-_TEMPLATE_PART = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
-
-
-def compile_template(text: str, scope: Scope, mark: Mark | None = None) -> Callable[[Env], str]:
-    """Compile a text template: ``{expr}`` parts are expressions, ``{{``/``}}`` literal braces.
-
-    Returns ``f(env) -> str``; values are shown with :func:`interpreter.model.render`.
-
-    Raises:
-        ExpressionSyntaxError, CompileError: as :func:`compile_expression`, for a part.
-    """
-    if not isinstance(text, str):
-        text = render(text)
-    parts: list = []
-    pos = 0
-    seen: dict[str, Compiled] = {}  # each distinct part compiled once (`{n}` written 1,000 times: once)
-    for m in _TEMPLATE_PART.finditer(text):
-        if m.start() > pos:
-            parts.append(text[pos : m.start()])
-        token = m.group(0)
-        if token == "{{":
-            parts.append("{")
-        elif token == "}}":
-            parts.append("}")
-        else:
-            part = seen.get(m.group(1))
-            if part is None:  # its first occurrence: the one a failing evaluation reaches first
-                inner_mark = mark.shifted(m.start(1)) if mark else None
-                part = seen[m.group(1)] = compile_expression(m.group(1), scope, inner_mark)
-            parts.append(part)
-        pos = m.end()
-    if pos < len(text):
-        parts.append(text[pos:])
-    if all(isinstance(p, str) for p in parts):
-        constant = "".join(parts)
-        return lambda env: constant
-    generated = generate_template(parts, mark, text)
-    if generated is not None:
-        return generated
-
-    def template(env):
-        out = []
-        n = 0
-        for p in parts:
-            t = p if type(p) is str else render(p(env))
-            n += len(t)
-            if n > MAX_ITEMS:
-                raise ValueError(f"a text of more than {MAX_ITEMS} characters; the limit is {MAX_ITEMS}")
-            out.append(t)
-        env.mem -= n  # the text built, as the generated template charges it
-        if env.mem < 0:
-            template_oom(env, text, mark)
-        return "".join(out)
-
-    return template

@@ -1,19 +1,234 @@
-"""The expression language's old home: its code is being split into modules of one concern
-each (issue 26); this re-exports it meanwhile."""
+"""The expression language: parse once with Lark (LALR), check and compile.
+
+An expression is a string in a ruleset (``sum(c.hops for c in trash[p])``).  :func:`parse`
+turns it into a Lark tree (each distinct text once); :func:`compile_expression` resolves its
+names, compiles it to nested closures (the checked reference evaluator, which reports every
+error) and has :mod:`interpreter.lang.codegen` write it as a Python function, which is what runs.
+Ruleset text never reaches ``eval``/``exec``: the generated source is made from the tree.
+
+Expressions are pure: they read the state through an :class:`Env` and never change it.  Names are
+resolved when the expression is compiled (a :class:`Scope` says which local names exist and how
+to read global ones), so an unknown name is a load-time error, not a run-time one.
+
+This module is the language's front door: :func:`compile_expression`, :func:`compile_template`
+and :class:`Compiled` (a compiled expression: the generated function, and the checked one for
+precise errors).  The parts live by concern: :mod:`.parser` (text to tree), :mod:`.scope`
+(:class:`Scope`, :class:`Env`: name resolution and what an expression reads),
+:mod:`.evaluator` (the reference evaluator), :mod:`.codegen` (the generated code) and
+:mod:`.builtins` (the functions); their public names are re-exported here, as before.
+
+Imports: those modules of this package, the roots (errors, limits) and the model's ``render``.
+"""
 
 from __future__ import annotations
 
-from .evaluator import *  # noqa: F401,F403
-from .evaluator import (  # noqa: F401
-    _PARSED,
-    _TEMPLATE_PART,
-    Env,
-    Node,
-    _Compiler,
-    _operand,
-    _to_json,
-    _trees_path,
-    preload_trees,
-    save_trees,
-    state_reader,
-)
+import re
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import CompileError, ExpressionError, ExpressionSyntaxError, Mark, TapsterError
+from ..model import render
+from . import parser
+from .builtins import BUILTINS, MAX_ITEMS, Builtin
+from .codegen import _NOCONST as _NOCONST_GEN
+from .codegen import WorkExceeded, generate_expression, generate_template, template_oom
+from .evaluator import Evaluator, const
+from .parser import COMMON_MISTAKES, Node, parse, preload_trees, save_trees, shorten
+from .scope import Env, FunctionBody, Scope, operand, state_reader
+
+__all__ = [
+    "Env",
+    "Scope",
+    "Builtin",
+    "FunctionBody",
+    "BUILTINS",
+    "COMMON_MISTAKES",
+    "parse",
+    "compile_expression",
+    "compile_template",
+    "Compiled",
+    "Node",
+    "state_reader",
+    "preload_trees",
+    "save_trees",
+]
+
+#: Names other modules read here under their names before the split: interpreter/engine/flow.py
+#: (``_operand``), tests/lang/test_codegen.py (the tree cache).
+_operand = operand
+_PARSED, _to_json, _trees_path = parser._PARSED, parser._to_json, parser._trees_path
+
+
+class Compiled:
+    """A compiled expression: call it with an :class:`Env`.
+
+    Run-time failures become :class:`ExpressionError` naming the expression text and its mark.
+    ``fn`` is the raw closure (no error wrapping) for hot paths that wrap errors themselves:
+    on any exception from ``fn`` they call the Compiled itself, which re-runs the evaluation
+    (expressions are pure) to raise the precise error.
+
+    ``fn`` is the generated function (:mod:`interpreter.lang.codegen`) where there is one, else the
+    checked closure.  Its errors can be imprecise (a KeyError for an unbound name), so a
+    failing evaluation is re-run through ``checked_fn``, the *checked* compilation (every node
+    its own closure with its own checks, the reference evaluator); both compute the same
+    values in the same order.  ``source`` is (the parse tree, the :class:`Scope`).
+    """
+
+    __slots__ = ("fn", "text", "mark", "constant", "source", "checked_fn")
+
+    def __init__(self, fn: Callable, text: str, mark: Mark | None, constant: Any = None, source: tuple | None = None):
+        self.fn = fn
+        self.text = text
+        self.mark = mark
+        self.constant = constant
+        self.source = source
+        self.checked_fn = None if source is not None else fn
+
+    def __call__(self, env: Env) -> Any:
+        try:
+            return self.fn(env)
+        except WorkExceeded as exc:
+            raise ExpressionError(f"in expression `{self.text}`: {exc.message}", self.mark) from None
+        except TapsterError as exc:
+            if exc.mark is not None:  # an inner expression's precise error: the checked run gives the same
+                raise
+            return self.checked(env)
+        except Exception:  # noqa: BLE001 - re-run through the checked compilation for the precise error
+            return self.checked(env)
+
+    def checked(self, env: Env) -> Any:
+        """Evaluate through the checked compilation; failures become precise ExpressionErrors."""
+        fn = self.checked_fn
+        if fn is None:
+            tree, scope = self.source
+            compiler = Evaluator(self.text, self.mark)
+            compiler._scope_functions = scope.functions
+            fn = self.checked_fn = compiler.c(tree, scope)
+        # The run that failed already charged the memory budget for what it built (and freed):
+        # the checked run repeats it with the whole budget, and what it builds is then charged
+        # to what was left (so that a repeat never turns the first error into a budget error).
+        before = getattr(env, "mem", None)
+        if before is not None:
+            env.mem = env.memory
+        try:
+            return fn(env)
+        except ExpressionError as exc:
+            if exc.mark is None:  # raised inside, without context: add the expression's
+                raise ExpressionError(f"in expression `{self.text}`: {exc.message}", self.mark) from None
+            raise
+        except TapsterError:
+            raise
+        except (ArithmeticError, LookupError, TypeError, ValueError, AttributeError) as exc:
+            raise ExpressionError(
+                f"in expression `{self.text}`: {_describe(exc)}", self.mark
+            ) from None
+        except RecursionError:
+            raise ExpressionError(f"in expression `{self.text}`: nested too deeply", self.mark) from None
+        finally:
+            if before is not None:
+                env.mem = before - (env.memory - env.mem)
+
+    def __repr__(self) -> str:
+        return f"Compiled({self.text!r})"
+
+
+def _describe(exc: Exception) -> str:
+    if isinstance(exc, ZeroDivisionError):
+        return "division by zero"
+    if isinstance(exc, IndexError):
+        return f"index out of range ({exc})"
+    if isinstance(exc, KeyError):
+        return f"no such key or field {exc}"
+    return f"{type(exc).__name__.replace('Error', ' error').strip()}: {exc}"
+
+
+def compile_expression(text: Any, scope: Scope, mark: Mark | None = None) -> Compiled:
+    """Parse and compile ``text`` for ``scope``.
+
+    A non-string YAML scalar (a number, a boolean) compiles to a constant.
+
+    Raises:
+        ExpressionSyntaxError: the text does not parse.
+        CompileError: an unknown name, function or field, or a wrong number of arguments.
+    """
+    if isinstance(text, bool) or text is None or isinstance(text, (int, float)):
+        value = text
+        return Compiled(const(value), repr(text), mark, constant=value)
+    if not isinstance(text, str):
+        raise CompileError(f"expected an expression, found {type(text).__name__}", mark)
+    tree = parse(text, mark)
+    compiler = Evaluator(text, mark)
+    compiler._scope_functions = scope.functions
+    try:
+        checked = compiler.c(tree, scope)  # the reference evaluator; reports unknown names and arities
+    except RecursionError:
+        raise ExpressionSyntaxError(f"expression `{shorten(text)}` nests too deeply", mark) from None
+    if hasattr(checked, "constant") or hasattr(checked, "reads") or hasattr(checked, "local"):
+        fn, constant = checked, getattr(checked, "constant", None)  # a plain name or constant: nothing to gain
+    else:
+        generated = generate_expression(tree, scope, text, mark, scope.codegen)
+        if generated is None:
+            fn, constant = checked, None
+        else:
+            fn, value = generated
+            constant = None if value is _NOCONST_GEN else value
+    c = Compiled(fn, text, mark, constant=constant, source=(tree, scope))
+    c.checked_fn = checked
+    return c
+
+
+_TEMPLATE_PART = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
+
+
+def compile_template(text: str, scope: Scope, mark: Mark | None = None) -> Callable[[Env], str]:
+    """Compile a text template: ``{expr}`` parts are expressions, ``{{``/``}}`` literal braces.
+
+    Returns ``f(env) -> str``; values are shown with :func:`interpreter.model.render`.
+
+    Raises:
+        ExpressionSyntaxError, CompileError: as :func:`compile_expression`, for a part.
+    """
+    if not isinstance(text, str):
+        text = render(text)
+    parts: list = []
+    pos = 0
+    seen: dict[str, Compiled] = {}  # each distinct part compiled once (`{n}` written 1,000 times: once)
+    for m in _TEMPLATE_PART.finditer(text):
+        if m.start() > pos:
+            parts.append(text[pos : m.start()])
+        token = m.group(0)
+        if token == "{{":
+            parts.append("{")
+        elif token == "}}":
+            parts.append("}")
+        else:
+            part = seen.get(m.group(1))
+            if part is None:  # its first occurrence: the one a failing evaluation reaches first
+                inner_mark = mark.shifted(m.start(1)) if mark else None
+                part = seen[m.group(1)] = compile_expression(m.group(1), scope, inner_mark)
+            parts.append(part)
+        pos = m.end()
+    if pos < len(text):
+        parts.append(text[pos:])
+    if all(isinstance(p, str) for p in parts):
+        constant = "".join(parts)
+        return lambda env: constant
+    generated = generate_template(parts, mark, text)
+    if generated is not None:
+        return generated
+
+    def template(env):
+        out = []
+        n = 0
+        for p in parts:
+            t = p if type(p) is str else render(p(env))
+            n += len(t)
+            if n > MAX_ITEMS:
+                raise ValueError(f"a text of more than {MAX_ITEMS} characters; the limit is {MAX_ITEMS}")
+            out.append(t)
+        env.mem -= n  # the text built, as the generated template charges it
+        if env.mem < 0:
+            template_oom(env, text, mark)
+        return "".join(out)
+
+    return template
