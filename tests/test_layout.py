@@ -20,8 +20,8 @@ STAGES = [
     # generator; the parser; name resolution (Scope, Env); the reference evaluator; compile_expression and templates
     ("engine", ["rng", "flow", "flowgen", "chance", "state"]),  # chance's generator; effects and runner; generated runs; chance; a game
     ("views", ["publicity", "faces", "render", "view", "termview", "terminal", "webview"]),  # what people see
-    ("compile", ["lint", "ruleset", "context", "declarations", "functions", "outcome", "compiler", "facts"]),
-    # warnings; the compiled ruleset; the compilation context effects see; its stages: declarations, functions,
+    ("compile", ["lint", "ruleset", "names", "context", "declarations", "functions", "outcome", "compiler", "facts"]),
+    # warnings; the compiled ruleset; why a name is out of scope; the compilation context effects see; its stages: declarations, functions,
     # outcome; the driver (document -> Ruleset); a game's facts
     ("interop", ["domains", "encoding", "openspiel", "pettingzoo"]),  # index spaces and tensors; the adapters
     ("agents", ["search", "core"]),                         # search agents; the agent protocol and specs

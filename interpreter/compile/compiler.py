@@ -35,8 +35,9 @@ from ..loader.load import Document, load_yaml
 from ..loader.params import keep_declarations, param_values, variant_chain
 from ..views.render import compile_display
 from .context import constant
-from .declarations import SPECIAL_NAMES, Declarations
+from .declarations import Declarations
 from .functions import Functions, ruleset_builtins
+from .names import SPECIAL_NAMES
 from .outcome import Outcome
 from .ruleset import Procedure, Ruleset, Trigger, VarDecl, ZoneDecl
 

@@ -23,6 +23,7 @@ from ..lang.evaluator import Evaluator
 from ..lang.expression import Builtin, Compiled, Scope, compile_expression, compile_template, parse
 from ..loader.load import Document
 from ..model import render
+from .names import NameIndex
 from .ruleset import Procedure, Ruleset, Trigger, VarDecl, ZoneDecl
 
 #: What a local name (a parameter, a loop variable, a binding) may be: an identifier, no keyword.
@@ -73,6 +74,9 @@ class Context:
         self.events_emitted: set[str] = set()
         self.emits: list[tuple[str, frozenset, tuple]] = []
         self.templates: list[tuple] = []
+        # every name the ruleset declares or binds, for the reason a name is unknown where it is out of scope
+        self.names = NameIndex(doc, lambda: getattr(getattr(self, "rs", None), "kinds", None) or {},
+                               lambda: getattr(getattr(self, "rs", None), "maps", None) or {})
 
     # -- helpers for effects ---------------------------------------------------------------------
     def mark(self, path: tuple) -> Mark:
@@ -115,6 +119,22 @@ class Context:
             if not hint:
                 raise
             raise ExpressionSyntaxError(exc.message + hint, exc.mark, exc.excerpt) from None
+        except CompileError as exc:
+            raise self.out_of_scope(exc, path) from None
+
+    def out_of_scope(self, exc: CompileError, path: tuple) -> CompileError:
+        """``exc``, or for an ``unknown name `x``` where the ruleset has ``x`` elsewhere (a variable,
+        a loop variable, a parameter, a zone, a column, a node key...), the same error saying why:
+        what ``x`` is, where it is bound (file:line:column), and what the place at ``path`` sees
+        (:class:`~interpreter.compile.names.NameIndex`)."""
+        name = getattr(exc, "unknown_name", None)
+        if name is None:
+            return exc
+        why = self.names.why(name, tuple(path))
+        if why is None:
+            return exc
+        message = exc.message.replace(f"unknown name `{name}`{exc.unknown_hint}", f"unknown name `{name}` here: {why}", 1)
+        return CompileError(message, exc.mark, exc.excerpt)
 
     def template(self, value: Any, path: tuple, scope: Scope):
         """Compile a text template found at ``path``; remember it in ``templates`` as
@@ -132,7 +152,10 @@ class Context:
         if hit is not None:
             fn = hit[0]
         else:
-            fn = compile_template(text, scope, mark)
+            try:
+                fn = compile_template(text, scope, mark)
+            except CompileError as exc:
+                raise self.out_of_scope(exc, path) from None
             cache[key] = (fn, scope)  # the scope kept alive: the ids in the key stay its own
         self.templates.append((fn, mark, text, tuple(path) in self.doc.marks))
         return fn
@@ -183,7 +206,7 @@ class Context:
                 f"zone `{name}` needs {decl.depth} index(es) to name one zone, found {len(indexes)}", mark
             )
         comp = Evaluator(value, mark)
-        compiled = tuple(comp.c(ix, scope) for ix in indexes)
+        compiled = tuple(self._part(comp, ix, scope, path) for ix in indexes)
         if decl.keyed:
             key_text = value[value.index("[") + 1 : value.rindex("]")]
             return flow.KeyedZoneRef(decl, (Compiled(compiled[0], key_text, mark),), value, mark)
@@ -208,7 +231,7 @@ class Context:
         if getattr(tree, "data", None) == "index":
             base = tree.children[0]
             if getattr(base, "data", None) == "name" and str(base.children[0]) in self.vars:
-                idx = Compiled(comp.c(tree.children[1], scope), value, mark, source=(tree.children[1], scope))
+                idx = Compiled(self._part(comp, tree.children[1], scope, path), value, mark, source=(tree.children[1], scope))
                 return flow.LValue("item", str(base.children[0]), idx, None, value, mark)
             raise CompileError(f"`{value}`: only an item of a variable can be set (`score[p]`)", mark)
         if getattr(tree, "data", None) == "attr":
@@ -217,9 +240,16 @@ class Context:
                 raise CompileError(
                     f"`{prop}` is not a mutable property of any component kind (declare it under `props:`)", mark
                 )
-            obj = Compiled(comp.c(tree.children[0], scope), value, mark, source=(tree.children[0], scope))
+            obj = Compiled(self._part(comp, tree.children[0], scope, path), value, mark, source=(tree.children[0], scope))
             return flow.LValue("prop", prop, None, obj, value, mark)
         raise CompileError(f"`{value}` is not a place that can be set", mark)
+
+    def _part(self, comp: Evaluator, node: Any, scope: Scope, path: tuple):
+        """A part of a zone reference or a place (an index, an object), compiled by ``comp``."""
+        try:
+            return comp.c(node, scope)
+        except CompileError as exc:
+            raise self.out_of_scope(exc, path) from None
 
     def block(self, spec: Any, path: tuple, scope: Scope) -> flow.Block:
         """Compile a list of effects; later effects see names bound by earlier ones."""

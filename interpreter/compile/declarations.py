@@ -22,16 +22,8 @@ from ..loader import maps
 from ..loader.load import load_table
 from ..model import Component, render
 from .context import NAME_RE, Context, constant
+from .names import SPECIAL_NAMES
 from .ruleset import Kind, Ruleset, VarDecl, ZoneDecl
-
-#: The names every expression knows, which no variable or parameter may take.
-SPECIAL_NAMES = {
-    "current": "the seat whose turn it is (0-based)",
-    "num_players": "how many players there are",
-    "players": "the list of seats, 0 to num_players - 1",
-    "phase": "the name of the current phase",
-    "turns_taken": "turns begun per seat (a list)",
-}
 
 
 class Declarations(Context):

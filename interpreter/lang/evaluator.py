@@ -179,7 +179,12 @@ class Evaluator:
             dashed = re.match(r"(?:-[A-Za-z0-9_]+)+", self.text[end:])
         if dashed:  # `route-r22`: a component id written as a name
             hint = f"; a component is named by its id in quotes: `component('{name}{dashed.group(0)}')`"
-        raise self.error(tok, f"unknown name `{name}`{hint}")
+        err = self.error(tok, f"unknown name `{name}`{hint}")
+        if not dashed:
+            # the compiler, which knows the whole ruleset, says why when the name exists elsewhere
+            # (interpreter/compile/names.py): `unknown name `x` here: `x` is a `for_each` variable ...`
+            err.unknown_name, err.unknown_hint = name, hint
+        raise err
 
     # operators ---------------------------------------------------------------------------
     def c_ternary(self, node, scope):
