@@ -2,6 +2,7 @@
 
 - ``lint``: load-time warnings (values that look like null or like expressions).
 - ``ruleset``: the compiled ruleset (``new_game``), what every later stage runs.
+- ``names``: why a name is unknown where it is out of scope (what it is elsewhere, where).
 - ``context``: the compilation context every effect, display line and face compiles against
   (expressions, templates, zone references, places, blocks; the errors found).
 - ``declarations``: components, zones, variables and maps.
