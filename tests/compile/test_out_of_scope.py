@@ -199,3 +199,13 @@ def test_a_name_bound_in_several_places_says_how_many(tmp_path):
 def test_the_reason_says_how_to_write_it(tmp_path, old, new, words):
     errs = errors_of(tmp_path, BASE.replace(old, new, 1))
     assert any(all(w in str(e) for w in words) for e in errs), [str(e) for e in errs]
+
+
+def test_a_display_line_s_name_in_another_line_says_why(tmp_path):
+    text = BASE.replace("outcome:\n", "display:\n  footer:\n    - {for: s, in: players, text: 'P{s + 1}: {total[s]}'}\n"
+                                      "    - 'last: {s}'\noutcome:\n")
+    errs = errors_of(tmp_path, text)
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "'last: {s}'" in t)
+    hits = [e for e in errs if "unknown name `s` here: `s` is a name bound by a display line's `for:` (" in str(e)
+            and "not in scope in the display at this point" in str(e)]
+    assert hits and hits[0].mark.line == line, [str(e) for e in errs]
