@@ -78,9 +78,16 @@ class NameIndex:
         for section in ("setup", "flow"):
             self._walk(data.get(section), (section,), f" in `{section}`")
         self._walk(data.get("display"), ("display",), " in the display", display=True)
+        derived = {}
+        for kname, spec in _mapping(data.get("components")).items():
+            derived[kname] = _mapping(_mapping(spec).get("derived"))
+            for d in derived[kname]:
+                self._add(d, f"a `derived:` field of component kind `{kname}`", ("components", kname, "derived", d),
+                          "a derived field reads its row and the fields derived before it, in order; "
+                          "elsewhere read it from a component: `c." + d + "`")
         for kname, kind in (self.kinds() or {}).items():
             for f in sorted(getattr(kind, "fields", ()) or ()):
-                if f not in ("id", "kind"):
+                if f not in ("id", "kind") and f not in derived.get(kname, {}):
                     self._add(f, f"a field of component kind `{kname}`", ("components", kname), f"read it from a component: `c.{f}`")
         for mname, gm in (self.maps() or {}).items():
             graph = getattr(gm, "graph", None)

@@ -209,3 +209,12 @@ def test_a_display_line_s_name_in_another_line_says_why(tmp_path):
     hits = [e for e in errs if "unknown name `s` here: `s` is a name bound by a display line's `for:` (" in str(e)
             and "not in scope in the display at this point" in str(e)]
     assert hits and hits[0].mark.line == line, [str(e) for e in errs]
+
+
+def test_a_derived_field_read_before_it_is_derived_says_why(tmp_path):
+    text = BASE.replace("    start: pool\n  token:", "    derived: {twice: 'later * 2', later: 'value + 1'}\n    start: pool\n  token:", 1)
+    errs = errors_of(tmp_path, text)
+    words = ["unknown name `later` here: `later` is a `derived:` field of component kind `chip` (",
+             "not in scope in a component's `derived:` field `twice` (kind `chip`",
+             "a derived field reads its row and the fields derived before it, in order"]
+    assert any(all(w in str(e) for w in words) for e in errs), [str(e) for e in errs]
