@@ -16,13 +16,17 @@ PACKAGE = Path(__file__).resolve().parent.parent / "interpreter"
 STAGES = [
     ("", ["limits", "errors", "model"]),                    # the one table of limits; the error hierarchy; plain values
     ("loader", ["load", "maps", "schema", "params"]),       # safe YAML and tables; map graphs; the schema; parameters, variants
-    ("lang", ["builtins", "codegen", "expression"]),        # the language's functions; the code generator; parser and evaluator
+    ("lang", ["builtins", "codegen", "parser", "scope", "evaluator", "expression"]),  # the language's functions; the code
+    # generator; the parser; name resolution (Scope, Env); the reference evaluator; compile_expression and templates
     ("engine", ["rng", "flow", "flowgen", "chance", "state"]),  # chance's generator; effects and runner; generated runs; chance; a game
     ("views", ["publicity", "faces", "render", "view", "termview", "terminal", "webview"]),  # what people see
-    ("compile", ["lint", "ruleset", "compiler", "facts"]),  # warnings; the compiled ruleset; document -> Ruleset; a game's facts
+    ("compile", ["lint", "ruleset", "names", "context", "declarations", "functions", "outcome", "compiler", "facts"]),
+    # warnings; the compiled ruleset; why a name is out of scope; the compilation context effects see; its stages: declarations, functions,
+    # outcome; the driver (document -> Ruleset); a game's facts
     ("interop", ["domains", "encoding", "openspiel", "pettingzoo"]),  # index spaces and tensors; the adapters
     ("agents", ["search", "core"]),                         # search agents; the agent protocol and specs
-    ("analysis", ["simulate", "scenarios", "check", "stats", "balance", "runner", "tune", "report"]),  # many games
+    ("analysis", ["simulate", "scenarios", "check_games", "check_rules", "check_secrecy", "check_templates", "check",
+                  "stats", "balance", "runner", "tune", "report"]),  # many games (check: its games, three families, the driver)
     ("web", ["store", "server"]),                           # the browser table: its store and server
     ("cli", []),                                            # the command line (its modules: any order, above all stages)
 ]

@@ -1,4 +1,4 @@
-"""`tapster check`: the generic invariants of interpreter/analysis/check.py run on any ruleset anywhere,
+"""`tapster check`: the generic invariants of interpreter/analysis/check*.py run on any ruleset anywhere,
 PASS/FAIL per check, a failure reproduced by its seed and actions; `tapster test` runs scenarios
 with logs on and names the ruleset; `tapster --version`."""
 
@@ -100,11 +100,11 @@ def test_a_display_line_that_reads_a_hidden_card_is_named_and_a_leak_through_it_
 
 def test_a_nondeterministic_game_fails_same_seed(monkeypatch):
     rs = compiled("tic_tac_toe")
-    from interpreter.analysis import check
+    from interpreter.analysis import check_games
 
     calls = iter(range(1, 10_000))
-    real = check.Rng
-    monkeypatch.setattr(check, "Rng", lambda seed: real(seed + next(calls)))  # a new agent seed each game
+    real = check_games.Rng
+    monkeypatch.setattr(check_games, "Rng", lambda seed: real(seed + next(calls)))  # a new agent seed each game
     r = run_check(rs, "same seed, same game")
     assert not r.ok and "played differently" in r.detail
 
@@ -346,10 +346,10 @@ def test_a_score_undefined_mid_game_fails_check_with_the_step_that_reaches_it(ca
 def test_the_default_plan_plays_on_until_every_decision_reached_is_reached_several_times(monkeypatch):
     from types import SimpleNamespace
 
-    from interpreter.analysis import check
+    from interpreter.analysis import check, check_games
 
     clock = [0.0]
-    monkeypatch.setattr(check, "time", SimpleNamespace(process_time=lambda: clock[0]))
+    monkeypatch.setattr(check_games, "time", SimpleNamespace(process_time=lambda: clock[0]))
 
     def run(plan, reach):
         """The seeds ``plan`` hands out, each game taking a processor second and reaching ``reach(seed)``."""

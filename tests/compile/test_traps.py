@@ -94,7 +94,7 @@ def test_drawing_from_an_empty_deck_is_an_error(tmp_path):
 
 
 def test_on_empty_short_draws_what_there_is_and_check_notes_it(tmp_path):
-    from interpreter.analysis.check import _short_draw_notes
+    from interpreter.analysis.check_rules import short_draw_notes
     from interpreter.engine import flow
 
     text = DECK.replace('to: "hand[1]", count: 2}', 'to: "hand[1]", count: 5, on_empty: short}')
@@ -102,7 +102,7 @@ def test_on_empty_short_draws_what_there_is_and_check_notes_it(tmp_path):
     flow.SHORT_DRAWS.clear()
     st = rs.new_game(2, seed=0)
     assert len(st.zones["hand"][1]) == 4 and not st.zones["deck"]
-    [note] = _short_draw_notes(1)
+    [note] = short_draw_notes(1)
     assert "ruleset.yaml:13:5" in note and "drew short (on_empty: short) 1 time(s) in 1 games" in note
 
 

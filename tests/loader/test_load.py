@@ -181,11 +181,11 @@ def test_aliases_that_expand_past_the_size_limit_are_refused():
 def test_a_template_repeated_by_aliases_is_compiled_once(tmp_path, monkeypatch):
     """Its cost counts once per distinct text (issue 25): 32 aliases, one compilation."""
     from interpreter import load_ruleset
-    from interpreter.compile import compiler
+    from interpreter.compile import context
 
     calls = []
-    original = compiler.compile_template
-    monkeypatch.setattr(compiler, "compile_template", lambda *a, **k: calls.append(a[0]) or original(*a, **k))
+    original = context.compile_template
+    monkeypatch.setattr(context, "compile_template", lambda *a, **k: calls.append(a[0]) or original(*a, **k))
     template = "{1}" * 1000
     logs = "\n".join("  - *long" if i else f"  - &long {{log: '{template}'}}" for i in range(32))
     (tmp_path / "ruleset.yaml").write_text(f"name: T\nplayers: {{min: 2, max: 2}}\nsetup:\n{logs}\nflow: []\n")

@@ -1,0 +1,230 @@
+"""The checks that a game runs by its rules: ``games end``, ``score at every step``, ``legal
+actions apply``, ``clone and JSON round trip`` and ``same seed, same game`` (see
+:mod:`.check` for what each asserts).  Each takes a Ruleset and a plan of seeds and returns its
+detail line (and notes), or raises :class:`~interpreter.analysis.check_games.CheckFailure`.
+
+Imports: :mod:`.check_games` (the games played), the game's facts (``interpreter.compile.facts``:
+the whole tree, the declared bounds), the engine (state, flow's short-draw record), the action
+encoding (``interpreter.interop.encoding``: ids not derived from an option's ``in:``).
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..compile.facts import enumerate_tree, outcome_problem
+from ..compile.ruleset import Ruleset
+from ..engine import flow as flow_engine
+from ..engine.rng import Rng
+from ..engine.state import State
+from ..errors import IllegalActionError
+from ..interop.encoding import static_actions
+from .check_games import (
+    MOVE_LIMIT,
+    CheckFailure,
+    Game,
+    Games,
+    coverage_notes,
+    games_played,
+    player_counts,
+    random_game,
+    stopped_note,
+)
+
+#: ``games end`` compares the declared facts with the whole tree when it has at most this many
+#: states (a three-card poker's 58; a larger tree is left to the played games, to keep the check quick).
+TREE_STATES = 2_000
+
+
+def check_games_end(rs: Ruleset, seeds: Games) -> tuple[str, list[str]]:
+    """Random games end with an outcome: a score and a place for every seat, winners among the
+    seats, a reason, inside the declared facts (:func:`interpreter.compile.facts.outcome_problem`).
+    Returns the detail and the notes: each decision the games never reached (or reached fewer
+    than :data:`PER_DECISION` times), each action whose ids are not derived from its ``in:``.
+    Raises :class:`CheckFailure`."""
+    games = 0
+    flow_engine.SHORT_DRAWS.clear()
+    for seed in seeds:
+        for players in player_counts(rs):
+            g = random_game(rs, players, seed, seed * 7, seeds)
+            out = g.st.outcome()
+            if len(out.scores) != players:
+                raise g.fail(f"the outcome has {len(out.scores)} scores for {players} seats")
+            if sorted(out.ranking) != list(range(players)):
+                raise g.fail(f"the ranking {out.ranking} is not a place for each of {players} seats")
+            if not set(out.winners) <= set(range(players)):
+                raise g.fail(f"winners {out.winners} are not seats")
+            if not out.reason:
+                raise g.fail("the outcome gives no reason")
+            problem = outcome_problem(rs, players, out.scores, len(g.actions))
+            if problem is not None:
+                raise g.fail(problem)
+            games += 1
+    reached = ", ".join(f"{k} {v}" for k, v in sorted(seeds.reached.items(), key=lambda kv: str(kv[0])))
+    exact = []
+    for players in player_counts(rs):
+        tree = enumerate_tree(rs, players, budget=TREE_STATES)
+        if tree is None:
+            continue
+        problem = _facts_against_tree(rs, players, tree)
+        if problem is not None:
+            raise CheckFailure(problem, players=players)
+        exact.append(str(players))
+    tail = f"; the declared facts are the enumerated tree's with {', '.join(exact)} players" if exact else ""
+    return (f"{games} random games ended with an outcome ({games_played(seeds)}; decisions reached: {reached or 'none'}){tail}",
+            coverage_notes(rs, seeds) + _encoding_warnings(rs) + short_draw_notes(games))
+
+
+def short_draw_notes(games: int) -> list[str]:
+    """A note per ``move`` declared ``on_empty: short`` that drew from an empty zone in these
+    games (the declared choice reached: worth a look), with how often."""
+    notes = [f"move at {mark} drew short (on_empty: short) {n} time(s) in {games} games"
+             for mark, n in sorted(flow_engine.SHORT_DRAWS.items(), key=lambda kv: str(kv[0]))]
+    flow_engine.SHORT_DRAWS.clear()
+    return notes
+
+
+def check_score(rs: Ruleset, seeds: Games) -> str:
+    """At every step of random games (before each decision, and at the end) the ruleset's score
+    (``outcome.score``) is defined for every seat: greedy agents, searches cut at their depth and
+    the score trace of ``tapster analyse`` read it mid-game.  Raises :class:`CheckFailure` with
+    the step (the actions before it), the seat and the error."""
+    steps = 0
+    mark = getattr(rs.score_expr, "mark", None)
+    where = f" at {mark.file}:{mark.line}:{mark.column}" if mark is not None else ""
+    for seed in seeds:
+        g = Game(rs, rs.default_players, seed, seeds)
+        rng = Rng(seed * 3 + 1)
+        while len(g.actions) < MOVE_LIMIT:
+            st = g.st
+            for p in range(st.num_players):
+                try:
+                    st.score(p)
+                except Exception as exc:  # noqa: BLE001 - the error is the failure reported
+                    k = len(g.actions)
+                    when = "at the end of the game" if st.is_terminal() else \
+                        f"before the game ends (step {k + 1}, after {k} action{'s' if k != 1 else ''})"
+                    raise g.fail(f"the score (outcome.score{where}) of seat P{p + 1} is undefined {when}: "
+                                 f"{type(exc).__name__}: {exc}. Greedy agents, searches cut at their depth and "
+                                 "`tapster analyse`'s score trace read the score mid-game: make it defined at every "
+                                 "step (e.g. `... if len(board) else 0` where it reads a card not yet dealt)") from None
+            steps += 1
+            if st.is_terminal():
+                break
+            g.apply(rng.choice(g.legal()))
+    return f"{steps} steps scored for every seat ({games_played(seeds)})"
+
+
+def _encoding_warnings(rs: Ruleset) -> list[str]:
+    """A warning per option whose action ids cannot be derived from its ``in:`` (the encoding
+    widens the values playouts show, which creates ids no listing may produce)."""
+    out = []
+    for _choose, o, derived in static_actions(rs, rs.default_players):
+        if derived is None:
+            out.append(f"warning: action `{o.name}` ({o.mark}): its ids are not derived from its `in:`, which reads values "
+                       "not known without playing (a variable, a `let`, an attribute); the OpenSpiel and PettingZoo encoding "
+                       "widens the values seen in playouts, creating ids no listing may produce")
+    return out
+
+
+def _facts_against_tree(rs: Ruleset, players: int, tree) -> str | None:
+    """What the declared facts of ``rs`` get wrong against the whole tree (enumerated): a bound
+    or a longest game that is not the true one, a sum that varies."""
+    declared = rs.facts.get(players)
+    if declared is None:
+        return None
+    if declared.range is not None and tuple(declared.range) != (tree.lowest, tree.highest):
+        return (f"`outcome: {{range: [{declared.range[0]}, {declared.range[1]}]}}` with {players} players is not the true extremes: "
+                f"the whole tree's scores run from {tree.lowest} to {tree.highest}")
+    if declared.sum is not None and tree.sums != {round(declared.sum, 9)}:
+        return f"`outcome: {{sum: {declared.sum}}}` with {players} players: the whole tree's outcomes add up to {sorted(tree.sums)}"
+    if declared.actions is not None and declared.actions != tree.longest:
+        return (f"`limits: {{actions: {declared.actions}}}` with {players} players is not the longest game: "
+                f"the whole tree's longest takes {tree.longest} decisions")
+    return None
+
+
+def check_same_seed(rs: Ruleset, seeds) -> str:
+    """The same seed and agent seed give the same game, byte for byte.  Raises :class:`CheckFailure`."""
+    for seed in seeds:
+        a = random_game(rs, rs.default_players, seed, seed + 4, seeds)
+        b = random_game(rs, rs.default_players, seed, seed + 4)
+        if a.actions != b.actions:
+            k = next((i for i, (x, y) in enumerate(zip(a.actions, b.actions)) if x != y), min(len(a.actions), len(b.actions)))
+            raise CheckFailure(f"the same seed played differently from move {k + 1}", seed, rs.default_players, a.actions[:k + 1])
+        if json.dumps(a.st.to_json(), sort_keys=True) != json.dumps(b.st.to_json(), sort_keys=True):
+            raise a.fail("the same seed and actions ended in different states")
+    return f"{len(seeds)} seeds replayed identically{stopped_note(seeds)}"
+
+
+def check_round_trip(rs: Ruleset, seeds) -> str:
+    """Every 5th move, a clone and a JSON round trip continue identically to the original for
+    8 moves, and playing them leaves the original unchanged.  Raises :class:`CheckFailure`."""
+    branches = 0
+    for seed in seeds:
+        g = Game(rs, rs.default_players, seed, seeds)
+        rng = Rng(seed + 1)
+        step = 0
+        while not g.st.is_terminal() and step < MOVE_LIMIT:
+            if step % 5 == 0:
+                st = g.st
+                before = st.to_json()
+                live, copy = st.clone(), st.clone()
+                saved = State.from_json(rs, json.loads(json.dumps(before)))
+                if saved.to_json() != before:
+                    raise g.fail("State.from_json(state.to_json()) differs from the state")
+                branch_rng = Rng(step)
+                line: list[str] = []
+                for _ in range(8):
+                    if live.is_terminal():
+                        break
+                    a = branch_rng.choice(live.legal_actions())
+                    line.append(str(a))
+                    live.apply(a)
+                    copy.apply(a)
+                    saved.apply(str(a))
+                    if not copy.to_json() == live.to_json() == saved.to_json():
+                        raise CheckFailure("a clone or JSON copy continued differently under the same actions",
+                                           seed, g.players, g.actions + line)
+                if st.to_json() != before:
+                    raise CheckFailure("playing a clone changed the original", seed, g.players, g.actions + line)
+                branches += 1
+            g.apply(rng.choice(g.legal()))
+            step += 1
+    return f"{branches} branches continued identically"
+
+
+def check_legal_actions(rs: Ruleset, seeds, per_game: int = 40) -> str:
+    """Every listed legal action (up to 12 per decision) applies to a copy; an unlisted action
+    is refused with :class:`IllegalActionError` listing the legal ones, and the state is
+    unchanged.  Raises :class:`CheckFailure`."""
+    tried = 0
+    for seed in seeds:
+        g = Game(rs, rs.default_players, seed, seeds)
+        rng = Rng(seed)
+        moves = 0
+        while not g.st.is_terminal() and moves < per_game:
+            legal = g.legal()
+            for a in legal[:12]:
+                probe = g.st.clone()
+                try:
+                    probe.apply(a)
+                except Exception as exc:  # noqa: BLE001 - any error is the failure reported
+                    raise CheckFailure(f"the listed action {a} does not apply: {type(exc).__name__}: {exc}",
+                                       seed, g.players, g.actions + [str(a)]) from None
+                tried += 1
+            before = g.st.to_json()
+            try:
+                g.st.apply("no_such_action(42)")
+            except IllegalActionError as exc:
+                if set(exc.legal) != set(legal):
+                    raise g.fail("the refusal of an unlisted action lists other legal actions") from None
+            except Exception as exc:  # noqa: BLE001 - a label that fails to render while refusing, say
+                raise g.fail(f"refusing an unlisted action raised {type(exc).__name__}: {exc}") from None
+            else:
+                raise g.fail("the unlisted action no_such_action(42) was accepted")
+            if g.st.to_json() != before:
+                raise g.fail("a refused action changed the state")
+            g.apply(rng.choice(legal))
+            moves += 1
+    return f"{tried} listed actions applied, unlisted ones refused"
