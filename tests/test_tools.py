@@ -286,6 +286,11 @@ def test_tools_game_digest_checks_stored_digests(tmp_path):
     stored["digests"]["short"]["3"] = "0" * 64
     (tmp_path / "d.json").write_text(json.dumps(stored))
     assert "DIFFERENT: short 3p" in _run_tool(tmp_path, "game_digest.py", *args, "--check", "d.json", status=1)
+    # explicit chance hashes the chance points too: other digests, never checked against sample mode's
+    _run_tool(tmp_path, "game_digest.py", *args, "--chance", "explicit", "--write", "e.json")
+    explicit = json.loads((tmp_path / "e.json").read_text())
+    assert explicit["chance"] == "explicit" and explicit["digests"]["short"]["2"] != stored["digests"]["short"]["2"]
+    assert "with sample chance" in _run_tool(tmp_path, "game_digest.py", *args, "--chance", "explicit", "--check", "d.json", status=1)
 
 
 def test_tools_paired_gain(tmp_path):
