@@ -217,7 +217,7 @@ def _run_tool(tmp_path: Path, script: str, *args: str, status: int = 0, timeout:
 def test_tools_every_script_has_a_smoke_test():
     tested = {"tic_tac_toe_plain.py", "beer_flights_plain.py", "beer_knight_plain.py", "belgian_beers_race_plain.py",
               "bbr_map.py", "beer_knight_cards.py", "beer_knight_seeds.py", "bench.py", "bench_agents.py", "bench_balance.py",
-              "bench_cfr.py", "bench_openspiel.py", "paired_gain.py", "table_screenshot.py"}
+              "bench_cfr.py", "bench_openspiel.py", "game_digest.py", "paired_gain.py", "table_screenshot.py"}
     assert {p.name for p in TOOLS.glob("*.py")} == tested
 
 
@@ -272,6 +272,25 @@ def test_tools_bench_agents(tmp_path):
 def test_tools_bench_balance(tmp_path):
     out = _run_tool(tmp_path, "bench_balance.py", "--games", "4", "--rulesets", "tic_tac_toe", "--no-ray")
     assert "tic_tac_toe" in out and "Ray" not in out
+
+
+def test_tools_game_digest_checks_stored_digests(tmp_path):
+    import json
+
+    # the digest of the same games is stored, checked equal, and a changed digest is named
+    args = ("belgian_beers_race", "--games", "2", "--variant", "short")
+    _run_tool(tmp_path, "game_digest.py", *args, "--write", "d.json")
+    stored = json.loads((tmp_path / "d.json").read_text())
+    assert set(stored["digests"]) == {"short"} and set(stored["digests"]["short"]) == {"2", "3", "4"}
+    assert "same digests for 3" in _run_tool(tmp_path, "game_digest.py", *args, "--check", "d.json")
+    stored["digests"]["short"]["3"] = "0" * 64
+    (tmp_path / "d.json").write_text(json.dumps(stored))
+    assert "DIFFERENT: short 3p" in _run_tool(tmp_path, "game_digest.py", *args, "--check", "d.json", status=1)
+    # explicit chance hashes the chance points too: other digests, never checked against sample mode's
+    _run_tool(tmp_path, "game_digest.py", *args, "--chance", "explicit", "--write", "e.json")
+    explicit = json.loads((tmp_path / "e.json").read_text())
+    assert explicit["chance"] == "explicit" and explicit["digests"]["short"]["2"] != stored["digests"]["short"]["2"]
+    assert "with sample chance" in _run_tool(tmp_path, "game_digest.py", *args, "--chance", "explicit", "--check", "d.json", status=1)
 
 
 def test_tools_paired_gain(tmp_path):
