@@ -109,8 +109,10 @@ SINK: list | None = None
 FALLBACKS: list[tuple[str, str]] = []
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_LOCAL = re.compile(r"l_[A-Za-z0-9_]*\Z")
 _SIMPLE = re.compile(r"(l_[A-Za-z0-9_]*|loc\['[A-Za-z0-9_]*'\])\Z")
-_PROLOGUE = (("loc", "loc = env.loc"), ("Z", "Z = env.zones"), ("V", "V = env.vars"), ("CUR", "CUR = env.state.current"))
+_PROLOGUE = (("loc", "loc = env.loc"), ("Z", "Z = env.zones"), ("V", "V = env.vars"), ("CUR", "CUR = env.state.current"),
+             ("P", "P = env.state.props"))
 _NOCONST = object()
 
 
@@ -219,6 +221,18 @@ class Frag:
     @property
     def const(self) -> bool:
         return self.value is not _NOCONST
+
+
+def _chain(node, kind: str) -> list:
+    """The operands of a chain of ``and`` (or of ``or``), left to right: ``(a or b) or c`` is
+    ``a or b or c`` in value and order of evaluation."""
+    out = []
+    for ch in node.children:
+        if getattr(ch, "data", "").rstrip("_") == kind:
+            out += _chain(ch, kind)
+        else:
+            out.append(ch)
+    return out
 
 
 def call_arguments(argnode) -> tuple[list, list, Any]:
@@ -480,6 +494,15 @@ class _Gen:
                 lim = self.ns.bind(1 << (MAX_INT_BITS - b.bits), "LIM")
                 return Frag(f"({t} * {b.src} if {first}.__class__ is H_int and -{lim} < {t} < {lim}"
                             f" else {helper}(env, {t}, {b.src}))")
+        if a.bits is not None and a.bits < MAX_INT_BITS and (a.const or _LOCAL.match(a.src)):
+            # the same with a's bound known (a constant or a Python local, whose reading cannot
+            # fail, so a is as good as evaluated before b): one comparison of b decides
+            t = b.src if _SIMPLE.match(b.src) else self.temp()
+            if t is not None:
+                second = t if t == b.src else f"({t} := {b.src})"
+                lim = self.ns.bind(1 << (MAX_INT_BITS - a.bits), "LIM")
+                return Frag(f"({a.src} * {t} if {second}.__class__ is H_int and -{lim} < {t} < {lim}"
+                            f" else {helper}(env, {a.src}, {t}))")
         return Frag(f"{helper}(env, {a.src}, {b.src})")
 
     def g_div(self, node, scope, bound):
@@ -517,7 +540,18 @@ class _Gen:
         if scope.attributes is not None and name not in scope.attributes:
             raise GenerationFailed(name)  # the closure compiler reports it
         if name in scope.mutable:
-            return Frag(f"H_mattr(env, {obj.src}, {name!r})")
+            if not _SIMPLE.match(obj.src):
+                return Frag(f"H_mattr(env, {obj.src}, {name!r})")
+            # H_mattr's common case inline: a component whose kind has the property reads it
+            # from the state's properties, anything else goes through H_mattr
+            if self.hoist_current:
+                self.uses.add("P")
+                props = "P"
+            else:
+                props = "env.state.props"
+            o = obj.src
+            return Frag(f"({props}[{o}.index][{name!r}] if {o}.__class__ is H_Component and {name!r} in {o}.mutable"
+                        f" else H_mattr(env, {o}, {name!r}))")
         if _SIMPLE.match(obj.src):  # read twice at no cost: the common case inline
             return Frag(f"({obj.src}.fields[{name!r}] if {obj.src}.__class__ is H_Component else H_attr({obj.src}, {name!r}))")
         return Frag(f"H_attr({obj.src}, {name!r})")
@@ -632,41 +666,243 @@ class _Gen:
         elt, clauses = node.children
         return self._comprehension(elt, clauses, scope, bound, "[", "]", True)
 
-    def _comprehension(self, elt_node, clauses_node, scope, bound, open_: str, close: str, alloc: bool = False) -> Frag:
-        """A comprehension; ``alloc``: its items become a list, so its loops charge memory too."""
-        charge = "H_itm" if alloc else "H_it"
+    def _loop_iterable(self, node, scope, bound, alloc: bool, single: bool) -> tuple[Frag, str | None]:
+        """A comprehension's ``for`` iterable and what charges the loop over it: None (a small
+        constant, free unless nested loops multiply it), ``H_it`` (work) or ``H_itm`` (work and
+        memory, when its items become a new list)."""
+        it = self.lazy_range(node, scope, bound)
+        rargs = it
+        if it is None:
+            it = self.g(node, scope, bound)
+        if it.const and len(it.value) <= MAX_FOLD_ITEMS:
+            return it, ("H_itm" if alloc and not single else None)
+        if rargs is not None and not alloc:
+            return it, "H_it"
+        return it, ("H_itm" if alloc else "H_it")
+
+    def _comprehension(self, elt_node, clauses_node, scope, bound, open_: str, close: str, alloc: bool = False,
+                       first: str | None = None) -> Frag:
+        """A comprehension; ``alloc``: its items become a list, so its loops charge memory too.
+        ``first``: the Python name holding its first loop's iterable, already evaluated and
+        charged by statements before it (see :meth:`lower`)."""
         single = sum(1 for c in clauses_node.children if c.data == "comp_for") == 1
         parts = []
         inner_scope, inner_bound = scope, dict(bound)
         for clause in clauses_node.children:
             if clause.data == "comp_for":
                 targets = [str(t) for t in clause.children[0].children]
-                self.in_iterable += 1
-                try:
-                    it = self.lazy_range(clause.children[1], inner_scope, inner_bound)
-                    rargs = it
-                    if it is None:
-                        it = self.g(clause.children[1], inner_scope, inner_bound)
-                finally:
-                    self.in_iterable -= 1
+                if first is not None:
+                    src, first = first, None
+                else:
+                    self.in_iterable += 1
+                    try:
+                        it, charge = self._loop_iterable(clause.children[1], inner_scope, inner_bound, alloc, single)
+                    finally:
+                        self.in_iterable -= 1
+                    src = f"{charge}(env, {it.src})" if charge else it.src
                 inner_scope = inner_scope.with_locals(targets)
                 py = [self.pyname(t) for t in targets]
                 for t, p in zip(targets, py):
                     inner_bound[t] = p
                 target_src = py[0] if len(py) == 1 else "(" + ", ".join(py) + ",)"
-                if it.const and len(it.value) <= MAX_FOLD_ITEMS:
-                    # a loop over a small constant: free, unless nested loops multiply it
-                    src = f"H_itm(env, {it.src})" if alloc and not single else it.src
-                elif rargs is not None and not alloc:
-                    src = f"H_it(env, {it.src})"
-                else:
-                    src = f"{charge}(env, {it.src})"
                 parts.append(f"for {target_src} in {src}")
             else:
                 cond = self.g(clause.children[0], inner_scope, inner_bound)
                 parts.append(f"if {cond.src}")
         elt = self.g(elt_node, inner_scope, inner_bound)
         return Frag(f"{open_}{elt.src} {' '.join(parts)}{close}")
+
+    # statements -----------------------------------------------------------------------------
+    def stmt_temp(self) -> str:
+        """A fresh Python name for a statement's result (the generator's own: ``s_`` and a counter)."""
+        self.temps += 1
+        return f"s_{self.temps}"
+
+    @staticmethod
+    def charge_lines(charge: str | None, name: str) -> list[str]:
+        """``H_it``/``H_itm`` of the value in ``name`` written out as statements (the same
+        charges, checks and errors, without a call): a value that is not a collection is not
+        charged (iterating it then gives the error)."""
+        if charge is None:
+            return []
+        if charge == "H_it":
+            return ["try:", f"    env.left -= H_len({name})", "except TypeError:", "    pass", "else:",
+                    "    if env.left < 0: H_over(env)"]
+        return ["try:", f"    n_{name} = H_len({name})", "except TypeError:", "    pass", "else:",
+                f"    env.left -= n_{name}", f"    env.mem -= n_{name}", "    if env.left < 0: H_over(env)",
+                "    if env.mem < 0: H_oom(env)"]
+
+    def body(self, node, scope, bound) -> tuple[list[str], Frag | None]:
+        """The statements of a generated function returning the value of ``node``, and the
+        expression when it is a single ``return`` (its ``value`` the constant, if any).
+
+        The lean hot path: ``a and b``, ``a or b`` and ``x if c else y`` at the top become
+        ``if`` statements; ``any``/``all`` of a generator become ``for`` loops that return at
+        the first item deciding them; the first loop of any other comprehension there has its
+        iterable evaluated and charged by statements before it.  Every charge is the one the
+        expression form makes, at the same point of the evaluation (so the budgets' errors
+        come where they came), written as a subtraction and a test instead of a call."""
+        r = self.lower(node, scope, bound, 0)
+        if isinstance(r, Frag):
+            return [f"return {r.src}"], r
+        return r, None
+
+    def _lines(self, node, scope, bound, depth: int) -> list[str]:
+        r = self.lower(node, scope, bound, depth)
+        return [f"return {r.src}"] if isinstance(r, Frag) else r
+
+    def lower(self, node, scope, bound, depth: int) -> list[str] | Frag:
+        """Statements returning the value of ``node`` (see :meth:`body`), or its Frag when it
+        has no statement form."""
+        kind = getattr(node, "data", "")
+        kind = kind.rstrip("_") if isinstance(kind, str) else ""
+        if depth > 16:  # deep chains stay one expression (the statements' nesting is Python's limit too)
+            return self.g(node, scope, bound)
+        if kind in ("and", "or"):
+            *heads, last = _chain(node, kind)
+            t = self.stmt_temp()
+            test = f"not {t}" if kind == "and" else t
+            lines = []
+            for h in heads:  # each operand into t; the first that decides is the value
+                lines += [*self.lower_to(h, t, scope, bound, depth + 1), f"if {test}: return {t}"]
+            return [*lines, *self._lines(last, scope, bound, depth + 1)]
+        if kind == "ternary":
+            a_node, cond_node, b_node = node.children
+            cond = self.g(cond_node, scope, bound)
+            if cond.const:
+                return self.lower(a_node if cond.value else b_node, scope, bound, depth + 1)
+            inner = self._lines(a_node, scope, bound, depth + 1)
+            return [f"if {cond.src}:", *("    " + line for line in inner), *self._lines(b_node, scope, bound, depth + 1)]
+        if kind == "call_gen":
+            name_tok, elt, clauses = node.children
+            name = str(name_tok)
+            builtin = self._function(name, scope)
+            plain = BUILTINS.get(name) is builtin
+            if name in ("any", "all", "sum") and plain:
+                unrolled = self._unroll(name, elt, clauses.children, scope, bound)
+                if unrolled is not None:
+                    return unrolled
+            if name in ("any", "all") and plain:
+                return self._lower_any_all(name, elt, clauses.children, scope, bound)
+            alloc = name in ALLOCATING and plain
+            lines, first = self._first_loop(clauses, scope, bound, alloc)
+            gen = self._comprehension(elt, clauses, scope, bound, "(", ")", alloc, first=first)
+            gen.charged = True
+            return [*lines, f"return {self._emit_call(name, builtin, [gen], {}).src}"]
+        if kind == "listcomp":
+            elt, clauses = node.children
+            lines, first = self._first_loop(clauses, scope, bound, True)
+            return [*lines, f"return {self._comprehension(elt, clauses, scope, bound, '[', ']', True, first=first).src}"]
+        return self.g(node, scope, bound)
+
+    def lower_to(self, node, t: str, scope, bound, depth: int) -> list[str]:
+        """Statements that leave the value of ``node`` in the Python name ``t`` (``and``/``or``
+        chains and conditionals as ``if`` statements, ``any``/``all`` of one loop as a ``for``
+        that breaks at the item deciding it), in the expression's order of evaluation."""
+        kind = getattr(node, "data", "")
+        kind = kind.rstrip("_") if isinstance(kind, str) else ""
+        if depth <= 16 and kind in ("and", "or"):
+            operands = _chain(node, kind)
+            test = t if kind == "and" else f"not {t}"
+            lines: list[str] = []
+            pad = ""
+            for i, op in enumerate(operands):
+                lines += [pad + line for line in self.lower_to(op, t, scope, bound, depth + 1)]
+                if i < len(operands) - 1:
+                    lines.append(f"{pad}if {test}:")
+                    pad += "    "
+            return lines
+        if depth <= 16 and kind == "ternary":
+            a_node, cond_node, b_node = node.children
+            cond = self.g(cond_node, scope, bound)
+            if cond.const:
+                return self.lower_to(a_node if cond.value else b_node, t, scope, bound, depth + 1)
+            a_lines = self.lower_to(a_node, t, scope, bound, depth + 1)
+            b_lines = self.lower_to(b_node, t, scope, bound, depth + 1)
+            return [f"if {cond.src}:", *("    " + x for x in a_lines), "else:", *("    " + x for x in b_lines)]
+        if kind == "call_gen":
+            name_tok, elt, clauses = node.children
+            name = str(name_tok)
+            builtin = self._function(name, scope)
+            fors = sum(1 for c in clauses.children if c.data == "comp_for")
+            if name in ("any", "all") and BUILTINS.get(name) is builtin and fors == 1:
+                if self._unroll(name, elt, clauses.children, scope, bound) is None:
+                    return self._assign_any_all(name, elt, clauses.children, t, scope, bound)
+        return [f"{t} = {self.g(node, scope, bound).src}"]
+
+    def _assign_any_all(self, name: str, elt_node, clauses: list, t: str, scope, bound) -> list[str]:
+        """``t = any(...)``/``all(...)`` of a generator with one ``for`` as a loop that breaks."""
+        first, *rest = clauses
+        it, charge = self._loop_iterable(first.children[1], scope, bound, False, True)
+        s = self.stmt_temp()
+        targets = [str(x) for x in first.children[0].children]
+        inner_scope = scope.with_locals(targets)
+        py = [self.pyname(x) for x in targets]
+        inner_bound = {**bound, **dict(zip(targets, py))}
+        target_src = py[0] if len(py) == 1 else "(" + ", ".join(py) + ",)"
+        lines = [f"{s} = {it.src}", *self.charge_lines(charge, s), f"{t} = {name == 'all'}", f"for {target_src} in {s}:"]
+        pad = "    "
+        for clause in rest:
+            cond = self.g(clause.children[0], inner_scope, inner_bound)
+            lines.append(f"{pad}if {cond.src}:")
+            pad += "    "
+        pre, elt = self._test(elt_node, inner_scope, inner_bound)
+        test = elt if name == "any" else f"not {elt}"
+        return [*lines, *(pad + x for x in pre), f"{pad}if {test}:", f"{pad}    {t} = {name != 'all'}", f"{pad}    break"]
+
+    def _test(self, node, scope, bound) -> tuple[list[str], str]:
+        """A loop's item test as statements and an expression: ``x in xs`` with ``x`` a local
+        or a constant and ``xs`` not constant evaluates ``xs`` into a name and charges it by
+        statements (after ``x``, as the expression does, reading ``x`` having no effect)."""
+        ch = node.children if str(getattr(node, "data", "")).rstrip("_") == "compare" else ()
+        if len(ch) == 3:
+            op = " ".join(str(x) for x in ch[1].children)
+            if op in ("in", "not in"):
+                left = self.g(ch[0], scope, bound)
+                if left.const or _LOCAL.match(left.src):
+                    right = self.lazy_range(ch[2], scope, bound) or self.g(ch[2], scope, bound)
+                    if not right.const:
+                        r = self.stmt_temp()
+                        return [f"{r} = {right.src}", *self.charge_lines("H_it", r)], f"({left.src} {op} {r})"
+        return [], self.g(node, scope, bound).src
+
+    def _first_loop(self, clauses_node, scope, bound, alloc: bool) -> tuple[list[str], str]:
+        """A comprehension's first iterable evaluated into a name and charged, as statements
+        (it is what the comprehension evaluates first, so nothing moves before it)."""
+        single = sum(1 for c in clauses_node.children if c.data == "comp_for") == 1
+        first = clauses_node.children[0]  # the grammar starts every comprehension with a `for`
+        if first.data != "comp_for":
+            raise GenerationFailed("a comprehension starting with `if`")
+        it, charge = self._loop_iterable(first.children[1], scope, bound, alloc, single)
+        t = self.stmt_temp()
+        return [f"{t} = {it.src}", *self.charge_lines(charge, t)], t
+
+    def _lower_any_all(self, name: str, elt_node, clauses: list, scope, bound) -> list[str]:
+        """``any``/``all`` of a generator as nested ``for`` and ``if`` statements returning at the
+        first item that decides (the items, conditions and charges in the generator's order)."""
+        lines: list[str] = []
+        pad = ""
+        inner_scope, inner_bound = scope, dict(bound)
+        for clause in clauses:
+            if clause.data == "comp_for":
+                targets = [str(t) for t in clause.children[0].children]
+                it, charge = self._loop_iterable(clause.children[1], inner_scope, inner_bound, False, True)
+                t = self.stmt_temp()
+                lines += [pad + line for line in [f"{t} = {it.src}", *self.charge_lines(charge, t)]]
+                inner_scope = inner_scope.with_locals(targets)
+                py = [self.pyname(x) for x in targets]
+                inner_bound.update(zip(targets, py))
+                target_src = py[0] if len(py) == 1 else "(" + ", ".join(py) + ",)"
+                lines.append(f"{pad}for {target_src} in {t}:")
+            else:
+                cond = self.g(clause.children[0], inner_scope, inner_bound)
+                lines.append(f"{pad}if {cond.src}:")
+            pad += "    "
+        pre, elt = self._test(elt_node, inner_scope, inner_bound)
+        lines += [pad + x for x in pre]
+        if name == "any":
+            return [*lines, f"{pad}if {elt}: return True", "return False"]
+        return [*lines, f"{pad}if not {elt}: return False", "return True"]
 
     def lazy_range(self, node, scope, bound) -> Frag | None:
         """``range(...)`` where it is only iterated or searched (a ``for``'s iterable, the right
@@ -772,12 +1008,12 @@ def _generate_function(attr: str, builtin, table: FunctionTable):
     gen = _Gen(ns, table)
     bound = {p: gen.pyname(p) for p in body.params}
     try:
-        expr = gen.g(body.tree, body.scope, bound)
+        lines, _ = gen.body(body.tree, body.scope, bound)
         src = _def(
             attr,
             ["env", *bound.values()],
             [f"env.left -= {CALL_COST}", "if env.left < 0: H_over(env)", *gen.prologue()],
-            expr.src,
+            lines,
             body.mark,
         )
         return _compile(src, attr, ns, body.mark)
@@ -792,11 +1028,16 @@ def comment(text: Any) -> str:
     return repr(str(text))[1:-1].encode("ascii", "backslashreplace").decode("ascii")
 
 
-def _def(name: str, params: list[str], prologue: list[str], value: str, mark: Mark | None) -> str:
+def _def(name: str, params: list[str], prologue: list[str], value: str | list[str], mark: Mark | None) -> str:
+    """A generated function's source: ``value`` an expression to return, or the statements of
+    its body (ending in ``return``)."""
     where = f"# {comment(mark)}" if mark is not None else "# (generated)"
     lines = [where, f"def {name}({', '.join(params)}):"]
     lines += [f"    {line}" for line in prologue]
-    lines.append(f"    return {value}")
+    if isinstance(value, str):
+        lines.append(f"    return {value}")
+    else:
+        lines += [f"    {line}" for line in value]
     return "\n".join(lines) + "\n"
 
 
@@ -841,9 +1082,9 @@ def generate_expression(tree, scope, text: str, mark: Mark | None, functions: Fu
     ns = _Ns()
     gen = _Gen(ns, functions)
     try:
-        frag = gen.g(tree, scope, {})
-        src = _def("expr", ["env"], gen.prologue(), frag.src, mark)
-        return _compile(src, "expr", ns, mark), frag.value
+        lines, frag = gen.body(tree, scope, {})
+        src = _def("expr", ["env"], gen.prologue(), lines, mark)
+        return _compile(src, "expr", ns, mark), (frag.value if frag is not None else _NOCONST)
     except Exception as exc:  # noqa: BLE001 - never a user's error: the closure evaluator runs instead
         _fell_back(str(mark), exc)
         return None
