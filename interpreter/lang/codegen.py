@@ -458,6 +458,11 @@ class _Gen:
 
     def g_add(self, node, scope, bound):
         a, b = (self.g(ch, scope, bound) for ch in node.children)
+        return self._add(a, b)
+
+    def _add(self, a: Frag, b: Frag) -> Frag:
+        """``a + b`` with the size check its operands can trigger (none for two bounded whole
+        numbers, an inline test of the result otherwise, ``H_add`` where no ``:=`` is allowed)."""
         folded = self._fold(_add, a, b)
         if folded is not None:
             return folded
@@ -742,7 +747,7 @@ class _Gen:
         iterable evaluated and charged by statements before it.  Every charge is the one the
         expression form makes, at the same point of the evaluation (so the budgets' errors
         come where they came), written as a subtraction and a test instead of a call."""
-        r = self.lower(node, scope, bound, 0)
+        r = self.lower(node, scope, bound, 0) if STATEMENTS else self.g(node, scope, bound)
         if isinstance(r, Frag):
             return [f"return {r.src}"], r
         return r, None
@@ -793,7 +798,8 @@ class _Gen:
             elt, clauses = node.children
             lines, first = self._first_loop(clauses, scope, bound, True)
             return [*lines, f"return {self._comprehension(elt, clauses, scope, bound, '[', ']', True, first=first).src}"]
-        return self.g(node, scope, bound)
+        lines, frag = self._operand(node, scope, bound, depth)
+        return [*lines, f"return {frag.src}"] if lines else frag
 
     def lower_to(self, node, t: str, scope, bound, depth: int) -> list[str]:
         """Statements that leave the value of ``node`` in the Python name ``t`` (``and``/``or``
@@ -828,7 +834,64 @@ class _Gen:
             if name in ("any", "all") and BUILTINS.get(name) is builtin and fors == 1:
                 if self._unroll(name, elt, clauses.children, scope, bound) is None:
                     return self._assign_any_all(name, elt, clauses.children, t, scope, bound)
-        return [f"{t} = {self.g(node, scope, bound).src}"]
+        lines, frag = self._operand(node, scope, bound, depth)
+        return [*lines, f"{t} = {frag.src}"]
+
+    def _operand(self, node, scope, bound, depth: int) -> tuple[list[str], Frag]:
+        """Statements computing what ``node`` evaluates first, and the expression that finishes
+        it after them (together: ``node`` in its order of evaluation).  Lowered: comprehensions
+        (their first iterable evaluated and charged by statements), ``any``/``all`` of one loop,
+        both operands of ``+`` (the left one into a name first when the right one has
+        statements), and the list argument of a builtin that charges it (``sum``, ``max``,
+        ``distinct``...).  Anything else: no statements, its expression."""
+        kind = getattr(node, "data", "")
+        kind = kind.rstrip("_") if isinstance(kind, str) else ""
+        if depth > 16:
+            return [], self.g(node, scope, bound)
+        if kind == "listcomp":
+            elt, clauses = node.children
+            lines, first = self._first_loop(clauses, scope, bound, True)
+            return lines, self._comprehension(elt, clauses, scope, bound, "[", "]", True, first=first)
+        if kind == "call_gen":
+            name_tok, elt, clauses = node.children
+            name = str(name_tok)
+            builtin = self._function(name, scope)
+            plain = BUILTINS.get(name) is builtin
+            if name in ("any", "all", "sum") and plain and self._unroll(name, elt, clauses.children, scope, bound) is not None:
+                return [], self.g(node, scope, bound)
+            if name in ("any", "all") and plain:
+                if sum(1 for c in clauses.children if c.data == "comp_for") != 1:
+                    return [], self.g(node, scope, bound)
+                t = self.stmt_temp()
+                return self._assign_any_all(name, elt, clauses.children, t, scope, bound), Frag(t, bits=1)
+            alloc = name in ALLOCATING and plain
+            lines, first = self._first_loop(clauses, scope, bound, alloc)
+            gen = self._comprehension(elt, clauses, scope, bound, "(", ")", alloc, first=first)
+            gen.charged = True
+            return lines, self._emit_call(name, builtin, [gen], {})
+        if kind == "add":
+            la, a = self._operand(node.children[0], scope, bound, depth + 1)
+            lb, b = self._operand(node.children[1], scope, bound, depth + 1)
+            if lb and not a.const:
+                t = self.stmt_temp()
+                la, a = [*la, f"{t} = {a.src}"], Frag(t, bits=a.bits)
+            return [*la, *lb], self._add(a, b)
+        if kind == "call":
+            name_tok, argnode = node.children
+            name = str(name_tok)
+            builtin = self._function(name, scope)
+            positional, keywords, misplaced = call_arguments(argnode)
+            if (len(positional) == 1 and not keywords and misplaced is None and name in _LINEAR
+                    and BUILTINS.get(name) is builtin and not builtin.needs_env):
+                lines, arg = self._operand(positional[0], scope, bound, depth + 1)
+                if not arg.const and not arg.charged:
+                    charge = "H_itm" if name in ALLOCATING else "H_it"
+                    t = self.stmt_temp()
+                    lines = [*lines, f"{t} = {arg.src}", *self.charge_lines(charge, t)]
+                    arg = Frag(t)
+                    arg.charged = True
+                    return lines, self._emit_call(name, builtin, [arg], {})
+        return [], self.g(node, scope, bound)
 
     def _assign_any_all(self, name: str, elt_node, clauses: list, t: str, scope, bound) -> list[str]:
         """``t = any(...)``/``all(...)`` of a generator with one ``for`` as a loop that breaks."""
@@ -1048,6 +1111,10 @@ def _fell_back(place: str, exc: Exception) -> None:
 
 _CODE: dict[str, Any] = {}
 
+
+#: False: ruleset functions and expressions as one ``return`` of an expression (the form the
+#: statement forms of :meth:`_Gen.body` must agree with, value and charges; a test compares them).
+STATEMENTS = True
 
 #: False: generate nothing, every evaluation through the closure evaluator (the reference the
 #: differential tests compare the generated code against).  Read when a ruleset is compiled.
