@@ -881,7 +881,7 @@ class _Gen:
             name = str(name_tok)
             builtin = self._function(name, scope)
             positional, keywords, misplaced = call_arguments(argnode)
-            if (len(positional) == 1 and not keywords and misplaced is None and name in _LINEAR
+            if (len(positional) == 1 and misplaced is None and name in _LINEAR
                     and BUILTINS.get(name) is builtin and not builtin.needs_env):
                 lines, arg = self._operand(positional[0], scope, bound, depth + 1)
                 if not arg.const and not arg.charged:
@@ -890,8 +890,41 @@ class _Gen:
                     lines = [*lines, f"{t} = {arg.src}", *self.charge_lines(charge, t)]
                     arg = Frag(t)
                     arg.charged = True
-                    return lines, self._emit_call(name, builtin, [arg], {})
+                    kwargs = {k: self.g(v, scope, bound) for k, v in keywords}  # after the argument, as in the call
+                    return lines, self._emit_call(name, builtin, [arg], kwargs)
+        if kind == "index":
+            lines, obj = self._operand(node.children[0], scope, bound, depth + 1)
+            if lines:
+                return lines, Frag(f"{obj.src}[{self.g(node.children[1], scope, bound).src}]")
+        if kind == "compare" and len(node.children) == 3:
+            op = " ".join(str(x) for x in node.children[1].children)
+            if op in ("==", "!=", "<", "<=", ">", ">=", "in", "not in"):
+                return self._compare(op, node.children[0], node.children[2], scope, bound, depth)
         return [], self.g(node, scope, bound)
+
+    def _compare(self, op: str, left_node, right_node, scope, bound, depth: int) -> tuple[list[str], Frag]:
+        """One comparison with statements for its operands (:meth:`_operand`): the left one into
+        a name first when the right one has statements; the list a membership test searches
+        into a name, charged by statements (``H_it`` written out)."""
+        la, a = self._operand(left_node, scope, bound, depth + 1)
+        b = self.lazy_range(right_node, scope, bound) if op in ("in", "not in") else None
+        lb, b = ([], b) if b is not None else self._operand(right_node, scope, bound, depth + 1)
+        search = op in ("in", "not in") and not b.const
+        if not lb and not search:
+            if not la:
+                return [], self.g_compare_frags(a, op, b)
+            return la, self.g_compare_frags(a, op, b)
+        if not a.const and not _LOCAL.match(a.src):
+            t = self.stmt_temp()
+            la, a = [*la, f"{t} = {a.src}"], Frag(t)
+        if search:
+            t = self.stmt_temp()
+            lb, b = [*lb, f"{t} = {b.src}", *self.charge_lines("H_it", t)], Frag(t)
+        return [*la, *lb], self.g_compare_frags(a, op, b)
+
+    @staticmethod
+    def g_compare_frags(a: Frag, op: str, b: Frag) -> Frag:
+        return Frag(f"({a.src} {op} {b.src})", bits=1)
 
     def _assign_any_all(self, name: str, elt_node, clauses: list, t: str, scope, bound) -> list[str]:
         """``t = any(...)``/``all(...)`` of a generator with one ``for`` as a loop that breaks."""

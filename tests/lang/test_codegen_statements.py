@@ -60,6 +60,9 @@ EXPRESSIONS = [
     "max(xs + ys) + len(xs)", "[y for y in xs if y in ys]", "any(x in d.tags for d in deck)",
     "all(x not in d.tags for d in deck)", "sorted(y for y in xs + ys)", "any(x in rec for y in xs)",
     "any(a == b for a in xs for b in ys)", "2 * x", "x * 2", "k * x", "any(y for y in x)",
+    "x in xs", "x not in [y * 2 for y in xs]", "[y for y in xs if y != x][0]", "[y for y in ys][x]",
+    "max([y for y in xs if y > x], default=-1)", "sorted(xs + ys, reverse=x)", "double(x) < sum(y for y in xs)",
+    "x in range(n)", "len(xs) == x", "(x in ys) in [true]", "first(ys) in deck[0].tags",
 ]
 
 VALUES = [0, 1, 2, 3, 7, -1, "x", "y", "z", True, None, [1, 2], 2**4094, 2.5]
@@ -140,6 +143,9 @@ def _generated(rules, text: str) -> str:
                                                                      # generator still charges by H_it)
     ("has('x')", "(l_t_"),                                           # a membership test's list in a name
     ("choice(1)", "= H_len(s_"),                                     # a builtin's list argument
+    ("x not in [y * 2 for y in xs]", "return (s_2 not in s_3)"),     # a comparison's operands in names
+    ("max([y for y in xs if y > x], default=-1)", "default=(-1)"),   # ...and a call's keywords after them
+    ("[y for y in xs if y != x][0]", "][0]"),                        # an index of a list built
 ])
 def test_each_statement_form_is_generated(rules, text, form):
     """Each statement form is what the generator writes (so that the tests above exercise it):
@@ -157,7 +163,7 @@ def test_mutable_properties_are_read_inline(rules):
 
 @pytest.mark.parametrize("text", [
     "has('x')", "tally('x')", "grid(7)", "any(a == b for a in xs for b in ys)", "[y for y in xs if y in ys]",
-    "x and any(d.slot == x for d in deck)", "max(xs + ys) + len(xs)",
+    "x and any(d.slot == x for d in deck)", "max(xs + ys) + len(xs)", "x not in [y * 2 for y in xs]",
 ])
 def test_every_work_budget_stops_at_the_same_evaluation(rules, text):
     """Under a work budget of exactly what one evaluation of the expression form uses, the
