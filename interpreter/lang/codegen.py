@@ -34,9 +34,20 @@ closure with its own checks), which raises the error naming the expression and i
 file:line:column.  ``tests/lang/test_codegen.py`` plays thousands of random games with both and
 compares them.
 
+Statements, not one expression: a ruleset function's or an expression's body is written as
+Python statements where that saves calls (:meth:`_Gen.body`): ``and``/``or`` chains and
+conditionals become ``if`` statements, ``any``/``all`` of a generator a ``for`` loop that
+returns (or breaks) at the deciding item, and what the expression evaluates first — a
+comprehension's first iterable, a charged builtin's list argument, the list a membership test
+searches, the operands of ``+`` and of a comparison — is evaluated into a name (``s_`` and a
+counter, the generator's own) and charged by a subtraction and a test written out, in the
+expression's order of evaluation, so every charge falls at the same point as in the expression
+form (``STATEMENTS = False`` generates that form; ``tests/lang/test_codegen_statements.py``
+checks both agree in value, error and every charge).
+
 Work budget: each loop (a comprehension's ``for``, an O(n) builtin over a list, a membership
 test against a list that is not a constant) charges the number of items to ``env.left``; a
-ruleset function call charges one.  When ``env.left`` falls below zero :class:`WorkExceeded`
+ruleset function call charges ``CALL_COST``.  When ``env.left`` falls below zero :class:`WorkExceeded`
 is raised and becomes an :class:`~interpreter.errors.ExpressionError` naming the limit
 (``limits: {work: N}``).  The runner refills ``env.left`` at every move and every listing of
 legal actions.
@@ -49,6 +60,11 @@ of ``sorted``/``list``/``reversed``/``distinct``, their list argument) is charge
 instead of ``H_it`` (to work and memory alike: an upper bound of the list it builds);
 ``range`` by ``H_range`` before it is materialised; ``+`` of texts or lists by ``H_grow``,
 ``*`` by ``H_mulm``, a slice by ``H_slice``, ``str`` by ``H_str``, a template by its length.
+A mutable property of a component is read inline from ``env.state.props`` (``H_mattr`` only
+for something that is not a component of a kind with that property).  Size checks are left out
+where the inferred bounds of whole numbers rule them out (see :class:`Frag`), and a product with
+one bounded operand is checked by one comparison of the other.  The helpers themselves live in
+:mod:`interpreter.lang.runtime`.
 A constant (a list written out, folded at load) costs nothing at run time; a list or tuple
 written out with computed items is bounded by the expression's length and is not charged.
 """
