@@ -16,8 +16,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "interpreter"
 STAGES = [
     ("", ["limits", "errors", "model"]),                    # the one table of limits; the error hierarchy; plain values
     ("loader", ["load", "maps", "schema", "params"]),       # safe YAML and tables; map graphs; the schema; parameters, variants
-    ("lang", ["builtins", "codegen", "parser", "scope", "evaluator", "expression"]),  # the language's functions; the code
-    # generator; the parser; name resolution (Scope, Env); the reference evaluator; compile_expression and templates
+    ("lang", ["builtins", "runtime", "codegen", "parser", "scope", "evaluator", "expression"]),  # the language's functions;
+    # what generated code calls; the code generator; the parser; name resolution (Scope, Env); the reference evaluator;
+    # compile_expression and templates
     ("engine", ["rng", "flow", "flowgen", "chance", "state"]),  # chance's generator; effects and runner; generated runs; chance; a game
     ("views", ["publicity", "faces", "render", "view", "termview", "terminal", "webview"]),  # what people see
     ("compile", ["lint", "ruleset", "names", "context", "declarations", "functions", "outcome", "compiler", "facts"]),

@@ -34,9 +34,20 @@ closure with its own checks), which raises the error naming the expression and i
 file:line:column.  ``tests/lang/test_codegen.py`` plays thousands of random games with both and
 compares them.
 
+Statements, not one expression: a ruleset function's or an expression's body is written as
+Python statements where that saves calls (:meth:`_Gen.body`): ``and``/``or`` chains and
+conditionals become ``if`` statements, ``any``/``all`` of a generator a ``for`` loop that
+returns (or breaks) at the deciding item, and what the expression evaluates first — a
+comprehension's first iterable, a charged builtin's list argument, the list a membership test
+searches, the operands of ``+`` and of a comparison — is evaluated into a name (``s_`` and a
+counter, the generator's own) and charged by a subtraction and a test written out, in the
+expression's order of evaluation, so every charge falls at the same point as in the expression
+form (``STATEMENTS = False`` generates that form; ``tests/lang/test_codegen_statements.py``
+checks both agree in value, error and every charge).
+
 Work budget: each loop (a comprehension's ``for``, an O(n) builtin over a list, a membership
 test against a list that is not a constant) charges the number of items to ``env.left``; a
-ruleset function call charges one.  When ``env.left`` falls below zero :class:`WorkExceeded`
+ruleset function call charges ``CALL_COST``.  When ``env.left`` falls below zero :class:`WorkExceeded`
 is raised and becomes an :class:`~interpreter.errors.ExpressionError` naming the limit
 (``limits: {work: N}``).  The runner refills ``env.left`` at every move and every listing of
 legal actions.
@@ -49,6 +60,11 @@ of ``sorted``/``list``/``reversed``/``distinct``, their list argument) is charge
 instead of ``H_it`` (to work and memory alike: an upper bound of the list it builds);
 ``range`` by ``H_range`` before it is materialised; ``+`` of texts or lists by ``H_grow``,
 ``*`` by ``H_mulm``, a slice by ``H_slice``, ``str`` by ``H_str``, a template by its length.
+A mutable property of a component is read inline from ``env.state.props`` (``H_mattr`` only
+for something that is not a component of a kind with that property).  Size checks are left out
+where the inferred bounds of whole numbers rule them out (see :class:`Frag`), and a product with
+one bounded operand is checked by one comparison of the other.  The helpers themselves live in
+:mod:`interpreter.lang.runtime`.
 A constant (a list written out, folded at load) costs nothing at run time; a list or tuple
 written out with computed items is bounded by the expression's length and is not charged.
 """
@@ -59,11 +75,33 @@ import operator
 import re
 from typing import Any
 
-from ..errors import ExpressionError, Mark, TapsterError
+from ..errors import Mark
 from ..loader.maps import GameMap
-from ..model import Action, Component, render
-from .builtins import BUILTINS, MAX_INT_BITS, MAX_ITEMS, _mul, same, unescape
-from .builtins import _range as _plain_range
+from ..model import Action
+from .builtins import BUILTINS, MAX_INT_BITS, _mul, unescape
+from .runtime import (  # noqa: F401 - re-exported: the reference evaluator and the engine import them from here
+    _BIG,
+    HELPERS,
+    MemoryExceeded,
+    WorkExceeded,
+    _add,
+    _addm,
+    _attr,
+    _charge,
+    _check_int,
+    _grow,
+    _it,
+    _itm,
+    _lazy_range,
+    _mattr,
+    _mod,
+    _mulm,
+    _over,
+    _range,
+    _slice,
+    _str,
+    template_oom,
+)
 
 __all__ = ["WorkExceeded", "MemoryExceeded", "generate_expression", "generate_template", "generate_legal", "FunctionTable"]
 
@@ -87,93 +125,11 @@ SINK: list | None = None
 FALLBACKS: list[tuple[str, str]] = []
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_LOCAL = re.compile(r"l_[A-Za-z0-9_]*\Z")
 _SIMPLE = re.compile(r"(l_[A-Za-z0-9_]*|loc\['[A-Za-z0-9_]*'\])\Z")
-_PROLOGUE = (("loc", "loc = env.loc"), ("Z", "Z = env.zones"), ("V", "V = env.vars"), ("CUR", "CUR = env.state.current"))
+_PROLOGUE = (("loc", "loc = env.loc"), ("Z", "Z = env.zones"), ("V", "V = env.vars"), ("CUR", "CUR = env.state.current"),
+             ("P", "P = env.state.props"))
 _NOCONST = object()
-
-
-class WorkExceeded(TapsterError):
-    """An evaluation used up its work budget (``limits: {work: N}``)."""
-
-
-class MemoryExceeded(WorkExceeded):
-    """An evaluation used up its memory budget (``limits: {memory: N}``): a WorkExceeded, so
-    that every place reporting the one reports the other."""
-
-
-# ---------------------------------------------------------------------------------------------
-# Helpers the generated code calls (the whole of its namespace, with the constants)
-
-
-def _over(env) -> None:
-    env.left = 0
-    raise WorkExceeded(
-        f"the work budget of {env.budget:,} steps (loop items, membership tests, function calls) was used up"
-        " by one move; a rule seems to loop without end (raise it with `limits: {work: N}`)"
-    )
-
-
-def _oom(env) -> None:
-    env.mem = 0
-    raise MemoryExceeded(
-        f"the memory budget of {env.memory:,} items and characters (lists, texts and ranges built) was used up"
-        " by one move; a rule seems to build lists or texts without end (raise it with `limits: {memory: N}`)"
-    )
-
-
-def template_oom(env, text: str, mark: Mark | None) -> None:
-    """Raise the memory budget's error for the template ``text`` at ``mark`` (an
-    ExpressionError naming the template and its place)."""
-    try:
-        _oom(env)
-    except MemoryExceeded as exc:
-        shown = " ".join(text.split())
-        shown = shown if len(shown) <= 60 else shown[:57] + "..."
-        raise ExpressionError(f"in template `{shown}`: {exc.message}", mark) from None
-
-
-def _charge(env, n: int) -> None:
-    """Charge ``n`` items or characters to the memory budget (raises MemoryExceeded)."""
-    env.mem -= n
-    if env.mem < 0:
-        _oom(env)
-
-
-def _itm(env, xs):
-    """:func:`_it` for a loop whose items become a new list (a list comprehension, ``sorted``,
-    ``list``...): ``len(xs)`` charged to the work and the memory budgets alike (for nested loops
-    the sum of the charges bounds the list built).  Returns ``xs``."""
-    try:
-        n = len(xs)
-    except TypeError:
-        return xs
-    env.left -= n
-    env.mem -= n
-    if env.left < 0:
-        _over(env)
-    if env.mem < 0:
-        _oom(env)
-    return xs
-
-
-def _range(env, *args):
-    """``range(...)`` as a list, its length charged to the memory budget before it is built
-    (the limits of :func:`interpreter.lang.builtins._range` otherwise)."""
-    n = len(range(*args))
-    if n <= MAX_ITEMS:
-        env.mem -= n
-        if env.mem < 0:
-            _oom(env)
-    return _plain_range(*args)
-
-
-def _lazy_range(*args):
-    """``range(...)`` as the ``for`` of a comprehension iterates it: not built (so not charged
-    to memory), with the limits of :func:`interpreter.lang.builtins._range`."""
-    r = range(*args)
-    if len(r) > MAX_ITEMS:
-        raise ValueError(f"range() of {len(r)} numbers; the limit is {MAX_ITEMS}")
-    return r
 
 
 def range_arguments(node, scope) -> list | None:
@@ -199,99 +155,6 @@ def small_range(args: list) -> bool:
         return False
 
 
-def _mulm(env, a, b):
-    """``a * b`` (:func:`interpreter.lang.builtins._mul`), a list or text built charged to memory."""
-    r = _mul(a, b)
-    t = type(r)
-    if t is str or t is list or t is tuple:
-        env.mem -= len(r)
-        if env.mem < 0:
-            _oom(env)
-    return r
-
-
-def _str(env, x):
-    """``str(x)``: the text shown for ``x``, its length charged to memory."""
-    r = render(x)
-    env.mem -= len(r)
-    if env.mem < 0:
-        _oom(env)
-    return r
-
-
-def _it(env, xs):
-    """Charge a loop over ``xs`` to the budget; returns ``xs``.  Used by the generated code and
-    the reference evaluator alike; something that is not a collection is returned uncharged
-    (iterating it then gives the error)."""
-    try:
-        env.left -= len(xs)
-    except TypeError:
-        return xs
-    if env.left < 0:
-        _over(env)
-    return xs
-
-
-def _attr(o, name):
-    try:
-        return o.fields[name]
-    except (AttributeError, KeyError):
-        if type(o) is dict and name in o:
-            return o[name]
-        raise
-
-
-def _mattr(env, o, name):
-    if type(o) is Component and name in o.mutable:
-        return env.state.props[o.index][name]
-    return _attr(o, name)
-
-
-def _grow(r, env=None):
-    """``r``, the result of ``+``, checked: a list or text of at most MAX_ITEMS (charged to
-    ``env``'s memory budget when given), a whole number of at most MAX_INT_BITS bits."""
-    t = type(r)
-    if t is str or t is list or t is tuple:
-        if len(r) > MAX_ITEMS:
-            raise ValueError(f"a value of {len(r)} items or characters; the limit is {MAX_ITEMS}")
-        if env is not None:
-            env.mem -= len(r)
-            if env.mem < 0:
-                _oom(env)
-    if t is int and (r > _BIG or r < -_BIG):
-        raise ValueError("a whole number of more than 4096 bits; numbers in a game stay smaller")
-    return r
-
-
-_BIG = 1 << MAX_INT_BITS
-
-
-def _add(a, b):
-    return _grow(a + b)
-
-
-def _addm(env, a, b):
-    return _grow(a + b, env)
-
-
-def _toolong(n):
-    raise ValueError(f"a text of more than {MAX_ITEMS} characters; the limit is {MAX_ITEMS}")
-
-
-def _mod(a, b):
-    if type(a) is str:
-        raise ValueError("`%` formats no text in the expression language; build text with a template")
-    return a % b
-
-
-def _slice(env, o, lo, hi):
-    r = o[lo:hi]
-    env.mem -= len(r)
-    if env.mem < 0:
-        _oom(env)
-    return r if type(r) is str else list(r)
-
-
 def _max_bits(a: Frag, b: Frag) -> int | None:
     """The bound of a value that is one of ``a`` and ``b``: the larger, when both are known."""
     if a.bits is None or b.bits is None:
@@ -303,43 +166,6 @@ def _small_const(f: Frag) -> bool:
     """A constant of at most MAX_FOLD_ITEMS items (a copy of it is as cheap as a list written out)."""
     return f.const and (not hasattr(f.value, "__len__") or len(f.value) <= MAX_FOLD_ITEMS)
 
-
-def _check_int(v):
-    if type(v) is int and (v > _BIG or v < -_BIG):
-        raise ValueError("a whole number of more than 4096 bits")
-    return v
-
-
-_HELPERS: dict[str, Any] = {
-    "H_it": _it,
-    "H_itm": _itm,
-    "H_range": _range,
-    "H_lrange": _lazy_range,
-    "H_mulm": _mulm,
-    "H_str": _str,
-    "H_oom": _oom,
-    "H_toobig": template_oom,
-    "H_same": same,
-    "H_attr": _attr,
-    "H_mattr": _mattr,
-    "H_add": _addm,
-    "H_mod": _mod,
-    "H_grow": _grow,
-    "H_slice": _slice,
-    "H_over": _over,
-    "H_render": render,
-    "H_toolong": _toolong,
-    "MAX_ITEMS": MAX_ITEMS,
-    "H_Component": Component,
-    "H_Action": Action,
-    "H_tnew": tuple.__new__,
-    "H_tuple": tuple,
-    "H_len": len,
-    "H_zip": zip,
-    "H_int": int,
-    "H_BIG": _BIG,
-    "TypeError": TypeError,
-}
 
 #: Builtins whose result is a whole number of at most this many bits, whatever their arguments
 #: (a length or a position is below 2**63; a sign is -1, 0 or 1).
@@ -358,7 +184,7 @@ class _Ns:
 
     def __init__(self, extra: dict | None = None):
         self.d: dict[str, Any] = {"__builtins__": {}}
-        self.d.update(_HELPERS)
+        self.d.update(HELPERS)
         if extra:
             self.d.update(extra)
         self.n = 0
@@ -411,6 +237,18 @@ class Frag:
     @property
     def const(self) -> bool:
         return self.value is not _NOCONST
+
+
+def _chain(node, kind: str) -> list:
+    """The operands of a chain of ``and`` (or of ``or``), left to right: ``(a or b) or c`` is
+    ``a or b or c`` in value and order of evaluation."""
+    out = []
+    for ch in node.children:
+        if getattr(ch, "data", "").rstrip("_") == kind:
+            out += _chain(ch, kind)
+        else:
+            out.append(ch)
+    return out
 
 
 def call_arguments(argnode) -> tuple[list, list, Any]:
@@ -636,6 +474,11 @@ class _Gen:
 
     def g_add(self, node, scope, bound):
         a, b = (self.g(ch, scope, bound) for ch in node.children)
+        return self._add(a, b)
+
+    def _add(self, a: Frag, b: Frag) -> Frag:
+        """``a + b`` with the size check its operands can trigger (none for two bounded whole
+        numbers, an inline test of the result otherwise, ``H_add`` where no ``:=`` is allowed)."""
         folded = self._fold(_add, a, b)
         if folded is not None:
             return folded
@@ -672,6 +515,15 @@ class _Gen:
                 lim = self.ns.bind(1 << (MAX_INT_BITS - b.bits), "LIM")
                 return Frag(f"({t} * {b.src} if {first}.__class__ is H_int and -{lim} < {t} < {lim}"
                             f" else {helper}(env, {t}, {b.src}))")
+        if a.bits is not None and a.bits < MAX_INT_BITS and (a.const or _LOCAL.match(a.src)):
+            # the same with a's bound known (a constant or a Python local, whose reading cannot
+            # fail, so a is as good as evaluated before b): one comparison of b decides
+            t = b.src if _SIMPLE.match(b.src) else self.temp()
+            if t is not None:
+                second = t if t == b.src else f"({t} := {b.src})"
+                lim = self.ns.bind(1 << (MAX_INT_BITS - a.bits), "LIM")
+                return Frag(f"({a.src} * {t} if {second}.__class__ is H_int and -{lim} < {t} < {lim}"
+                            f" else {helper}(env, {a.src}, {t}))")
         return Frag(f"{helper}(env, {a.src}, {b.src})")
 
     def g_div(self, node, scope, bound):
@@ -709,7 +561,18 @@ class _Gen:
         if scope.attributes is not None and name not in scope.attributes:
             raise GenerationFailed(name)  # the closure compiler reports it
         if name in scope.mutable:
-            return Frag(f"H_mattr(env, {obj.src}, {name!r})")
+            if not _SIMPLE.match(obj.src):
+                return Frag(f"H_mattr(env, {obj.src}, {name!r})")
+            # H_mattr's common case inline: a component whose kind has the property reads it
+            # from the state's properties, anything else goes through H_mattr
+            if self.hoist_current:
+                self.uses.add("P")
+                props = "P"
+            else:
+                props = "env.state.props"
+            o = obj.src
+            return Frag(f"({props}[{o}.index][{name!r}] if {o}.__class__ is H_Component and {name!r} in {o}.mutable"
+                        f" else H_mattr(env, {o}, {name!r}))")
         if _SIMPLE.match(obj.src):  # read twice at no cost: the common case inline
             return Frag(f"({obj.src}.fields[{name!r}] if {obj.src}.__class__ is H_Component else H_attr({obj.src}, {name!r}))")
         return Frag(f"H_attr({obj.src}, {name!r})")
@@ -824,41 +687,334 @@ class _Gen:
         elt, clauses = node.children
         return self._comprehension(elt, clauses, scope, bound, "[", "]", True)
 
-    def _comprehension(self, elt_node, clauses_node, scope, bound, open_: str, close: str, alloc: bool = False) -> Frag:
-        """A comprehension; ``alloc``: its items become a list, so its loops charge memory too."""
-        charge = "H_itm" if alloc else "H_it"
+    def _loop_iterable(self, node, scope, bound, alloc: bool, single: bool) -> tuple[Frag, str | None]:
+        """A comprehension's ``for`` iterable and what charges the loop over it: None (a small
+        constant, free unless nested loops multiply it), ``H_it`` (work) or ``H_itm`` (work and
+        memory, when its items become a new list)."""
+        it = self.lazy_range(node, scope, bound)
+        rargs = it
+        if it is None:
+            it = self.g(node, scope, bound)
+        if it.const and len(it.value) <= MAX_FOLD_ITEMS:
+            return it, ("H_itm" if alloc and not single else None)
+        if rargs is not None and not alloc:
+            return it, "H_it"
+        return it, ("H_itm" if alloc else "H_it")
+
+    def _comprehension(self, elt_node, clauses_node, scope, bound, open_: str, close: str, alloc: bool = False,
+                       first: str | None = None) -> Frag:
+        """A comprehension; ``alloc``: its items become a list, so its loops charge memory too.
+        ``first``: the Python name holding its first loop's iterable, already evaluated and
+        charged by statements before it (see :meth:`lower`)."""
         single = sum(1 for c in clauses_node.children if c.data == "comp_for") == 1
         parts = []
         inner_scope, inner_bound = scope, dict(bound)
         for clause in clauses_node.children:
             if clause.data == "comp_for":
                 targets = [str(t) for t in clause.children[0].children]
-                self.in_iterable += 1
-                try:
-                    it = self.lazy_range(clause.children[1], inner_scope, inner_bound)
-                    rargs = it
-                    if it is None:
-                        it = self.g(clause.children[1], inner_scope, inner_bound)
-                finally:
-                    self.in_iterable -= 1
+                if first is not None:
+                    src, first = first, None
+                else:
+                    self.in_iterable += 1
+                    try:
+                        it, charge = self._loop_iterable(clause.children[1], inner_scope, inner_bound, alloc, single)
+                    finally:
+                        self.in_iterable -= 1
+                    src = f"{charge}(env, {it.src})" if charge else it.src
                 inner_scope = inner_scope.with_locals(targets)
                 py = [self.pyname(t) for t in targets]
                 for t, p in zip(targets, py):
                     inner_bound[t] = p
                 target_src = py[0] if len(py) == 1 else "(" + ", ".join(py) + ",)"
-                if it.const and len(it.value) <= MAX_FOLD_ITEMS:
-                    # a loop over a small constant: free, unless nested loops multiply it
-                    src = f"H_itm(env, {it.src})" if alloc and not single else it.src
-                elif rargs is not None and not alloc:
-                    src = f"H_it(env, {it.src})"
-                else:
-                    src = f"{charge}(env, {it.src})"
                 parts.append(f"for {target_src} in {src}")
             else:
                 cond = self.g(clause.children[0], inner_scope, inner_bound)
                 parts.append(f"if {cond.src}")
         elt = self.g(elt_node, inner_scope, inner_bound)
         return Frag(f"{open_}{elt.src} {' '.join(parts)}{close}")
+
+    # statements -----------------------------------------------------------------------------
+    def stmt_temp(self) -> str:
+        """A fresh Python name for a statement's result (the generator's own: ``s_`` and a counter)."""
+        self.temps += 1
+        return f"s_{self.temps}"
+
+    @staticmethod
+    def charge_lines(charge: str | None, name: str) -> list[str]:
+        """``H_it``/``H_itm`` of the value in ``name`` written out as statements (the same
+        charges, checks and errors, without a call): a value that is not a collection is not
+        charged (iterating it then gives the error)."""
+        if charge is None:
+            return []
+        if charge == "H_it":
+            return ["try:", f"    env.left -= H_len({name})", "except TypeError:", "    pass", "else:",
+                    "    if env.left < 0: H_over(env)"]
+        return ["try:", f"    n_{name} = H_len({name})", "except TypeError:", "    pass", "else:",
+                f"    env.left -= n_{name}", f"    env.mem -= n_{name}", "    if env.left < 0: H_over(env)",
+                "    if env.mem < 0: H_oom(env)"]
+
+    def body(self, node, scope, bound) -> tuple[list[str], Frag | None]:
+        """The statements of a generated function returning the value of ``node``, and the
+        expression when it is a single ``return`` (its ``value`` the constant, if any).
+
+        The lean hot path: ``a and b``, ``a or b`` and ``x if c else y`` at the top become
+        ``if`` statements; ``any``/``all`` of a generator become ``for`` loops that return at
+        the first item deciding them; the first loop of any other comprehension there has its
+        iterable evaluated and charged by statements before it.  Every charge is the one the
+        expression form makes, at the same point of the evaluation (so the budgets' errors
+        come where they came), written as a subtraction and a test instead of a call."""
+        r = self.lower(node, scope, bound, 0) if STATEMENTS else self.g(node, scope, bound)
+        if isinstance(r, Frag):
+            return [f"return {r.src}"], r
+        return r, None
+
+    def _lines(self, node, scope, bound, depth: int) -> list[str]:
+        r = self.lower(node, scope, bound, depth)
+        return [f"return {r.src}"] if isinstance(r, Frag) else r
+
+    def lower(self, node, scope, bound, depth: int) -> list[str] | Frag:
+        """Statements returning the value of ``node`` (see :meth:`body`), or its Frag when it
+        has no statement form."""
+        kind = getattr(node, "data", "")
+        kind = kind.rstrip("_") if isinstance(kind, str) else ""
+        if depth > 16:  # deep chains stay one expression (the statements' nesting is Python's limit too)
+            return self.g(node, scope, bound)
+        if kind in ("and", "or"):
+            *heads, last = _chain(node, kind)
+            t = self.stmt_temp()
+            test = f"not {t}" if kind == "and" else t
+            lines = []
+            for h in heads:  # each operand into t; the first that decides is the value
+                lines += [*self.lower_to(h, t, scope, bound, depth + 1), f"if {test}: return {t}"]
+            return [*lines, *self._lines(last, scope, bound, depth + 1)]
+        if kind == "ternary":
+            a_node, cond_node, b_node = node.children
+            cond = self.g(cond_node, scope, bound)
+            if cond.const:
+                return self.lower(a_node if cond.value else b_node, scope, bound, depth + 1)
+            inner = self._lines(a_node, scope, bound, depth + 1)
+            return [f"if {cond.src}:", *("    " + line for line in inner), *self._lines(b_node, scope, bound, depth + 1)]
+        if kind == "call_gen":
+            name_tok, elt, clauses = node.children
+            name = str(name_tok)
+            builtin = self._function(name, scope)
+            plain = BUILTINS.get(name) is builtin
+            if name in ("any", "all", "sum") and plain:
+                unrolled = self._unroll(name, elt, clauses.children, scope, bound)
+                if unrolled is not None:
+                    return unrolled
+            if name in ("any", "all") and plain:
+                return self._lower_any_all(name, elt, clauses.children, scope, bound)
+            alloc = name in ALLOCATING and plain
+            lines, first = self._first_loop(clauses, scope, bound, alloc)
+            gen = self._comprehension(elt, clauses, scope, bound, "(", ")", alloc, first=first)
+            gen.charged = True
+            return [*lines, f"return {self._emit_call(name, builtin, [gen], {}).src}"]
+        if kind == "listcomp":
+            elt, clauses = node.children
+            lines, first = self._first_loop(clauses, scope, bound, True)
+            return [*lines, f"return {self._comprehension(elt, clauses, scope, bound, '[', ']', True, first=first).src}"]
+        lines, frag = self._operand(node, scope, bound, depth)
+        return [*lines, f"return {frag.src}"] if lines else frag
+
+    def lower_to(self, node, t: str, scope, bound, depth: int) -> list[str]:
+        """Statements that leave the value of ``node`` in the Python name ``t`` (``and``/``or``
+        chains and conditionals as ``if`` statements, ``any``/``all`` of one loop as a ``for``
+        that breaks at the item deciding it), in the expression's order of evaluation."""
+        kind = getattr(node, "data", "")
+        kind = kind.rstrip("_") if isinstance(kind, str) else ""
+        if depth <= 16 and kind in ("and", "or"):
+            operands = _chain(node, kind)
+            test = t if kind == "and" else f"not {t}"
+            lines: list[str] = []
+            pad = ""
+            for i, op in enumerate(operands):
+                lines += [pad + line for line in self.lower_to(op, t, scope, bound, depth + 1)]
+                if i < len(operands) - 1:
+                    lines.append(f"{pad}if {test}:")
+                    pad += "    "
+            return lines
+        if depth <= 16 and kind == "ternary":
+            a_node, cond_node, b_node = node.children
+            cond = self.g(cond_node, scope, bound)
+            if cond.const:
+                return self.lower_to(a_node if cond.value else b_node, t, scope, bound, depth + 1)
+            a_lines = self.lower_to(a_node, t, scope, bound, depth + 1)
+            b_lines = self.lower_to(b_node, t, scope, bound, depth + 1)
+            return [f"if {cond.src}:", *("    " + x for x in a_lines), "else:", *("    " + x for x in b_lines)]
+        if kind == "call_gen":
+            name_tok, elt, clauses = node.children
+            name = str(name_tok)
+            builtin = self._function(name, scope)
+            fors = sum(1 for c in clauses.children if c.data == "comp_for")
+            if name in ("any", "all") and BUILTINS.get(name) is builtin and fors == 1:
+                if self._unroll(name, elt, clauses.children, scope, bound) is None:
+                    return self._assign_any_all(name, elt, clauses.children, t, scope, bound)
+        lines, frag = self._operand(node, scope, bound, depth)
+        return [*lines, f"{t} = {frag.src}"]
+
+    def _operand(self, node, scope, bound, depth: int) -> tuple[list[str], Frag]:
+        """Statements computing what ``node`` evaluates first, and the expression that finishes
+        it after them (together: ``node`` in its order of evaluation).  Lowered: comprehensions
+        (their first iterable evaluated and charged by statements), ``any``/``all`` of one loop,
+        both operands of ``+`` (the left one into a name first when the right one has
+        statements), and the list argument of a builtin that charges it (``sum``, ``max``,
+        ``distinct``...).  Anything else: no statements, its expression."""
+        kind = getattr(node, "data", "")
+        kind = kind.rstrip("_") if isinstance(kind, str) else ""
+        if depth > 16:
+            return [], self.g(node, scope, bound)
+        if kind == "listcomp":
+            elt, clauses = node.children
+            lines, first = self._first_loop(clauses, scope, bound, True)
+            return lines, self._comprehension(elt, clauses, scope, bound, "[", "]", True, first=first)
+        if kind == "call_gen":
+            name_tok, elt, clauses = node.children
+            name = str(name_tok)
+            builtin = self._function(name, scope)
+            plain = BUILTINS.get(name) is builtin
+            if name in ("any", "all", "sum") and plain and self._unroll(name, elt, clauses.children, scope, bound) is not None:
+                return [], self.g(node, scope, bound)
+            if name in ("any", "all") and plain:
+                if sum(1 for c in clauses.children if c.data == "comp_for") != 1:
+                    return [], self.g(node, scope, bound)
+                t = self.stmt_temp()
+                return self._assign_any_all(name, elt, clauses.children, t, scope, bound), Frag(t, bits=1)
+            alloc = name in ALLOCATING and plain
+            lines, first = self._first_loop(clauses, scope, bound, alloc)
+            gen = self._comprehension(elt, clauses, scope, bound, "(", ")", alloc, first=first)
+            gen.charged = True
+            return lines, self._emit_call(name, builtin, [gen], {})
+        if kind == "add":
+            la, a = self._operand(node.children[0], scope, bound, depth + 1)
+            lb, b = self._operand(node.children[1], scope, bound, depth + 1)
+            if lb and not a.const:
+                t = self.stmt_temp()
+                la, a = [*la, f"{t} = {a.src}"], Frag(t, bits=a.bits)
+            return [*la, *lb], self._add(a, b)
+        if kind == "call":
+            name_tok, argnode = node.children
+            name = str(name_tok)
+            builtin = self._function(name, scope)
+            positional, keywords, misplaced = call_arguments(argnode)
+            if (len(positional) == 1 and misplaced is None and name in _LINEAR
+                    and BUILTINS.get(name) is builtin and not builtin.needs_env):
+                lines, arg = self._operand(positional[0], scope, bound, depth + 1)
+                if not arg.const and not arg.charged:
+                    charge = "H_itm" if name in ALLOCATING else "H_it"
+                    t = self.stmt_temp()
+                    lines = [*lines, f"{t} = {arg.src}", *self.charge_lines(charge, t)]
+                    arg = Frag(t)
+                    arg.charged = True
+                    kwargs = {k: self.g(v, scope, bound) for k, v in keywords}  # after the argument, as in the call
+                    return lines, self._emit_call(name, builtin, [arg], kwargs)
+        if kind == "index":
+            lines, obj = self._operand(node.children[0], scope, bound, depth + 1)
+            if lines:
+                return lines, Frag(f"{obj.src}[{self.g(node.children[1], scope, bound).src}]")
+        if kind == "compare" and len(node.children) == 3:
+            op = " ".join(str(x) for x in node.children[1].children)
+            if op in ("==", "!=", "<", "<=", ">", ">=", "in", "not in"):
+                return self._compare(op, node.children[0], node.children[2], scope, bound, depth)
+        return [], self.g(node, scope, bound)
+
+    def _compare(self, op: str, left_node, right_node, scope, bound, depth: int) -> tuple[list[str], Frag]:
+        """One comparison with statements for its operands (:meth:`_operand`): the left one into
+        a name first when the right one has statements; the list a membership test searches
+        into a name, charged by statements (``H_it`` written out)."""
+        la, a = self._operand(left_node, scope, bound, depth + 1)
+        b = self.lazy_range(right_node, scope, bound) if op in ("in", "not in") else None
+        lb, b = ([], b) if b is not None else self._operand(right_node, scope, bound, depth + 1)
+        search = op in ("in", "not in") and not b.const
+        if not lb and not search:
+            if not la:
+                return [], self.g_compare_frags(a, op, b)
+            return la, self.g_compare_frags(a, op, b)
+        if not a.const and not _LOCAL.match(a.src):
+            t = self.stmt_temp()
+            la, a = [*la, f"{t} = {a.src}"], Frag(t)
+        if search:
+            t = self.stmt_temp()
+            lb, b = [*lb, f"{t} = {b.src}", *self.charge_lines("H_it", t)], Frag(t)
+        return [*la, *lb], self.g_compare_frags(a, op, b)
+
+    @staticmethod
+    def g_compare_frags(a: Frag, op: str, b: Frag) -> Frag:
+        return Frag(f"({a.src} {op} {b.src})", bits=1)
+
+    def _assign_any_all(self, name: str, elt_node, clauses: list, t: str, scope, bound) -> list[str]:
+        """``t = any(...)``/``all(...)`` of a generator with one ``for`` as a loop that breaks."""
+        first, *rest = clauses
+        it, charge = self._loop_iterable(first.children[1], scope, bound, False, True)
+        s = self.stmt_temp()
+        targets = [str(x) for x in first.children[0].children]
+        inner_scope = scope.with_locals(targets)
+        py = [self.pyname(x) for x in targets]
+        inner_bound = {**bound, **dict(zip(targets, py))}
+        target_src = py[0] if len(py) == 1 else "(" + ", ".join(py) + ",)"
+        lines = [f"{s} = {it.src}", *self.charge_lines(charge, s), f"{t} = {name == 'all'}", f"for {target_src} in {s}:"]
+        pad = "    "
+        for clause in rest:
+            cond = self.g(clause.children[0], inner_scope, inner_bound)
+            lines.append(f"{pad}if {cond.src}:")
+            pad += "    "
+        pre, elt = self._test(elt_node, inner_scope, inner_bound)
+        test = elt if name == "any" else f"not {elt}"
+        return [*lines, *(pad + x for x in pre), f"{pad}if {test}:", f"{pad}    {t} = {name != 'all'}", f"{pad}    break"]
+
+    def _test(self, node, scope, bound) -> tuple[list[str], str]:
+        """A loop's item test as statements and an expression: ``x in xs`` with ``x`` a local
+        or a constant and ``xs`` not constant evaluates ``xs`` into a name and charges it by
+        statements (after ``x``, as the expression does, reading ``x`` having no effect)."""
+        ch = node.children if str(getattr(node, "data", "")).rstrip("_") == "compare" else ()
+        if len(ch) == 3:
+            op = " ".join(str(x) for x in ch[1].children)
+            if op in ("in", "not in"):
+                left = self.g(ch[0], scope, bound)
+                if left.const or _LOCAL.match(left.src):
+                    right = self.lazy_range(ch[2], scope, bound) or self.g(ch[2], scope, bound)
+                    if not right.const:
+                        r = self.stmt_temp()
+                        return [f"{r} = {right.src}", *self.charge_lines("H_it", r)], f"({left.src} {op} {r})"
+        return [], self.g(node, scope, bound).src
+
+    def _first_loop(self, clauses_node, scope, bound, alloc: bool) -> tuple[list[str], str]:
+        """A comprehension's first iterable evaluated into a name and charged, as statements
+        (it is what the comprehension evaluates first, so nothing moves before it)."""
+        single = sum(1 for c in clauses_node.children if c.data == "comp_for") == 1
+        first = clauses_node.children[0]  # the grammar starts every comprehension with a `for`
+        if first.data != "comp_for":
+            raise GenerationFailed("a comprehension starting with `if`")
+        it, charge = self._loop_iterable(first.children[1], scope, bound, alloc, single)
+        t = self.stmt_temp()
+        return [f"{t} = {it.src}", *self.charge_lines(charge, t)], t
+
+    def _lower_any_all(self, name: str, elt_node, clauses: list, scope, bound) -> list[str]:
+        """``any``/``all`` of a generator as nested ``for`` and ``if`` statements returning at the
+        first item that decides (the items, conditions and charges in the generator's order)."""
+        lines: list[str] = []
+        pad = ""
+        inner_scope, inner_bound = scope, dict(bound)
+        for clause in clauses:
+            if clause.data == "comp_for":
+                targets = [str(t) for t in clause.children[0].children]
+                it, charge = self._loop_iterable(clause.children[1], inner_scope, inner_bound, False, True)
+                t = self.stmt_temp()
+                lines += [pad + line for line in [f"{t} = {it.src}", *self.charge_lines(charge, t)]]
+                inner_scope = inner_scope.with_locals(targets)
+                py = [self.pyname(x) for x in targets]
+                inner_bound.update(zip(targets, py))
+                target_src = py[0] if len(py) == 1 else "(" + ", ".join(py) + ",)"
+                lines.append(f"{pad}for {target_src} in {t}:")
+            else:
+                cond = self.g(clause.children[0], inner_scope, inner_bound)
+                lines.append(f"{pad}if {cond.src}:")
+            pad += "    "
+        pre, elt = self._test(elt_node, inner_scope, inner_bound)
+        lines += [pad + x for x in pre]
+        if name == "any":
+            return [*lines, f"{pad}if {elt}: return True", "return False"]
+        return [*lines, f"{pad}if not {elt}: return False", "return True"]
 
     def lazy_range(self, node, scope, bound) -> Frag | None:
         """``range(...)`` where it is only iterated or searched (a ``for``'s iterable, the right
@@ -964,12 +1120,12 @@ def _generate_function(attr: str, builtin, table: FunctionTable):
     gen = _Gen(ns, table)
     bound = {p: gen.pyname(p) for p in body.params}
     try:
-        expr = gen.g(body.tree, body.scope, bound)
+        lines, _ = gen.body(body.tree, body.scope, bound)
         src = _def(
             attr,
             ["env", *bound.values()],
             [f"env.left -= {CALL_COST}", "if env.left < 0: H_over(env)", *gen.prologue()],
-            expr.src,
+            lines,
             body.mark,
         )
         return _compile(src, attr, ns, body.mark)
@@ -984,11 +1140,16 @@ def comment(text: Any) -> str:
     return repr(str(text))[1:-1].encode("ascii", "backslashreplace").decode("ascii")
 
 
-def _def(name: str, params: list[str], prologue: list[str], value: str, mark: Mark | None) -> str:
+def _def(name: str, params: list[str], prologue: list[str], value: str | list[str], mark: Mark | None) -> str:
+    """A generated function's source: ``value`` an expression to return, or the statements of
+    its body (ending in ``return``)."""
     where = f"# {comment(mark)}" if mark is not None else "# (generated)"
     lines = [where, f"def {name}({', '.join(params)}):"]
     lines += [f"    {line}" for line in prologue]
-    lines.append(f"    return {value}")
+    if isinstance(value, str):
+        lines.append(f"    return {value}")
+    else:
+        lines += [f"    {line}" for line in value]
     return "\n".join(lines) + "\n"
 
 
@@ -999,6 +1160,10 @@ def _fell_back(place: str, exc: Exception) -> None:
 
 _CODE: dict[str, Any] = {}
 
+
+#: False: ruleset functions and expressions as one ``return`` of an expression (the form the
+#: statement forms of :meth:`_Gen.body` must agree with, value and charges; a test compares them).
+STATEMENTS = True
 
 #: False: generate nothing, every evaluation through the closure evaluator (the reference the
 #: differential tests compare the generated code against).  Read when a ruleset is compiled.
@@ -1033,9 +1198,9 @@ def generate_expression(tree, scope, text: str, mark: Mark | None, functions: Fu
     ns = _Ns()
     gen = _Gen(ns, functions)
     try:
-        frag = gen.g(tree, scope, {})
-        src = _def("expr", ["env"], gen.prologue(), frag.src, mark)
-        return _compile(src, "expr", ns, mark), frag.value
+        lines, frag = gen.body(tree, scope, {})
+        src = _def("expr", ["env"], gen.prologue(), lines, mark)
+        return _compile(src, "expr", ns, mark), (frag.value if frag is not None else _NOCONST)
     except Exception as exc:  # noqa: BLE001 - never a user's error: the closure evaluator runs instead
         _fell_back(str(mark), exc)
         return None
