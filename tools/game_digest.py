@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from interpreter import load_ruleset  # noqa: E402
-from interpreter.rng import Rng  # noqa: E402
+from interpreter.engine.rng import Rng  # noqa: E402
 
 BASE = "(base)"
 
