@@ -24,7 +24,7 @@ STAGES = [
     ("agents", ["search", "core"]),                         # search agents; the agent protocol and specs
     ("analysis", ["simulate", "scenarios", "check", "stats", "balance", "runner", "tune", "report"]),  # many games
     ("web", ["store", "server"]),                           # the browser table: its store and server
-    ("cli", []),                                            # the command line (its modules: any order, above all stages)
+    ("cli", ["common", "play", "author", "analyse"]),       # the command line: shared options; a module per command group
 ]
 
 
@@ -33,15 +33,15 @@ def _order() -> dict[str, int]:
     rank, i = {}, 0
     for package, modules in STAGES:
         prefix = f"{package}." if package else ""
-        if package:
+        if package and package != "cli":
             rank[f"{package}.__init__"] = i
             i += 1
         for m in modules:
             rank[prefix + m] = i
             i += 1
-        if package == "cli":
-            for p in (PACKAGE / "cli").glob("*.py"):
-                rank[f"cli.{p.stem}"] = i
+        if package == "cli":  # the CLI's __init__ gathers its command groups; __main__ runs it
+            rank["cli.__init__"], rank["cli.__main__"] = i, i + 1
+            i += 2
     rank["__init__"] = i + 1
     return rank
 

@@ -17,7 +17,7 @@ from ..errors import TapsterError
 
 __all__ = [
     "SimSpec", "Summary", "Tally", "run_games", "play_batch", "remember_ruleset", "summarise",
-    "perft", "game_seed", "agent_seed", "SHARED_WIN_NOTE", "DRAW_NOTE", "is_draw",
+    "perft", "perft_subtrees", "game_seed", "agent_seed", "SHARED_WIN_NOTE", "DRAW_NOTE", "is_draw",
 ]
 
 SHARED_WIN_NOTE = "a shared win counts 1/k to each of its k winners"
@@ -310,3 +310,27 @@ def perft(st: State, depth: int | None) -> tuple[int, int]:
             child.apply(a)
             push((child, d))
     return leaves, nodes
+
+
+def perft_subtrees(st: State, depth: int | None, want: int = 16) -> tuple[list, int]:
+    """The tree below ``st`` cut, level by level, into at least ``want`` subtrees (fewer when the
+    tree is smaller): ``([(state, depth left)], nodes above them)``; the subtrees' perft counts
+    plus those nodes are ``perft(st, depth)``'s (the CLI's progress bar counts the subtrees).
+    ``st`` is used up, as by :func:`perft`."""
+    level, nodes = [(st, depth)], 0
+    while len(level) < want:
+        deeper, grew = [], False
+        for s, d in level:
+            if s.finished or d == 0:
+                deeper.append((s, d))  # a leaf: a subtree of one node
+                continue
+            grew, nodes = True, nodes + 1
+            actions = s.legal_actions()
+            for i, a in enumerate(actions):
+                child = s if i == len(actions) - 1 else s.clone()
+                child.apply(a)
+                deeper.append((child, None if d is None else d - 1))
+        if not grew:
+            break
+        level = deeper
+    return level, nodes
