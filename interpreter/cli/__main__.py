@@ -1,8 +1,7 @@
-"""``python -m interpreter.cli ...``: the ``tapster`` command (the package's ``__init__``, run
-first, has registered every command group on the click group)."""
+"""``python -m interpreter.cli ...``: the ``tapster`` command."""
 
 import sys
 
-from .common import main
+from .. import cli
 
-sys.exit(main())
+sys.exit(cli.main())

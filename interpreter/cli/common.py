@@ -247,7 +247,32 @@ def _progress(as_json: bool) -> Progress:
 # The command group
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+#: Which module of ``interpreter.cli`` defines each command: a command's module is imported when
+#: the command runs (or ``--help`` lists them all), so ``tapster validate`` does not import the
+#: analysis, the agents' search or the web table.
+COMMAND_MODULES = {
+    "play": "play", "replay": "play", "serve": "play",
+    "validate": "author", "test": "author", "check": "author", "info": "author", "schema": "author", "map": "author",
+    "simulate": "analyse", "analyse": "analyse", "compare": "analyse", "tune": "analyse", "perft": "analyse",
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose commands are registered by their modules (``COMMAND_MODULES``),
+    imported when a command is first looked up (click's "lazily loading subcommands")."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(self.commands) | set(COMMAND_MODULES))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
+            from importlib import import_module
+
+            import_module(f"{__package__}.{COMMAND_MODULES[cmd_name]}")  # registers it on this group
+        return self.commands.get(cmd_name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="tapster", prog_name="tapster", message="%(prog)s %(version)s")
 def cli() -> None:
     """Tapster: play, simulate, replay, check and test tabletop games written as YAML rulesets.
