@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 
 import click
@@ -20,7 +19,7 @@ from ..analysis.check import CHECKS, run_check
 from ..analysis.scenarios import run_scenarios
 from ..compile.compiler import RulesetErrors, available_rulesets, find_ruleset, load_ruleset
 from ..compile.lint import warnings as lint_warnings
-from ..errors import SchemaError, TapsterError
+from ..errors import Mark, SchemaError, TapsterError
 from ..interop.encoding import describe_encoding
 from ..limits import (
     MAX_GAMES,
@@ -44,6 +43,7 @@ from .common import (
     _stdout,
     _variant_opt,
     cli,
+    read_text_file,
 )
 
 # -- map ----------------------------------------------------------------------------------------
@@ -58,11 +58,16 @@ from .common import (
 @click.option("--colour", help="The node attribute colouring nodes (default: display.map.colour).")
 @click.option("--players", "-p", type=click.IntRange(1, MAX_PLAYERS), help="Players of the fresh game whose pieces are drawn.")
 @click.option("--seed", "-s", type=click.IntRange(0, MAX_SEED), default=0, show_default=True, help="Seed of that game.")
+@click.option("--state", "state_file", type=click.Path(dir_okay=False),
+              help="Draw this saved game (State.to_json() as JSON) instead of a fresh one: its pieces and owners.")
+@click.option("--seat", type=click.IntRange(1, MAX_PLAYERS), metavar="P",
+              help="Draw only what seat P (1 is P1) may see: pieces and owners in zones hidden from P are left out.")
 @_param_opt
-def map_cmd(ruleset, variant, out_file, map_name, zone, colour, players, seed, params) -> int:
+def map_cmd(ruleset, variant, out_file, map_name, zone, colour, players, seed, state_file, seat, params) -> int:
     """Draw a ruleset's map (networkx + matplotlib): nodes at their x, y, coloured by a node
-    attribute, and the pieces of a keyed zone in a fresh seeded game on their nodes."""
-    from ..loader.maps import colour_problem, draw_map
+    attribute, the pieces of a keyed zone on their nodes and each claimed edge in its owner's
+    colour, in a fresh seeded game or the saved game of --state; with --seat P, as P sees it."""
+    from ..loader.maps import colour_problem, draw_map, map_marks
 
     rs = _load(ruleset, variant, params)
     if not rs.maps:
@@ -83,26 +88,46 @@ def map_cmd(ruleset, variant, out_file, map_name, zone, colour, players, seed, p
         problem = colour_problem(gm, edge_style["colour"], "edge")
         if problem is not None:
             raise click.UsageError(f"display.map.edges.colour: {problem}")
+    if zone and (zone not in rs.zones or not rs.zones[zone].keyed):
+        raise click.UsageError(f"--zone must name a keyed zone, not {zone!r}")
+    if state_file is not None and players is not None:
+        raise click.UsageError("--players is for a fresh game: a saved --state has its own")
     pieces: dict = {}
     owners: dict = {}
-    st = None
-    if zone:
-        if zone not in rs.zones or not rs.zones[zone].keyed:
-            raise click.UsageError(f"--zone must name a keyed zone, not {zone!r}")
-        st = rs.new_game(_check_players(rs, players), seed=seed)
-        pieces = {k: [c.label for c in stack] for k, stack in st.zones[zone].items()}
-    if gm.edge_kind:  # owners: the seats whose zones hold the edge components, in the fresh game
-        st = st or rs.new_game(_check_players(rs, players), seed=seed)
-        for c in gm.edge_components:
-            where = st.zone_of(c) or ""
-            seat = re.match(r"^[A-Za-z_][A-Za-z0-9_]*\[(\d+)\]", where)
-            zname = where.split("[", 1)[0]
-            if seat and zname in rs.zones and rs.zones[zname].per_player:
-                owners[c.id] = int(seat.group(1))
+    if zone or gm.edge_kind or state_file is not None:
+        st = _saved_state(rs, state_file) if state_file is not None else rs.new_game(_check_players(rs, players), seed=seed)
+        if seat is not None and seat > st.num_players:
+            raise click.BadParameter(f"the game has {st.num_players} players, not {seat}", param_hint="--seat")
+        obs = st.observation(None if seat is None else seat - 1)
+        pieces, owners = map_marks(gm, obs, rs.zones, zone, lambda cid: rs.by_id[cid].label)
+    title = f"{rs.title}: map {name}" + ("" if seat is None else f", as P{seat} sees it")
     draw_map(gm, out_file, colour=colour, label=spec.get("label"),
-             pieces=pieces, title=f"{rs.title}: map {name}", edge_style=edge_style, owners=owners)
+             pieces=pieces, title=title, edge_style=edge_style, owners=owners)
     _stdout().print(Text(f"wrote {out_file}"))
     return EXIT_OK
+
+
+def _saved_state(rs, path: str):
+    """The game saved in the JSON file ``path`` (``State.to_json()``), checked against ``rs``.
+
+    Raises:
+        TapsterError: the file is not a regular file, too large, not JSON, or not a saved state
+            of this ruleset and variant (file:line:col where JSON says where).
+    """
+    from ..engine.state import State
+
+    text = read_text_file(path, "saved state")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TapsterError(f"not a JSON saved state: {exc.msg}", Mark(path, exc.lineno, exc.colno)) from None
+    except (RecursionError, ValueError) as exc:
+        why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise TapsterError(f"not a saved state: {why}", Mark(path, 1, 1)) from None
+    try:
+        return State.from_json(rs, data)
+    except TapsterError as exc:
+        raise TapsterError(exc.message, Mark(path, 1, 1)) from None
 
 
 # -- info ---------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ params, json), loading with parameter overrides, consoles and the progress bar."
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import sys
 from typing import Any
@@ -19,6 +20,7 @@ from ..compile.compiler import RulesetErrors, load_ruleset
 from ..compile.ruleset import Ruleset
 from ..errors import TapsterError, close_matches
 from ..limits import (
+    MAX_LOG_BYTES,
     MAX_PARAM_TEXT,
     MAX_PLAYERS,
     MAX_SEED,
@@ -279,3 +281,36 @@ def cli() -> None:
 
     RULESET is a path to a ruleset.yaml (or its folder) or the name of a shipped ruleset.
     """
+
+
+def read_text_file(path: str, what: str) -> str:
+    """The text of the file ``path`` (``what`` names it in errors: "log", "saved state"): a
+    regular file of at most MAX_LOG_BYTES (never a device, a FIFO or a folder).
+
+    Raises:
+        TapsterError: not a regular file, too large, unreadable, not UTF-8.
+    """
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise TapsterError(f"cannot read the {what} {path}: {exc.strerror or exc}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise TapsterError(f"the {what} {path} is not a regular file")
+        if info.st_size > MAX_LOG_BYTES:
+            raise TapsterError(f"the {what} {path} is {info.st_size} bytes; the limit is {MAX_LOG_BYTES}")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            raw = f.read(MAX_LOG_BYTES + 1)
+    except OSError as exc:
+        raise TapsterError(f"cannot read the {what} {path}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    if len(raw) > MAX_LOG_BYTES:
+        raise TapsterError(f"the {what} {path} is larger than {MAX_LOG_BYTES} bytes")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TapsterError(f"the {what} {path} is not UTF-8 text ({exc.reason})") from None

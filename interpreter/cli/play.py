@@ -17,7 +17,6 @@ from ..compile.ruleset import Ruleset
 from ..errors import IllegalActionError, Mark, TapsterError
 from ..limits import (
     MAX_LOG_ACTIONS,
-    MAX_LOG_BYTES,
     MAX_NUMBER_CHARS,
     MAX_PLAYERS,
 )
@@ -41,6 +40,7 @@ from .common import (
     _stdout,
     _variant_opt,
     cli,
+    read_text_file,
 )
 
 # -- play ---------------------------------------------------------------------------------------
@@ -261,36 +261,9 @@ def _log_ruleset(log_file: str, data: dict) -> str:
 
 
 def _read_log_text(path: str) -> str:
-    """The text of a replay log: a regular file of at most MAX_LOG_BYTES (never a device, a
-    FIFO or a folder).
+    """The text of a replay log (see :func:`read_text_file`)."""
+    return read_text_file(path, "log")
 
-    Raises:
-        TapsterError: not a regular file, too large, unreadable, not UTF-8.
-    """
-    import stat
-
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        raise TapsterError(f"cannot read the log {path}: {exc.strerror or exc}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise TapsterError(f"the log {path} is not a regular file")
-        if info.st_size > MAX_LOG_BYTES:
-            raise TapsterError(f"the log {path} is {info.st_size} bytes; the limit is {MAX_LOG_BYTES}")
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            raw = f.read(MAX_LOG_BYTES + 1)
-    except OSError as exc:
-        raise TapsterError(f"cannot read the log {path}: {exc.strerror or exc}") from None
-    finally:
-        os.close(fd)
-    if len(raw) > MAX_LOG_BYTES:
-        raise TapsterError(f"the log {path} is larger than {MAX_LOG_BYTES} bytes")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise TapsterError(f"the log {path} is not UTF-8 text ({exc.reason})") from None
 
 
 def _read_log(path: str) -> dict:
