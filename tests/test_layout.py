@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "interpreter"
 #: order.  ``interpreter/__init__.py`` (the public names) is the top of everything.
 STAGES = [
     ("", ["limits", "errors", "model"]),                    # the one table of limits; the error hierarchy; plain values
-    ("loader", ["load", "maps", "schema", "params"]),       # safe YAML and tables; map graphs; the schema; parameters, variants
+    ("loader", ["load", "maps", "schema", "params", "results"]),  # safe YAML, tables; maps; the schema; parameters; results by content
     ("lang", ["builtins", "codegen", "expression"]),        # the language's functions; the code generator; parser and evaluator
     ("engine", ["rng", "flow", "flowgen", "chance", "state"]),  # chance's generator; effects and runner; generated runs; chance; a game
     ("views", ["publicity", "faces", "render", "view", "termview", "terminal", "webview"]),  # what people see
@@ -24,7 +24,7 @@ STAGES = [
     ("agents", ["search", "core"]),                         # search agents; the agent protocol and specs
     ("analysis", ["simulate", "scenarios", "check", "stats", "balance", "runner", "tune", "report"]),  # many games
     ("web", ["store", "server"]),                           # the browser table: its store and server
-    ("cli", ["common", "play", "author", "analyse"]),       # the command line: shared options; a module per command group
+    ("cli", ["common", "play", "author", "checks", "analyse"]),  # the command line: shared options; a module per command group
 ]
 
 

@@ -11,7 +11,7 @@ numbered from 0 in JSON output (``winners: [0]`` is P1).
 
 One module a command group, each command a thin function over the library: ``common`` (the
 click group, ``main``, shared options), ``play`` (play, replay, serve), ``author`` (validate,
-test, check, info, schema, map) and ``analyse`` (simulate, analyse, compare, tune, perft).  A
+info, schema, map), ``checks`` (test, check) and ``analyse`` (simulate, analyse, compare, tune, perft).  A
 command's module is imported when the command runs; the names below are imported on first use.
 """
 

@@ -1,6 +1,6 @@
-"""Authoring: ``tapster validate`` (every problem as file:line:col), ``test`` (scenarios),
-``check`` (generic invariants), ``info`` (a ruleset described, or its generated source),
-``schema`` (the schema's path or modeline) and ``map`` (a map drawn to an image)."""
+"""Authoring: ``tapster validate`` (every problem as file:line:col), ``info`` (a ruleset
+described, or its generated source), ``schema`` (the schema's path or modeline) and ``map`` (a
+map drawn to an image).  Running a ruleset's scenarios and invariants is in :mod:`.checks`."""
 
 from __future__ import annotations
 
@@ -10,25 +10,18 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import Progress
 from rich.table import Table
 from rich.text import Text
 
-from ..analysis.check import BUDGET as CHECK_BUDGET
-from ..analysis.check import CHECKS, run_check
-from ..analysis.scenarios import run_scenarios
-from ..compile.compiler import RulesetErrors, available_rulesets, find_ruleset, load_ruleset
+from ..compile.compiler import RulesetErrors, find_ruleset, load_ruleset
 from ..compile.lint import warnings as lint_warnings
 from ..errors import Mark, SchemaError, TapsterError
-from ..interop.encoding import describe_encoding
 from ..limits import (
-    MAX_GAMES,
     MAX_PLAYERS,
     MAX_SEED,
     MAX_VARIANTS,
 )
 from ..loader.load import load_yaml
-from ..views.terminal import endings, phases
 from .common import (
     EXIT_FAIL,
     EXIT_OK,
@@ -143,6 +136,9 @@ def info(ruleset, variant, params, source, as_json) -> int:
     """Describe a ruleset: players, variants, parameters, components, zones, decisions,
     scenarios.  With --source, the Python code the ruleset compiles to, each function headed
     by the file:line:column it implements (how a misbehaving rule is debugged)."""
+    from ..interop.encoding import describe_encoding  # numpy: only info needs it here
+    from ..views.terminal import endings, phases
+
     rs = _load(ruleset, variant, params)
     if source:
         for _place, src in rs.sources:
@@ -243,8 +239,7 @@ def validate(files, variant, strict, as_json) -> int:
     display's parts that only observers see; they never fail."""
     bad = 0
     if as_json:
-        report = [{"file": file, "problems": _problems(file, variant), "warnings": _warnings(file), "notes": _notes(file, variant)}
-                  for file in files]
+        report = [{"file": file, **_checked(file, variant)} for file in files]
         for r in report:
             r["ok"] = not r["problems"] and not (strict and r["warnings"])
         _echo_json({"ok": all(r["ok"] for r in report), "files": report})
@@ -253,8 +248,8 @@ def validate(files, variant, strict, as_json) -> int:
         task = progress.add_task("validate", total=len(files))
         for file in files:
             progress.update(task, description=f"validate {file}")
-            problems = _problems(file, variant)
-            warned = _warnings(file)
+            found = _checked(file, variant)
+            problems, warned = found["problems"], found["warnings"]
             progress.advance(task)
             for line in warned:
                 _above(progress, line)
@@ -267,20 +262,41 @@ def validate(files, variant, strict, as_json) -> int:
                 for line in problems:
                     _above(progress, line)
             else:
-                for line in _notes(file, variant):
+                for line in found["notes"]:
                     _above(progress, line)
                 _above(progress, f"ok: {file}", err=False)
     return EXIT_FAIL if bad else EXIT_OK
 
 
-def _notes(file: str, variant: str | None) -> list[str]:
-    """Notes on a valid ruleset: each part of its display that only observers see (it reads what
-    some seat may not see; see README "Display"), as file:line:col: note: lines."""
+def _checked(file: str, variant: str | None) -> dict:
+    """``{"problems", "warnings", "notes"}`` of ``file`` (lists of text lines), remembered by
+    content (:mod:`interpreter.loader.results`): validating an unchanged ruleset with an
+    unchanged engine again reads the answer instead of compiling every variant."""
+    from ..loader.load import recording
+    from ..loader.results import lookup, store
+
     try:
-        rs = load_ruleset(find_ruleset(file), variant)
-    except TapsterError:
-        return []
-    if rs.display is None:
+        parts = [file, str(find_ruleset(file).resolve()), variant, os.getcwd()]
+    except (TapsterError, OSError):
+        parts = None
+    if parts is not None:
+        hit = lookup("validate", parts)
+        if (isinstance(hit, dict) and set(hit) == {"problems", "warnings", "notes"}
+                and all(isinstance(v, list) and all(isinstance(x, str) for x in v) for v in hit.values())):
+            return hit
+    with recording() as reads:
+        problems, rs = _problems(file, variant)
+        found = {"problems": problems, "warnings": _warnings(file), "notes": _notes(rs)}
+    if parts is not None:
+        store("validate", parts, reads, found)
+    return found
+
+
+def _notes(rs) -> list[str]:
+    """Notes on a valid ruleset ``rs`` (None: not valid, no notes): each part of its display that
+    only observers see (it reads what some seat may not see; see README "Display"), as
+    file:line:col: note: lines."""
+    if rs is None or rs.display is None:
         return []
     return [f"{mark}: note: {where} is shown only to observers, never in a seat's view: it {why}"
             for where, _, why, mark in rs.display.private_parts()]
@@ -295,8 +311,11 @@ def _warnings(file: str) -> list[str]:
         return []
 
 
-def _problems(file: str, only_variant: str | None) -> list[str]:
-    """Every problem of ``file`` and its variants as text lines (base problems first)."""
+def _problems(file: str, only_variant: str | None) -> tuple[list[str], object]:
+    """Every problem of ``file`` and its variants as text lines (base problems first), and the
+    compiled ruleset whose display notes are shown (``only_variant``'s, else the base; None
+    when it does not compile)."""
+    shown = None
     lines: list[str] = []
     seen: set[str] = set()
 
@@ -314,13 +333,13 @@ def _problems(file: str, only_variant: str | None) -> list[str]:
         doc = load_yaml(path)
     except TapsterError as exc:
         add(exc)
-        return lines
+        return lines, None
     try:
-        load_ruleset(path)
+        shown = load_ruleset(path)
     except TapsterError as exc:
         add(exc)
         if isinstance(exc, RulesetErrors) and any(isinstance(e, SchemaError) for e in exc.errors):
-            return lines  # the document itself is not a ruleset: its variants would only repeat that
+            return lines, None  # the document itself is not a ruleset: its variants would only repeat that
     variants = (doc.data.get("variants") or {}) if isinstance(doc.data, dict) else {}
     names = list(variants)[:MAX_VARIANTS] if isinstance(variants, dict) else []
     if only_variant is not None:
@@ -328,144 +347,17 @@ def _problems(file: str, only_variant: str | None) -> list[str]:
         unknown = [v for v in chosen if v not in names]
         if unknown:
             lines.append(f"{file}: no variant {unknown[0]!r} (variants: {', '.join(names) or 'none'})")
-            return lines
+            return lines, None
         names = [",".join(chosen)]
+        shown = None  # the notes are the chosen variant's
     for v in names:
         try:
-            load_ruleset(path, v)
+            compiled = load_ruleset(path, v)
+            if only_variant is not None:
+                shown = compiled
         except TapsterError as exc:
             add(exc, f" (variant {v})")
-    return lines
-
-
-# -- test ---------------------------------------------------------------------------------------
-
-
-@cli.command("test", short_help="Run rulesets' scenarios.")
-@click.argument("rulesets", nargs=-1, metavar="RULESET...")
-@click.option("--all", "all_", is_flag=True, help="Test every shipped ruleset.")
-@_json_opt
-def test_(rulesets, all_, as_json) -> int:
-    """Run the scenarios of rulesets (logs on, so a broken log template fails too): PASS/FAIL
-    per scenario, each line naming the ruleset, then "N passed, M failed"."""
-    names = list(rulesets) + (available_rulesets() if all_ else [])
-    if not names:
-        raise click.UsageError("name at least one RULESET, or --all")
-    if as_json:
-        return _test_json(names)
-    passed = failed = 0
-    out = _stdout()
-    with _progress(False) as progress:
-        task = progress.add_task("test", total=len(names))
-        for name in names:
-            progress.update(task, description=f"test {name}")
-            try:
-                results = run_scenarios(name)
-            except TapsterError as exc:
-                results = exc
-            progress.advance(task)
-            passed_here, failed_here = _print_tested(progress, name, results)
-            passed, failed = passed + passed_here, failed + failed_here
-    out.print(Text(f"{passed} passed, {failed} failed", style="bold"))
-    return EXIT_FAIL if failed else EXIT_OK
-
-
-def _print_tested(progress: Progress, name: str, results) -> tuple[int, int]:
-    """Print one ruleset's scenario results (or, for a TapsterError, why it does not load);
-    return (passed, failed)."""
-    passed = failed = 0
-    if isinstance(results, TapsterError):
-        for e in results.errors if isinstance(results, RulesetErrors) else [results]:
-            _above(progress, str(e) if e.mark is not None else f"error: {e}")
-        label = Path(name).resolve().name if Path(name).exists() else name  # `tapster test .` names the folder
-        _above(progress, Text(f"FAIL {label}: the ruleset does not load", style="red"), err=False)
-        return 0, 1
-    if not results:
-        _above(progress, Text(f"{name}: no scenarios", style="yellow"), err=False)
-    for r in results:
-        if r.ok:
-            passed += 1
-            _above(progress, Text.assemble(("PASS ", "green"), f"{r.ruleset}: {r.name}"), err=False)
-        else:
-            failed += 1
-            _above(progress, Text.assemble(("FAIL ", "red"), f"{r.ruleset}: {r.name}"), err=False)
-            for line in r.message.splitlines():
-                _above(progress, Text("    " + line), err=False)
-    return passed, failed
-
-
-def _test_json(names: list[str]) -> int:
-    """``tapster test --json``: one object with every scenario's result (and load errors)."""
-    results = []
-    for name in names:
-        try:
-            results += [{"ruleset": r.ruleset, "scenario": r.name, "ok": r.ok, "message": r.message} for r in run_scenarios(name)]
-        except TapsterError as exc:
-            results.append({"ruleset": name, "scenario": None, "ok": False, "message": str(exc)})
-    failed = sum(not r["ok"] for r in results)
-    _echo_json({"ok": not failed, "passed": len(results) - failed, "failed": failed, "results": results})
-    return EXIT_FAIL if failed else EXIT_OK
-
-
-# -- check --------------------------------------------------------------------------------------
-
-
-@cli.command("check", short_help="Run every generic invariant on a ruleset.")
-@_ruleset_arg
-@click.option("--games", "-n", type=click.IntRange(1, MAX_GAMES),
-              help="Seeds each check plays (seeds 1 to N). Default: within --budget, every decision reached several times.")
-@click.option("--budget", type=click.FloatRange(0.1, 3600), default=CHECK_BUDGET, show_default=True, metavar="SECONDS",
-              help="Without --games: the time the checks of one ruleset (or variant) share, more games for small games.")
-@click.option("--variant", "-v", metavar="V", multiple=True, callback=lambda ctx, param, values: ",".join(values) or None,
-              help="Check this variant (`a,b` or a repeated --variant: a, then b; default: the base ruleset).")
-@click.option("--all-variants", is_flag=True, help="Check the base ruleset and every variant.")
-@_json_opt
-@_param_opt
-def check_cmd(ruleset, games, budget, variant, all_variants, as_json, params) -> int:
-    """Run every generic invariant on RULESET over random games: games end with an outcome, every
-    listed legal action applies, clone and JSON copies continue identically, the same seed gives
-    the same game, observations hide what a seat may not see, secret decisions reveal nothing
-    to the others, every prompt, label, log line and end_game reason the games reach renders
-    (logs on), the score is defined at every step.
-
-    By default each check plays at least 3 games, then on while its share of --budget lasts (at
-    most 200 games), and on until every decision the games reach was reached 5 times (at most
-    three times its share); --games N plays seeds 1 to N instead.
-
-    Prints PASS/FAIL per check, notes under a PASS (the templates no game reached); a failure
-    gives the seed, the number of players and the actions that reproduce it (type them in
-    `tapster play RULESET -s SEED -p N --agents human`)."""
-    if variant and all_variants:
-        raise click.UsageError("give --variant V or --all-variants, not both")
-    base = _load(ruleset, variant, params)
-    configs = [base] + ([_load(ruleset, v, params) for v in base.variants] if all_variants else [])
-    seeds = tuple(range(1, games + 1)) if games is not None else None
-    report, failed = [], 0
-    out = _stdout()
-    with _progress(as_json) as progress:
-        task = progress.add_task(f"check {base.name}", total=len(configs) * len(CHECKS))
-        for rs in configs:
-            title = f"{rs.title} (variant {rs.variant})" if rs.variant else rs.title
-            for name, _ in CHECKS:
-                progress.update(task, description=f"check {title}: {name}")
-                r = run_check(rs, name, seeds, budget)
-                progress.advance(task)
-                failed += not r.ok
-                report.append({"ruleset": str(rs.path), "variant": rs.variant, **r.to_json()})
-                if as_json:
-                    continue
-                mark = ("PASS ", "green") if r.ok else ("FAIL ", "red")
-                _above(progress, Text.assemble(mark, f"{title}: {r.name}: {r.detail}"), err=False)
-                for note in r.notes:
-                    _above(progress, f"    {note}", err=False)
-                if not r.ok and r.seed is not None:
-                    moves = " ".join(r.actions) or "(none)"
-                    _above(progress, f"    reproduce: seed {r.seed}, {r.players} players, actions: {moves}", err=False)
-    if as_json:
-        _echo_json({"ok": not failed, "checks": report})
-    else:
-        out.print(Text(f"{len(report) - failed} passed, {failed} failed", style="bold"))
-    return EXIT_FAIL if failed else EXIT_OK
+    return lines, shown
 
 
 # -- schema -------------------------------------------------------------------------------------

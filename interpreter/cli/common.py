@@ -254,7 +254,7 @@ def _progress(as_json: bool) -> Progress:
 #: analysis, the agents' search or the web table.
 COMMAND_MODULES = {
     "play": "play", "replay": "play", "serve": "play",
-    "validate": "author", "test": "author", "check": "author", "info": "author", "schema": "author", "map": "author",
+    "validate": "author", "info": "author", "schema": "author", "map": "author", "test": "checks", "check": "checks",
     "simulate": "analyse", "analyse": "analyse", "compare": "analyse", "tune": "analyse", "perft": "analyse",
 }
 
