@@ -17,7 +17,18 @@ from rich.table import Table
 from rich.text import Text
 
 from ..agents.core import seat_name
-from ..analysis.simulate import DRAW_NOTE, SHARED_WIN_NOTE, SimSpec, Summary, game_seed, perft, perft_subtrees, remember_ruleset, run_games
+from ..analysis.simulate import (
+    DRAW_NOTE,
+    SHARED_WIN_NOTE,
+    PerftTable,
+    SimSpec,
+    Summary,
+    game_seed,
+    perft,
+    perft_subtrees,
+    remember_ruleset,
+    run_games,
+)
 from ..compile.facts import enumerate_tree
 from ..compile.ruleset import Ruleset
 from ..errors import TapsterError
@@ -589,11 +600,11 @@ def perft_cmd(ruleset, depth, players, variant, seed, chance, params, infosets, 
     start = time.perf_counter()
     st = rs.new_game(n, seed=seed, log=False, chance="explicit" if chance == "enumerate" else "sample")
     subtrees, nodes = perft_subtrees(st, depth)  # so that the progress bar moves
-    leaves = 0
+    leaves, table = 0, PerftTable()  # one table: a position reached from two subtrees is counted once
     with _progress(as_json) as progress:
         task = progress.add_task(f"perft {rs.name}: subtrees", total=len(subtrees))
         for sub, sub_depth in subtrees:
-            sub_leaves, sub_nodes = perft(sub, sub_depth)
+            sub_leaves, sub_nodes = perft(sub, sub_depth, table)
             leaves, nodes = leaves + sub_leaves, nodes + sub_nodes
             progress.advance(task)
     elapsed = time.perf_counter() - start
