@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .load import recording
+from .load import MAX_BYTES, recording
 from .schema import _cache_dir
 
 __all__ = ["source_version", "recording", "lookup", "store"]
@@ -63,10 +63,12 @@ def source_version() -> str:
 
 
 def _file_digest(path: str) -> str | None:
-    """SHA-256 of the file's bytes and of where it really is (a link's target), or None when
-    it cannot be read."""
+    """SHA-256 of the file's bytes and of where it really is (a link's target); None when it
+    cannot be read, "too large" beyond the loader's MAX_BYTES (which the loader refuses)."""
     try:
         real = os.path.realpath(path)
+        if os.stat(path).st_size > MAX_BYTES:  # more than the loader reads: never hashed
+            return "too large"
         data = Path(path).read_bytes()
     except (OSError, ValueError):
         return None
