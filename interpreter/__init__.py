@@ -9,9 +9,8 @@ expressions -> Ruleset) -> ``scenarios``, ``agents`` -> ``analysis`` (simulation
 statistics, perft) -> ``cli`` (arguments and printing only).
 """
 
-from .compile.compiler import RulesetErrors, available_rulesets, find_ruleset, load_ruleset
-from .compile.ruleset import Ruleset
-from .engine.state import State, new_game
+from typing import TYPE_CHECKING
+
 from .errors import (
     CompileError,
     ExpressionError,
@@ -26,6 +25,45 @@ from .errors import (
     TapsterError,
 )
 from .model import Action, Component, Decision, Outcome
+
+if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editors
+    from .compile.compiler import RulesetErrors, available_rulesets, find_ruleset, load_ruleset
+    from .compile.ruleset import Ruleset
+    from .engine.state import State, new_game
+
+#: The public names that need the compiler or the engine, imported on first use (PEP 562), so
+#: that ``import interpreter`` (and ``tapster --help``) does not pay for YAML, the language and
+#: the engine: name -> (module, attribute).
+_LAZY = {
+    "RulesetErrors": ("compile.compiler", "RulesetErrors"),
+    "available_rulesets": ("compile.compiler", "available_rulesets"),
+    "find_ruleset": ("compile.compiler", "find_ruleset"),
+    "load_ruleset": ("compile.compiler", "load_ruleset"),
+    "Ruleset": ("compile.ruleset", "Ruleset"),
+    "State": ("engine.state", "State"),
+    "new_game": ("engine.state", "new_game"),
+}
+
+
+def __getattr__(name: str):
+    """``interpreter.load_ruleset`` and the other names of ``_LAZY``, imported when first read.
+
+    Raises:
+        AttributeError: ``name`` is not a public name of the package.
+    """
+    if name not in _LAZY:
+        raise AttributeError(f"module 'interpreter' has no attribute {name!r}")
+    from importlib import import_module
+
+    module, attr = _LAZY[name]
+    value = getattr(import_module(f".{module}", __name__), attr)
+    globals()[name] = value  # read once: later reads are plain attribute reads
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "Action",

@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "interpreter"
 #: order.  ``interpreter/__init__.py`` (the public names) is the top of everything.
 STAGES = [
     ("", ["limits", "errors", "model"]),                    # the one table of limits; the error hierarchy; plain values
-    ("loader", ["load", "maps", "schema", "params"]),       # safe YAML and tables; map graphs; the schema; parameters, variants
+    ("loader", ["load", "maps", "schema", "params", "results"]),  # safe YAML, tables; maps; the schema; parameters; results by content
     ("lang", ["builtins", "runtime", "codegen", "parser", "scope", "evaluator", "expression"]),  # the language's functions;
     # what generated code calls; the code generator; the parser; name resolution (Scope, Env); the reference evaluator;
     # compile_expression and templates
@@ -29,7 +29,7 @@ STAGES = [
     ("analysis", ["simulate", "scenarios", "check_games", "check_rules", "check_secrecy", "check_templates", "check",
                   "stats", "balance", "runner", "tune", "report"]),  # many games (check: its games, three families, the driver)
     ("web", ["store", "server"]),                           # the browser table: its store and server
-    ("cli", []),                                            # the command line (its modules: any order, above all stages)
+    ("cli", ["common", "play", "author", "checks", "analyse"]),  # the command line: shared options; a module per command group
 ]
 
 
@@ -38,16 +38,15 @@ def _order() -> dict[str, int]:
     rank, i = {}, 0
     for package, modules in STAGES:
         prefix = f"{package}." if package else ""
-        if package:
+        if package and package != "cli":
             rank[f"{package}.__init__"] = i
             i += 1
         for m in modules:
             rank[prefix + m] = i
             i += 1
-        if package == "cli":
-            for p in (PACKAGE / "cli").glob("*.py"):
-                if p.stem != "__init__":
-                    rank[f"cli.{p.stem}"] = i
+        if package == "cli":  # the CLI's __init__ gathers its command groups; __main__ runs it
+            rank["cli.__init__"], rank["cli.__main__"] = i, i + 1
+            i += 2
     rank["__init__"] = i + 1
     return rank
 
@@ -123,6 +122,4 @@ def test_imports_only_point_down():
                 assert imported in rank, f"{path}: imports {imported}, which is no module of the package"
                 if imported == module or rank[imported] < rank[module]:
                     continue
-                if module.startswith("cli.") and imported.startswith("cli."):
-                    continue  # the command line's modules: in any order among themselves
                 assert lazy and imported in hints, f"interpreter/{module.replace('.', '/')}.py imports {imported}, which is above it"

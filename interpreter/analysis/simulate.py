@@ -17,7 +17,7 @@ from ..errors import TapsterError
 
 __all__ = [
     "SimSpec", "Summary", "Tally", "run_games", "play_batch", "remember_ruleset", "summarise",
-    "perft", "game_seed", "agent_seed", "SHARED_WIN_NOTE", "DRAW_NOTE", "is_draw",
+    "perft", "perft_subtrees", "PerftTable", "game_seed", "agent_seed", "SHARED_WIN_NOTE", "DRAW_NOTE", "is_draw",
 ]
 
 SHARED_WIN_NOTE = "a shared win counts 1/k to each of its k winners"
@@ -284,29 +284,143 @@ class Summary(Tally):
 # Perft
 
 
-def perft(st: State, depth: int | None) -> tuple[int, int]:
+class PerftTable:
+    """Perft's transposition table: ``(state, depth left) -> (leaves, nodes)`` below it, so that a
+    position reached by several move orders is counted once and its counts reused (chess
+    engines' perft with hashing).  Exact: a state's key is its whole saved form
+    (``State.to_json()`` as JSON, without the narration log, which no rule reads), the data a game
+    is saved and resumed from, so two states with one key have the same future.
+
+    Bounded: keys take at most ``max_bytes`` (beyond it, known positions are still reused, new
+    ones are not stored).  Adaptive: when the first ``probe`` look-ups find fewer than
+    ``min_hits`` of them known (a game whose positions rarely repeat, as most card games), the
+    table switches itself off, so such a game pays a key only ``probe`` times."""
+
+    def __init__(self, max_bytes: int = 64 * 1024 * 1024, probe: int = 4096, min_hits: float = 0.05):
+        self.entries: dict = {}
+        self.bytes = 0
+        self.max_bytes = max_bytes
+        self.on = True
+        self.lookups = 0
+        self.hits = 0
+        self.probe = probe
+        self.min_hits = min_hits
+
+    def key(self, st: State, depth: int | None):
+        """The key of ``st`` with ``depth`` decisions left, or None when the table is off."""
+        if not self.on:
+            return None
+        import json
+
+        try:
+            data = st.to_json()
+        except TapsterError:  # a state too large to save: too large to remember
+            self.on = False
+            return None
+        data.pop("log", None)
+        return json.dumps(data, sort_keys=True, separators=(",", ":"), default=str), depth
+
+    def get(self, key) -> tuple[int, int] | None:
+        """The ``(leaves, nodes)`` stored for ``key``, or None (counting the look-up)."""
+        self.lookups += 1
+        found = self.entries.get(key)
+        if found is not None:
+            self.hits += 1
+        if self.lookups == self.probe and self.hits < self.min_hits * self.probe:
+            self.on = False
+            self.entries.clear()
+        return found
+
+    def put(self, key, counts: tuple[int, int]) -> None:
+        """Remember ``counts`` for ``key`` while the table is on and within its bytes."""
+        if self.on and self.bytes < self.max_bytes:
+            self.entries[key] = counts
+            self.bytes += len(key[0]) + 100  # the key's text and the entry's own
+
+
+def perft(st: State, depth: int | None, table: PerftTable | None = None) -> tuple[int, int]:
     """Count the leaves of the game tree below ``st``: the states ``depth`` decisions deep (a
     game that ends sooner is one leaf), or every complete game when ``depth`` is None.  Returns
     ``(leaves, nodes)`` where nodes counts every state visited, ``st`` included.  ``st`` is
     used up (the last branch of each node reuses its state instead of a clone).  In the sample
     chance mode chance inside the tree follows the state's generator (one deterministic outcome
     per path); for a state with explicit chance every outcome of a chance point is a branch and
-    counts as a step of ``depth``."""
-    nodes = 0
-    leaves = 0
-    stack = [(st, depth)]
-    pop, push = stack.pop, stack.append
-    while stack:
-        s, d = pop()
-        nodes += 1
+    counts as a step of ``depth``.
+
+    Work saved, counts unchanged: one step above ``depth`` the children are counted, not built
+    (each is a leaf whatever it holds: bulk counting); a position met again with the same depth
+    left reuses its counts from ``table`` (a :class:`PerftTable`; a fresh one when None; pass one
+    table to several calls to share it).
+
+    Raises:
+        FlowError, ExpressionError: the ruleset fails while a position is built.
+    """
+    if table is None:
+        table = PerftTable()
+    # Each open frame: [leaves, nodes, key, children still to count].
+    frames: list = []
+
+    def visit(s: State, d: int | None):
+        """(leaves, nodes) below ``s`` when known at once; else a frame is opened (None)."""
         if s.finished or d == 0:
-            leaves += 1
-            continue
-        d = None if d is None else d - 1
+            return 1, 1
+        key = table.key(s, d)
+        if key is not None:
+            found = table.get(key)
+            if found is not None:
+                return found
         actions = s.legal_actions()
+        if d == 1:  # every child is a leaf, however the game goes on
+            return len(actions), 1 + len(actions)
+        d = None if d is None else d - 1
+        children = []
         last = len(actions) - 1
         for i, a in enumerate(actions):
             child = s if i == last else s.clone()
             child.apply(a)
-            push((child, d))
-    return leaves, nodes
+            children.append(child)
+        frames.append([0, 1, key, children, d])
+        return None
+
+    done = visit(st, depth)
+    while frames:
+        f = frames[-1]
+        children = f[3]
+        if children:
+            got = visit(children.pop(), f[4])
+            if got is not None:
+                f[0] += got[0]
+                f[1] += got[1]
+            continue
+        frames.pop()
+        done = (f[0], f[1])
+        if f[2] is not None:
+            table.put(f[2], done)
+        if frames:
+            frames[-1][0] += done[0]
+            frames[-1][1] += done[1]
+    return done
+
+
+def perft_subtrees(st: State, depth: int | None, want: int = 16) -> tuple[list, int]:
+    """The tree below ``st`` cut, level by level, into at least ``want`` subtrees (fewer when the
+    tree is smaller): ``([(state, depth left)], nodes above them)``; the subtrees' perft counts
+    plus those nodes are ``perft(st, depth)``'s (the CLI's progress bar counts the subtrees).
+    ``st`` is used up, as by :func:`perft`."""
+    level, nodes = [(st, depth)], 0
+    while len(level) < want:
+        deeper, grew = [], False
+        for s, d in level:
+            if s.finished or d == 0:
+                deeper.append((s, d))  # a leaf: a subtree of one node
+                continue
+            grew, nodes = True, nodes + 1
+            actions = s.legal_actions()
+            for i, a in enumerate(actions):
+                child = s if i == len(actions) - 1 else s.clone()
+                child.apply(a)
+                deeper.append((child, None if d is None else d - 1))
+        if not grew:
+            break
+        level = deeper
+    return level, nodes

@@ -1,7 +1,7 @@
-"""``python -m interpreter.cli``: the same as the ``tapster`` command."""
+"""``python -m interpreter.cli ...``: the ``tapster`` command."""
 
 import sys
 
-from . import main
+from .. import cli
 
-sys.exit(main())
+sys.exit(cli.main())

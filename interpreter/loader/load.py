@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import csv
 import io
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,33 @@ class Document:
         return self.marks.get((), Mark(self.file, 1, 1))
 
 
+#: The files read while :func:`recording` is active (paths as given), else None.
+_READS: list[str] | None = None
+
+
+def _note_read(path: str | Path) -> None:
+    """Record that ``path`` is read (or tried); a no-op outside :func:`recording`."""
+    if _READS is not None:
+        _READS.append(str(path))
+
+
+@contextmanager
+def recording():
+    """Within the block every file the loader reads or tries to read (a ruleset, its tables) is
+    recorded, so that a result computed from them can be remembered by their contents
+    (:mod:`interpreter.loader.results`).  Yields the list of paths (nested blocks also report to
+    the outer one)."""
+    global _READS
+    outer, _READS = _READS, []
+    try:
+        yield _READS
+    finally:
+        reads = _READS
+        _READS = outer
+        if outer is not None:
+            outer.extend(reads)
+
+
 def _read(path: Path) -> str:
     try:
         size = path.stat().st_size
@@ -93,6 +121,7 @@ def load_yaml(path: str | Path) -> Document:
     again: ``tapster validate`` reads a ruleset once for its base and every variant.  Each call
     returns its own copy of the data."""
     path = Path(path)
+    _note_read(path)
     try:
         st = path.stat()
         key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
@@ -285,6 +314,7 @@ def load_table(base: Path, relpath: str, mark: Mark) -> tuple[list[dict], list[M
     if rel.is_absolute() or ".." in rel.parts:
         raise LoadError(f"a table is included by a relative path inside the ruleset's folder, not {relpath!r}", mark)
     path = base / rel
+    _note_read(path)
     # The real path must lie inside the ruleset's folder: a symbolic link (or a linked folder)
     # pointing outside it is refused, and its target is never read nor named.
     try:

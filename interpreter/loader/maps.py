@@ -401,6 +401,44 @@ def colour_problem(m: GameMap, attr: str, what: str = "node") -> str | None:
 SEAT_COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
 
 
+def map_marks(m: GameMap, obs: dict, zones: dict, zone: str | None, label_of) -> tuple[dict, dict]:
+    """What a drawing of map ``m`` shows of a game, built only from the observation ``obs``
+    (``State.observation(p)``: what seat ``p`` may see; ``p`` None, an observer, sees
+    everything), so that a seat's drawing never shows what another seat hides.
+
+    ``zones``: the ruleset's zone declarations (name -> ``ZoneDecl``: ``keyed``,
+    ``per_player``); ``zone``: a keyed zone whose pieces stand on the nodes, or None;
+    ``label_of``: component id -> its label.  Returns ``(pieces, owners)``: ``pieces`` node
+    -> the labels of the pieces on it (empty when the viewer may not look into ``zone``);
+    ``owners`` edge component id -> seat, for every edge component the observation shows in a
+    seat's own (``per_player``) zone (one in a zone hidden from the viewer has no owner here).
+    """
+    seen = obs.get("zones") or {}
+    pieces: dict = {}
+    if zone is not None and isinstance(seen.get(zone), list):
+        for key, ids in seen[zone]:
+            pieces[tuple(key) if isinstance(key, list) else key] = [label_of(cid) for cid in ids]
+    owners: dict = {}
+    edge_ids = {c.id for c in m.edge_components}
+    if not edge_ids:
+        return pieces, owners
+
+    def walk(z: Any, seat: int) -> None:
+        if isinstance(z, str):
+            if z in edge_ids:
+                owners[z] = seat
+        elif isinstance(z, list):
+            for x in z:
+                walk(x, seat)
+
+    for name, decl in zones.items():
+        z = seen.get(name)
+        if decl.per_player and not decl.keyed and isinstance(z, list):
+            for seat, sub in enumerate(z):
+                walk(sub, seat)
+    return pieces, owners
+
+
 def draw_map(m: GameMap, out: str, colour: str | None = None, label: str | None = None,
              pieces: dict | None = None, title: str = "", edge_style: dict | None = None,
              owners: dict | None = None, seat_names: list | None = None) -> None:

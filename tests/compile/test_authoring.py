@@ -212,7 +212,7 @@ def test_long_commands_show_progress_on_a_terminal_only_and_never_with_json(monk
 
     from rich.console import Console
 
-    import interpreter.cli as cli
+    import interpreter.cli.common as cli  # where the commands find their consoles
 
     terminal = io.StringIO()
     monkeypatch.setattr(cli, "_stderr", lambda: Console(file=terminal, force_terminal=True, width=120))

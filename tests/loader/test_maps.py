@@ -326,6 +326,50 @@ def test_tapster_map_draws_routes_and_refuses_a_colour_that_is_not_one(tmp_path,
     assert "does not hold colour names: found 0, 1, 2, 5" in capsys.readouterr().err
 
 
+def test_tapster_map_draws_a_saved_state_as_a_seat_sees_it(tmp_path, monkeypatch, capsys):
+    # issue 31: `tapster map --state saved.json` draws the owners of that game, not a fresh one's;
+    # with --seat P only what P may see (an edge in another seat's owner zone has no owner drawn).
+    import json
+
+    import interpreter.loader.maps as maps
+    from interpreter.cli import main
+
+    rs = _drawn(tmp_path, secret=True)  # r1, r2, r4 claimed by P1 (public); r3 in P2's secret zone
+    data = rs.new_game(2, seed=0).to_json()
+    data["zones"]["claimed"] = [[{"c": "route-r1"}, {"c": "route-r4"}], [{"c": "route-r2"}]]  # P2 took r2 from P1
+    saved = tmp_path / "saved.json"
+    saved.write_text(json.dumps(data))
+    drawn = []
+    real = maps.draw_map
+    monkeypatch.setattr(maps, "draw_map", lambda *a, **k: drawn.append(k) or real(*a, **k))
+    path, out = str(rs.path), str(tmp_path / "map.png")
+    assert main(["map", path, "--out", out, "--state", str(saved)]) == 0
+    assert drawn[-1]["owners"] == {"route-r1": 0, "route-r4": 0, "route-r2": 1, "route-r3": 1}
+    assert (tmp_path / "map.png").stat().st_size > 1000
+    assert main(["map", path, "--out", out, "--state", str(saved), "--seat", "1"]) == 0
+    assert drawn[-1]["owners"] == {"route-r1": 0, "route-r4": 0, "route-r2": 1}  # r3 is P2's secret
+    assert "as P1 sees it" in drawn[-1]["title"]
+    assert main(["map", path, "--out", out, "--state", str(saved), "--seat", "2"]) == 0
+    assert drawn[-1]["owners"] == {"route-r1": 0, "route-r4": 0, "route-r2": 1, "route-r3": 1}
+    assert main(["map", path, "--out", out, "--seat", "1"]) == 0  # a fresh game, as P1 sees it
+    assert drawn[-1]["owners"] == {"route-r1": 0, "route-r2": 0, "route-r4": 0}
+    capsys.readouterr()
+    # Mistakes: one line each, no traceback.
+    assert main(["map", path, "--out", out, "--state", str(saved), "--players", "2"]) == 2
+    assert "--players is for a fresh game" in capsys.readouterr().err
+    assert main(["map", path, "--out", out, "--state", str(saved), "--seat", "3"]) == 2
+    assert "the game has 2 players, not 3" in capsys.readouterr().err
+    data["zones"]["claimed"] = [[{"c": "route-r1"}], []]  # r2 and r4 vanished: not a state of this game
+    saved.write_text(json.dumps(data))
+    assert main(["map", path, "--out", out, "--state", str(saved)]) == 1
+    err = capsys.readouterr().err
+    assert err == f"{saved}:1:1: malformed saved state: components missing from every zone: route-r2, route-r4\n"
+    saved.write_text("{not json")
+    assert main(["map", path, "--out", out, "--state", str(saved)]) == 1
+    assert f"{saved}:1:2: not a JSON saved state" in capsys.readouterr().err
+    assert main(["map", path, "--out", out, "--state", str(tmp_path)]) == 2  # a folder: click refuses it
+
+
 def test_component_labels_and_derived_fields_read_the_map(tmp_path):
     # issue 31 item 3: `node_attr(land, a, 'colour')` in a label used to be `unknown name land`
     text = ROUTES_RS.replace(
