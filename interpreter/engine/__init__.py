@@ -3,7 +3,9 @@
 - ``rng``: the deterministic random generator (and the secure one of served tables).
 - ``flow``: the effect verbs (``move``, ``set``, ``if``, ``for_each``, ``choose``...) and the
   runner that executes them until the next decision, as resumable plain-data frames.
-- ``flowgen``: the flow's code generator (runs of effects that cannot stop, as Python functions).
+- ``effectgen``: the Python source of decision-free effects (those that cannot stop).
+- ``flowgen``: the flow's code generator: every block, decisions included, as one Python
+  function resumable where a frame saved it.
 - ``chance``: explicit chance points and lazy deals.
 - ``state``: one game: zones, properties, variables, legal actions and ``apply``.
 

@@ -54,13 +54,15 @@ class Block:
     nothing when the game is not logged (in a narrated card game, logs are the commonest effect).
     """
 
-    __slots__ = ("effects", "id", "mark", "runs", "quiet_runs", "whole")
+    __slots__ = ("effects", "id", "mark", "runs", "quiet_runs", "whole", "fn", "entry")
 
     def __init__(self, effects: tuple, id: int, mark: Mark | None):
         self.effects = effects
         self.id = id
         self.mark = mark
         self.whole = None  # a decision-free procedure's body as one generated run (flowgen)
+        self.fn = None  # the whole block as one generated function (blockgen), or None
+        self.entry = frozenset()  # the pcs its function can resume at
         self.rebuild([eff.simple for eff in effects], None)
 
     def rebuild(self, simple: list, gens) -> None:
@@ -389,6 +391,16 @@ def run(st: State, finish: bool = True) -> None:
     quiet = st.log is None  # log effects do nothing: step over them (Block.quiet_runs)
     while stack:
         block, pc, loc, loop = stack[-1]
+        fn = block.fn
+        if fn is not None and pc in block.entry:  # the whole block as one function (blockgen)
+            stack.pop()
+            left = fn(st, env, loc, pc, loop, budget - steps)
+            if left < 0:  # it stopped: a decision, the end, or frames pushed to run next
+                if st.pending is not None or st.finished:
+                    return
+                left = -1 - left
+            steps = budget - left
+            continue
         runs = block.quiet_runs if quiet else block.runs
         while True:
             simple, j, eff, last = runs[pc]
