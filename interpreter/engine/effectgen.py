@@ -421,9 +421,9 @@ def _zone(w: _Writer, ref, target: str) -> bool:
 
 
 def _move(w: _Writer, eff) -> None:
-    if eff.refill_now:  # a deck refilled immediately: the effect's own run refills after the move
-        _own_run(w, eff)
-        return
+    """A ``move`` as ``Move.run`` makes it: one component to the top of a zone inline (then, in a
+    ruleset with ``refill_when: immediately``, the refill of the emptied decks), the rest
+    through the verb's own ``_transfer`` (which refills itself)."""
     if eff.src is None and not eff.keyed and eff.what is not None and eff.at == "top" and not eff.name:
         _move_from_anywhere(w, eff)
         return
@@ -451,11 +451,21 @@ def _move(w: _Writer, eff) -> None:
         w.line(f"        raise FlowError(f'{{{x}.id}} is not in `' + {w.ns.const(eff.src.text)} + '`', MARKS[m].mark) from None")
         w.line(f"    {dst}.append({x})")
         w.line(f"    st.where[{x}] = {dst}")
+        if eff.refill_now:
+            _refill(w, eff, "    ")
         w.line("else:")
         w.line(f"    {eff_name}._transfer(st, env, {src}, {dst}, {x})")
         return
     w.line(f"r = {eff_name}._transfer(st, env, {src}, {dst}, {x})")
     w.line("if r is not None: loc = r")
+
+
+def _refill(w: _Writer, eff, indent: str) -> None:
+    """After a move in a ruleset with ``refill_when: immediately``: State.refill_immediately
+    when one of those zones is empty (it refills each empty one)."""
+    w.gen.uses.add("Z")
+    test = " or ".join(f"not Z[{name!r}]" for name in eff.refill_now)
+    w.line(f"{indent}if {test}: st.refill_immediately(env)")
 
 
 def _move_from_anywhere(w: _Writer, eff) -> None:
@@ -474,6 +484,8 @@ def _move_from_anywhere(w: _Writer, eff) -> None:
     w.line(f"    st.remove_anywhere({x}, MARKS[m].mark)")
     w.line(f"    {dst}.append({x})")
     w.line(f"    st.where[{x}] = {dst}")
+    if eff.refill_now:
+        _refill(w, eff, "    ")
     w.line("else:")
     w.line(f"    {eff_name}._transfer(st, env, None, {dst}, {x})")
 

@@ -224,6 +224,7 @@ class KeyedZoneRef(ZoneRef):
 _CONTAINERS = (list, dict, tuple)
 _FLAT = frozenset((list, dict, tuple, str))  # the item types _copy_stored must look into
 _NESTED = frozenset(_CONTAINERS)
+_DICTS = {dict}
 
 
 def _copy_stored(value: Any, place: LValue) -> Any:
@@ -277,6 +278,18 @@ def _copy(v: Any, depth: int, left: list, place: LValue) -> Any:
         if _NESTED.isdisjoint(types):  # and text: counted in one sum, then one copy
             _text_total(v, left, place)
             return v[:]
+        if types == _DICTS and depth < MAX_VALUE_DEPTH and all(
+            [_NESTED.isdisjoint(set(map(type, d.values()))) for d in v]
+        ):  # records of plain values (a list of moves made): the general path's counts, unrolled
+            out = []
+            for d in v:
+                left[0] -= len(d)
+                if left[0] < 0:
+                    raise _too_big(place, f"has more than {MAX_VALUE_ITEMS} items")
+                _text_total(d, left, place)
+                _text_total(d.values(), left, place)
+                out.append(d.copy())
+            return out
         out = []
         for x in v:
             tx = type(x)
@@ -515,7 +528,7 @@ class Move(Effect):
 
     verb = "move"
     simple = True
-    __slots__ = ("what", "src", "dst", "count", "at", "name", "keyed", "refill_now", "short")
+    __slots__ = ("what", "src", "dst", "count", "at", "name", "keyed", "refill_now", "short")  # refill_now: zone names
 
     @classmethod
     def compile(cls, ctx, spec, path, scope):
@@ -533,7 +546,8 @@ class Move(Effect):
         e.name = spec.get("as")
         e.binds = (e.name,) if e.name else ()
         e.keyed = type(e.dst) is KeyedZoneRef or type(e.src) is KeyedZoneRef
-        e.refill_now = any(z.refill_when == "immediately" for z in ctx.zones.values())
+        # the zones refilled the moment they run out (shared zones), checked after every move
+        e.refill_now = tuple(z.name for z in ctx.zones.values() if z.refill_when == "immediately")
         e.short = spec.get("on_empty", "error") == "short"
         return e
 

@@ -42,6 +42,11 @@ from .effectgen import _generate_run, inline_ok
 
 __all__ = ["inline_ok", "finalize", "generate_blocks"]
 
+#: False: generate no block functions, only the runs of decision-free effects that the frame
+#: runner calls (the back end the differential tests compare the block functions against).
+#: Read when a ruleset is compiled.
+BLOCKS = True
+
 
 def finalize(blocks, codegen_table) -> None:
     """Generate the code of ``blocks`` (a ruleset's, compiled), at load: every block that can
@@ -51,7 +56,7 @@ def finalize(blocks, codegen_table) -> None:
     the interpreter's runs (only the verbs that never push a frame count as simple there)."""
     memo: dict = {}
     simple_of = {block.id: [inline_ok(e, memo, set()) for e in block.effects] for block in blocks}
-    if generate_blocks(blocks, simple_of, codegen_table):
+    if BLOCKS and generate_blocks(blocks, simple_of, codegen_table):
         return
     for block in blocks:
         simple = simple_of[block.id]
