@@ -302,3 +302,28 @@ def test_no_ruleset_text_becomes_block_code(tmp_path, monkeypatch, index):
     assert st.visible_log() == [payload + " " + payload + payload, payload + " " + (payload + payload) * 2]
     assert not (tmp_path / "CANARY").exists()
     assert list(tmp_path.iterdir()) == [path]
+
+
+class _Place:
+    text, mark = "x", None
+
+
+@pytest.mark.parametrize(("value", "error"), [
+    ([{"a": "b", "c": None}] * 3, None),
+    ([{"a": 1, "b": 2}] * 3333, None),  # 3 + 3333 * 2 items: within the limit
+    ([{"a": 1, "b": 2}] * 5000, "more than 10000 items"),  # the list's 5000 and the records' 10000
+    ([{"a": "x" * 400_000}] * 3, "more than 1000000 characters"),
+    ([{"a": 1}, {"b": [1]}], None),  # a record holding a list: the general path
+])
+def test_a_list_of_records_is_copied_with_the_general_paths_limits(value, error):
+    """`set` of a list of records (the fast copy for records of plain values) stores a copy (new
+    records), within the same item and text limits (MAX_VALUE_ITEMS, MAX_VALUE_TEXT), with the
+    same errors as the general copy."""
+    from interpreter.engine import flow
+
+    if error is None:
+        out = flow._copy_stored(value, _Place)
+        assert out == value and out is not value and all(a is not b for a, b in zip(out, value))
+    else:
+        with pytest.raises(TapsterError, match=error):
+            flow._copy_stored(value, _Place)
