@@ -96,13 +96,14 @@ def generate_blocks(blocks, simple_of: dict, table) -> bool:
         for eff, simple in zip(block.effects, simple_of[block.id]):
             if simple:
                 _nested(eff, inline_only)
+    recursive = _recursive_calls(blocks, simple_of)
     made = {}
     namespaces = []
     try:
         for block in blocks:
             if id(block) in inline_only:
                 continue
-            fn, ns, entry = _generate_block(block, simple_of, table)
+            fn, ns, entry = _generate_block(block, simple_of, table, recursive)
             made[block.id] = (block, fn, entry)
             namespaces.append(ns)
         for ns in namespaces:  # the functions call each other by name (a procedure may call itself)
@@ -115,6 +116,47 @@ def generate_blocks(blocks, simple_of: dict, table) -> bool:
         block.fn = fn
         block.entry = entry
     return True
+
+
+def _direct(eff) -> tuple:
+    """The blocks the code of ``eff`` (an effect that holds a decision) calls directly."""
+    t = type(eff)
+    if t is flow.If:
+        return (eff.then, eff.orelse)
+    if t in (flow.ForEach, flow.Repeat, flow.While, flow.Turn, flow.Phase):
+        return (eff.body,)
+    if t is flow.Call and eff.dynamic is None and eff.proc is not None and eff.proc.block is not None:
+        return (eff.proc.block,)
+    return ()
+
+
+def _recursive_calls(blocks, simple_of: dict) -> set:
+    """``id`` of every ``call`` (holding a decision) whose procedure can reach the block the call
+    is in again through direct calls: a procedure that calls itself, however deep.  Such a call
+    goes through the verb's own run (a frame for the runner) rather than a Python call, so a
+    ruleset's recursion is bounded by the step budget, never by Python's stack."""
+    edges = {}
+    calls = []
+    for block in blocks:
+        out = []
+        for eff, simple in zip(block.effects, simple_of.get(block.id, ())):
+            if not simple:
+                out.extend(_direct(eff))
+                if type(eff) is flow.Call and _direct(eff):
+                    calls.append((eff, block))
+        edges[id(block)] = out
+    found = set()
+    for eff, block in calls:
+        todo, seen = [eff.proc.block], set()
+        while todo:
+            b = todo.pop()
+            if b is block:
+                found.add(id(eff))
+                break
+            if id(b) not in seen:
+                seen.add(id(b))
+                todo.extend(edges.get(id(b), ()))
+    return found
 
 
 def _nested(eff, out: set) -> None:
@@ -132,7 +174,7 @@ def _nested(eff, out: set) -> None:
             _nested(e, out)
 
 
-def _generate_block(block, simple_of: dict, table):
+def _generate_block(block, simple_of: dict, table, recursive: set):
     """(function, namespace, entry places) of one block; raises when it cannot be generated."""
     w = effectgen._Writer(table)
     w.fin = "return -1 - S"
@@ -165,7 +207,7 @@ def _generate_block(block, simple_of: dict, table):
             w.line("except (TapsterError, KeyboardInterrupt): raise")
             w.line("except Exception as exc: raise H_unexpected(exc, MARKS[m]) from None")
         if b < n:
-            _stopping(w, effects[b], b, n, calls)
+            _stopping(w, effects[b], b, n, calls, recursive)
             entry.add(b + 1)
         w.depth -= 1
         a = b + 1
@@ -230,7 +272,7 @@ def _call_block(w, nested, loc: str, loop: str, k: int, n: int, calls: set) -> N
     w.line("S = r")
 
 
-def _stopping(w, eff, k: int, n: int, calls: set) -> None:
+def _stopping(w, eff, k: int, n: int, calls: set, recursive: set) -> None:
     """The code of effect ``k`` (of ``n``), one that holds a decision."""
     w.line(f"# {comment(eff.mark)}: {eff.verb}")
     w.step(eff)
@@ -296,7 +338,7 @@ def _stopping(w, eff, k: int, n: int, calls: set) -> None:
         w.line(f"st.phase = {eff.name!r}")
         if eff.body.effects:
             _call_block(w, eff.body, "loc", "None", k, n, calls)
-    elif t is flow.Call and eff.dynamic is None and eff.proc is not None and eff.proc.block is not None:
+    elif t is flow.Call and _direct(eff) and id(eff) not in recursive:
         w.line("env.loc = loc")
         args = []
         for name, ex in eff.args:

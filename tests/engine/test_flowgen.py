@@ -327,3 +327,37 @@ def test_a_list_of_records_is_copied_with_the_general_paths_limits(value, error)
     else:
         with pytest.raises(TapsterError, match=error):
             flow._copy_stored(value, _Place)
+
+
+RECURSION = """\
+name: Deep
+players: {min: 2, max: 2}
+vars: {v: 0}
+procedures:
+  down:
+    params: [d]
+    do:
+      - if: "d < 3000"
+        then:
+          - call: {procedure: down, with: {d: "d + 1"}}
+          - add: {v: 1}
+        else:
+          - choose: {options: [{action: bottom}]}
+flow:
+  - call: {procedure: down, with: {d: 0}}
+  - choose: {options: [{action: end}]}
+"""
+
+
+def test_a_procedure_that_calls_itself_is_not_bounded_by_pythons_stack(tmp_path):
+    """3,000 levels of a procedure calling itself before a decision (more than Python's own
+    recursion limit): the block code plays it as the frame runner does, frames included."""
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(RECURSION)
+    games = [rs.new_game(2) for rs in (load_ruleset(path), _runs_only(path))]
+    assert len(games[0].stack) > 3000  # a frame a level, as the runner keeps them
+    for action in ("bottom", "end"):
+        assert json.dumps(games[0].to_json(), sort_keys=True) == json.dumps(games[1].to_json(), sort_keys=True)
+        for g in games:
+            g.apply(action)
+    assert all(g.is_terminal() and g.vars["v"] == 3000 for g in games)
