@@ -178,7 +178,7 @@ def _generate_block(block, simple_of: dict, table, recursive: set):
     """(function, namespace, entry places) of one block; raises when it cannot be generated."""
     w = effectgen._Writer(table)
     w.fin = "return -1 - S"
-    w.ns.d.update({"H_EACH": flow.EACH, "H_TIMES": flow.TIMES, "H_dict": dict, "H_len": len,
+    w.ns.d.update({"H_EACH": flow.EACH, "H_TIMES": flow.TIMES, "H_dict": dict, "H_len": len, "H_next": _next_pass,
                    "H_seat": effectgen._seat, "H_items": effectgen._items, "H_times": effectgen._times,
                    "BLK": block})
     w.ns.d["CALLS"] = calls = set()
@@ -224,24 +224,8 @@ def _generate_block(block, simple_of: dict, table, recursive: set):
         "    while True:\n"
         f"{body}\n"
         "        if loop is None: return S\n"
-        "        k = loop[0]\n"
-        "        if k is H_EACH:\n"
-        "            i = loop[2] + 1\n"
-        "            its = loop[1]\n"
-        "            if i >= H_len(its): return S\n"
-        "            loc = H_dict(loc)\n"
-        "            loc[loop[3]] = its[i]\n"
-        "            loop = (H_EACH, its, i, loop[3])\n"
-        "        elif k is H_TIMES:\n"
-        "            i = loop[2] + 1\n"
-        "            if i >= loop[1]: return S\n"
-        "            if loop[3] is not None:\n"
-        "                loc = H_dict(loc)\n"
-        "                loc[loop[3]] = i\n"
-        "            loop = (H_TIMES, loop[1], i, loop[3])\n"
-        "        else:\n"
-        "            env.loc = loc\n"
-        "            if not loop[1](env): return S\n"
+        "        loc, loop = H_next(env, loc, loop)\n"
+        "        if loop is None: return S\n"
         "        pc = 0\n"
     )
     w.ns.d["MARKS"] = tuple(w.marks)
@@ -359,3 +343,26 @@ def _stopping(w, eff, k: int, n: int, calls: set, recursive: set) -> None:
         w.line("return -1 - S")
         w.depth -= 1
 
+
+def _next_pass(env, loc: dict, loop: tuple) -> tuple:
+    """After a pass of a repeating block, ``(locals, loop)`` of the next pass, advanced as the
+    frame runner advances it (:func:`interpreter.engine.flow.run`), or ``(loc, None)`` when
+    the loop is over.  ``loc`` holds the names as the pass left them."""
+    kind = loop[0]
+    if kind is flow.EACH:
+        items, i, name = loop[1], loop[2] + 1, loop[3]
+        if i >= len(items):
+            return loc, None
+        loc = dict(loc)
+        loc[name] = items[i]
+        return loc, (flow.EACH, items, i, name)
+    if kind is flow.TIMES:
+        n, i, name = loop[1], loop[2] + 1, loop[3]
+        if i >= n:
+            return loc, None
+        if name is not None:
+            loc = dict(loc)
+            loc[name] = i
+        return loc, (flow.TIMES, n, i, name)
+    env.loc = loc  # WHILE: the condition, checked
+    return loc, (loop if loop[1](env) else None)
