@@ -427,6 +427,9 @@ def _move(w: _Writer, eff) -> None:
     if eff.src is None and not eff.keyed and eff.what is not None and eff.at == "top" and not eff.name:
         _move_from_anywhere(w, eff)
         return
+    if eff.keyed and eff.src is not None and eff.what is not None and eff.at == "top" and not eff.name and not eff.refill_now:
+        _move_keyed(w, eff)
+        return
     if eff.keyed or eff.src is None:
         _own_run(w, eff)
         return
@@ -458,6 +461,38 @@ def _move(w: _Writer, eff) -> None:
         return
     w.line(f"r = {eff_name}._transfer(st, env, {src}, {dst}, {x})")
     w.line("if r is not None: loc = r")
+
+
+def _move_keyed(w: _Writer, eff) -> None:
+    """``move: {what: C, from: A, to: B}`` where A or B is a stack of a keyed zone (a piece
+    moving from node to node), as ``Move._run_keyed`` makes it: the stacks located by key (the
+    destination created), one component moved inline (anything else through ``_transfer``),
+    and whatever happens, the emptied source's key deleted and the destination kept stored."""
+    w.line("env.loc = loc")
+    src, dst, skey, dkey = w.fresh("src"), w.fresh("dst"), w.fresh("skey"), w.fresh("dkey")
+    sref, dref = w.ns.bind(eff.src, "ZR"), w.ns.bind(eff.dst, "ZR")
+    src_keyed, dst_keyed = type(eff.src) is flow.KeyedZoneRef, type(eff.dst) is flow.KeyedZoneRef
+    w.line(f"{src}, {skey} = {sref}.locate(env, False)" if src_keyed else f"{src} = {sref}.get(env)")
+    w.line(f"{dst}, {dkey} = {dref}.locate(env, True)" if dst_keyed else f"{dst} = {dref}.get(env)")
+    w.line("try:")
+    w.depth += 1
+    x = w.fresh("x")
+    w.expr(eff.what, x)
+    w.line(f"if {x}.__class__ is H_Component:")
+    w.line("    try:")
+    w.line(f"        {src}.remove({x})")
+    w.line("    except ValueError:")
+    w.line(f"        raise FlowError(f'{{{x}.id}} is not in `' + {w.ns.const(eff.src.text)} + '`', MARKS[m].mark) from None")
+    w.line(f"    {dst}.append({x})")
+    w.line(f"    st.where[{x}] = {dst}")
+    w.line("else:")
+    w.line(f"    {w.ns.bind(eff, 'EFF')}._transfer(st, env, {src}, {dst}, {x})")
+    w.depth -= 1
+    w.line("finally:")
+    if src_keyed:
+        w.line(f"    {sref}.settle(env, {src}, {skey})")
+    if dst_keyed:
+        w.line(f"    {dref}.settle(env, {dst}, {dkey})")
 
 
 def _refill(w: _Writer, eff, indent: str) -> None:

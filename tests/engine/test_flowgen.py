@@ -361,3 +361,50 @@ def test_a_procedure_that_calls_itself_is_not_bounded_by_pythons_stack(tmp_path)
         for g in games:
             g.apply(action)
     assert all(g.is_terminal() and g.vars["v"] == 3000 for g in games)
+
+
+KEYED = """\
+name: Keyed
+players: {min: 2, max: 2}
+components:
+  pawn: {items: [{n: 1}, {n: 2}], start: box}
+zones:
+  box: {visibility: public}
+  field: {keyed: true, visibility: public}
+flow:
+  - move: {what: "top(box)", from: box, to: "field[(0, 0)]"}
+  - choose:
+      options:
+        - action: step
+          do:
+            - move: {what: "top(field[(0, 0)])", from: "field[(0, 0)]", to: "field[(1, 0)]"}
+            - choose: {options: [{action: back, do: [{move: {what: "top(field[(1, 0)])", from: "field[(1, 0)]", to: box}}]}]}
+        - action: wrong
+          do:
+            - move: {what: "top(box)", from: "field[(0, 0)]", to: "field[(1, 0)]"}
+            - choose: {options: [{action: x}]}
+  - end_game: done
+"""
+
+
+def test_keyed_moves_in_block_code_are_the_verbs(tmp_path):
+    """A piece moved from one keyed stack to another, inline in block code: the stacks created
+    and forgotten as the verb's own run does (the emptied key deleted), and a component that is
+    not in the source gives the verb's error."""
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(KEYED)
+    seen = []
+    fast = load_ruleset(path)
+    assert sum(".settle(env" in src for _, src in fast.sources) == 4  # the four moves, inline
+    for rs in (fast, _runs_only(path)):
+        st = rs.new_game(2)
+        assert list(st.zones["field"]) == [(0, 0)]
+        with pytest.raises(TapsterError) as info:
+            st.clone().apply("wrong")
+        st.apply("step")
+        assert list(st.zones["field"]) == [(1, 0)]
+        after_step = json.dumps(st.to_json(), sort_keys=True)
+        st.apply("back")
+        assert not st.zones["field"] and len(st.zones["box"]) == 2 and st.is_terminal()
+        seen.append((str(info.value), after_step, json.dumps(st.to_json(), sort_keys=True)))
+    assert seen[0] == seen[1] and "is not in `field[(0, 0)]`" in seen[0][0]
