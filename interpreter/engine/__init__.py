@@ -7,6 +7,7 @@
 - ``flowgen``: the flow's code generator: every block, decisions included, as one Python
   function resumable where a frame saved it.
 - ``chance``: explicit chance points and lazy deals.
+- ``saved``: a saved state as JSON data: values encoded and decoded, documents checked.
 - ``state``: one game: zones, properties, variables, legal actions and ``apply``.
 
 Imports only the stages below (``interpreter.lang``, ``interpreter.loader``, the roots).
