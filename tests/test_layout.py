@@ -17,7 +17,7 @@ STAGES = [
     ("", ["limits", "errors", "model"]),                    # the one table of limits; the error hierarchy; plain values
     ("loader", ["load", "maps", "schema", "params"]),       # safe YAML and tables; map graphs; the schema; parameters, variants
     ("lang", ["builtins", "codegen", "expression"]),        # the language's functions; the code generator; parser and evaluator
-    ("engine", ["rng", "flow", "effectgen", "flowgen", "chance", "saved", "state"]),  # rng; verbs, runner; code; chance; JSON; a game
+    ("engine", ["rng", "places", "flow", "effectgen", "flowgen", "chance", "saved", "state"]),  # verbs, runner; code; JSON
     ("views", ["publicity", "faces", "render", "view", "termview", "terminal", "webview"]),  # what people see
     ("compile", ["lint", "ruleset", "compiler", "facts"]),  # warnings; the compiled ruleset; document -> Ruleset; a game's facts
     ("interop", ["domains", "encoding", "openspiel", "pettingzoo"]),  # index spaces and tensors; the adapters

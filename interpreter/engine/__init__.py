@@ -1,6 +1,7 @@
 """Stage 3, the running game: what happens between two decisions.
 
 - ``rng``: the deterministic random generator (and the secure one of served tables).
+- ``places``: zone references and assignable places (``set``'s targets, with the value limits).
 - ``flow``: the effect verbs (``move``, ``set``, ``if``, ``for_each``, ``choose``...) and the
   runner that executes them until the next decision, as resumable plain-data frames.
 - ``effectgen``: the Python source of decision-free effects (those that cannot stop).
