@@ -57,6 +57,8 @@ class Block:
     in a row without saving the frame between them (the frame's ``pc`` is saved before the
     next effect that is not simple).  ``quiet_runs`` leaves out the ``log`` effects, which do
     nothing when the game is not logged (in a narrated card game, logs are the commonest effect).
+    ``fn`` is the whole block as one generated function and ``entry`` the ``pc`` values it can
+    resume at (:mod:`interpreter.engine.flowgen`; None and empty when the block is interpreted).
     """
 
     __slots__ = ("effects", "id", "mark", "runs", "quiet_runs", "whole", "fn", "entry")
@@ -135,6 +137,12 @@ def run(st: State, finish: bool = True) -> None:
 
     When the stack empties the game ends with the ruleset's default reason (unless ``finish``
     is false, as for ``setup``).
+
+    A frame whose block has a generated function (``Block.fn``, :mod:`interpreter.engine.flowgen`)
+    and stands at a place it can resume at (``Block.entry``) is popped and handed to it: the
+    function runs the block to its end, loops included, and returns what remains of the step
+    budget, or ``-1 - left`` when it stopped (a decision, the end of the game, or frames it
+    pushed to run next, below which it saved its own).  Other frames are interpreted here:
 
     The frame on top is saved only before an effect that is not simple (see :class:`Block`):
     such an effect may push a frame on top of it or set the pending decision, and the game
