@@ -19,7 +19,8 @@ STAGES = [
     ("lang", ["builtins", "runtime", "codegen", "parser", "scope", "evaluator", "expression"]),  # the language's functions;
     # what generated code calls; the code generator; the parser; name resolution (Scope, Env); the reference evaluator;
     # compile_expression and templates
-    ("engine", ["rng", "flow", "flowgen", "chance", "state"]),  # chance's generator; effects and runner; generated runs; chance; a game
+    ("engine", ["rng", "places", "flow", "effectgen", "flowgen", "chance", "saved", "state"]),  # the generator; zone references
+    # and value limits; verbs and runner; decision-free effects as code; blocks as code; chance; a saved state as JSON; a game
     ("views", ["publicity", "faces", "render", "view", "termview", "terminal", "webview"]),  # what people see
     ("compile", ["lint", "ruleset", "names", "context", "declarations", "functions", "outcome", "compiler", "facts"]),
     # warnings; the compiled ruleset; why a name is out of scope; the compilation context effects see; its stages: declarations, functions,

@@ -1,99 +1,65 @@
-"""The flow's code generator: each run of effects that cannot stop for a decision becomes one
-generated Python function.
+"""The flow's code generator: every block the runner can meet as a frame, decisions included,
+becomes one Python function that runs it from a saved place to its end.
 
-The runner (:func:`interpreter.engine.flow.run`) keeps the game's place as plain-data frames, so that
-a state can be cloned, saved and resumed at any decision.  But most effects never stop: a
-``set``, a ``move``, an ``if`` whose branches hold no decision, a ``for_each`` over such a body,
-a ``call`` of such a procedure.  :func:`inline_ok` finds them (a *decision-free* effect: it never
-asks a decision, never ends the game, never calls a procedure by a computed name, and calls
-no procedure that can reach itself), and :func:`finalize` rebuilds every block's runs with
-them as simple effects and generates, for each place where a run starts, a function
+:mod:`interpreter.engine.effectgen` writes the code of *decision-free* effects (a ``set``, a
+``move``, an ``if`` or a loop holding no decision, a call of such a procedure).  Here each block
+that can stand in a frame (``setup``, ``flow``, option bodies, ``otherwise``, procedure bodies,
+triggers, and the bodies of effects that hold a decision) gets a function
 
-    run(st, env, loc, S) -> (loc, S)
+    blk(st, env, loc, pc, loop, S) -> S, or -1 - S when it stopped
 
-that executes the run's effects in Python's own control flow: ``if``/``else``, ``for`` loops
-for ``for_each``/``repeat``/``while``, procedure bodies as calls of their own generated
-functions.  ``loc`` is the frame's names (a dict, replaced, never changed, as frames do), ``S``
-what remains of the move's step budget: every effect run counts one step, exactly as the
-runner counts them, and the effect that crosses the budget is the one named in the error.
+that runs the block from ``pc`` with the frame's names ``loc`` and loop state ``loop`` (see
+:mod:`interpreter.engine.flow`), repeats it as ``loop`` says, and returns what remains of the
+move's step budget ``S``.  The decision-free effects are written inline; an effect that holds a
+decision is Python control flow around a direct call of its nested block's function: ``if``
+calls the branch's function, ``for_each``/``repeat``/``while`` call the body's function with the
+loop's first state (the body's function runs the rest of the loop itself, as a Python loop),
+``turn``/``phase``/``call`` the body's.  ``choose`` runs the verb's own ``run``.
 
-Expressions are written inline (see :mod:`interpreter.lang.codegen`, whose safety argument holds
-here: the source is made from the compiled effects and their parse trees, names are the
-generator's own, constants go through ``repr`` or the namespace); each one is evaluated in a
-``try`` whose ``except`` evaluates it again through its :class:`~interpreter.lang.expression.Compiled`
-for the precise error.  Effects without a generated form here (``move``, ``shuffle``, ``add``,
-``random``, ``roll``) call their own ``run`` method.  A Python error escaping an effect
-becomes a FlowError at that effect's mark.
+Frames stay plain data: nothing is written to ``st.stack`` while the code runs.  Only when a
+decision stops it (``st.pending`` set, or a frame pushed, as ``choose``'s ``otherwise`` does)
+does each function on the way out insert its own frame, ``(block, index after the effect,
+locals, loop)``, below the frames the inner code pushed, and return ``-1 - S``; the frames are
+exactly those the frame runner (:func:`interpreter.engine.flow.run`) saves, the tail call
+included (the last effect of a block that does not repeat leaves no frame).  So clone,
+``to_json``/``from_json``, resuming, and the half-apply guarantee (``State.apply`` rebuilds the
+state from its history when a move fails) are unchanged, and the runner only pops a frame and
+calls its block's function.
+
+Steps are counted as the runner counts them (one per effect run, the effect that crosses the
+budget named in the error); the loop state of a resumed body is advanced as the runner advances
+it (the names its ``let`` effects bound in one pass stay in the frame's locals for the next, as the
+runner leaves them).  The safety argument of :mod:`interpreter.lang.codegen` holds: the source is
+made from compiled effects and their parse trees, constants go through ``repr`` or the
+namespace, names are the generator's own.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from ..lang.codegen import GenerationFailed, _compile, _fell_back, comment
+from . import effectgen, flow
+from .effectgen import _generate_run, inline_ok
 
-from ..errors import ExpressionError, FlowError, TapsterError
-from ..lang.codegen import GenerationFailed, _compile, _fell_back, _Gen, _Ns, _tree_frag, comment
-from ..model import render
-from . import flow
+__all__ = ["inline_ok", "finalize", "generate_blocks"]
 
-__all__ = ["inline_ok", "finalize"]
-
-#: Most effects (nested bodies counted) one generated run may hold; a longer run is split.
-MAX_RUN_EFFECTS = 400
-
-
-def inline_ok(eff: Any, memo: dict, visiting: set) -> bool:
-    """Whether ``eff`` is decision-free (see the module docstring); ``memo`` caches answers by
-    ``id``, ``visiting`` holds the procedures being looked into (a cycle is not decision-free)."""
-    key = id(eff)
-    if key in memo:
-        return memo[key]
-    t = type(eff)
-    if t in (flow.Move, flow.Shuffle, flow.Set, flow.Add, flow.Let, flow.Log, flow.Random, flow.Roll, flow.EndGame):
-        ok = True
-    elif t is flow.If:
-        ok = _block_ok(eff.then, memo, visiting) and _block_ok(eff.orelse, memo, visiting)
-    elif t in (flow.ForEach, flow.Repeat, flow.While, flow.Turn, flow.Phase):
-        ok = _block_ok(eff.body, memo, visiting)
-    elif t is flow.Call:
-        if eff.dynamic is not None or eff.proc is None or eff.proc.block is None:
-            ok = False
-        elif id(eff.proc) in visiting:
-            return False  # a cycle: not decided yet, and not memoised on the way back
-        else:
-            visiting.add(id(eff.proc))
-            ok = _block_ok(eff.proc.block, memo, visiting)
-            visiting.discard(id(eff.proc))
-    elif t is flow.Emit:
-        ok = all(_block_ok(tr.block, memo, visiting) for tr in eff.triggers)
-    else:  # choose, and any verb this generator does not know
-        ok = False
-    memo[key] = ok
-    return ok
-
-
-def _block_ok(block, memo, visiting) -> bool:
-    return all(inline_ok(e, memo, visiting) for e in block.effects)
-
-
-def _size(eff) -> int:
-    t = type(eff)
-    if t is flow.If:
-        return 1 + sum(map(_size, eff.then.effects)) + sum(map(_size, eff.orelse.effects))
-    if t in (flow.ForEach, flow.Repeat, flow.While, flow.Turn, flow.Phase):
-        return 1 + sum(map(_size, eff.body.effects))
-    if t is flow.Emit:
-        return 1 + sum(sum(map(_size, tr.block.effects)) for tr in eff.triggers)
-    return 1
+#: False: generate no block functions, only the runs of decision-free effects that the frame
+#: runner calls (the back end the differential tests compare the block functions against).
+#: Read when a ruleset is compiled.
+BLOCKS = True
 
 
 def finalize(blocks, codegen_table) -> None:
-    """Mark every decision-free effect of ``blocks`` simple, rebuild the blocks' runs and give
-    each block its generated runs.  Every run is generated now, at load: a block any of whose
-    runs cannot be generated keeps the interpreter's runs (only the verbs that never push a
-    frame count as simple there)."""
+    """Generate the code of ``blocks`` (a ruleset's, compiled), at load: every block that can
+    stand in a frame as one function (:func:`generate_blocks`).  Should one fail to generate,
+    the runner interprets frames instead, with every run of decision-free effects as one
+    generated function (``Block.runs``); a block any of whose runs cannot be generated keeps
+    the interpreter's runs (only the verbs that never push a frame count as simple there)."""
     memo: dict = {}
+    simple_of = {block.id: [inline_ok(e, memo, set()) for e in block.effects] for block in blocks}
+    if BLOCKS and generate_blocks(blocks, simple_of, codegen_table):
+        return
     for block in blocks:
-        simple = [inline_ok(e, memo, set()) for e in block.effects]
+        simple = simple_of[block.id]
         if not any(simple):
             continue
         runs: list = [None] * (len(block.effects) + 1)
@@ -115,456 +81,288 @@ def finalize(blocks, codegen_table) -> None:
             block.rebuild(simple, tuple(runs))
 
 
-# ---------------------------------------------------------------------------------------------
-# Generation
+#: Most effects (nested decision-free bodies counted) one block's function may hold.
+MAX_BLOCK_EFFECTS = 2000
 
 
-class _Writer:
-    """Lines of Python source with indentation, and the namespace they run in."""
-
-    def __init__(self, table):
-        self.ns = _Ns({"FlowError": FlowError, "ExpressionError": ExpressionError, "H_render": render,
-                       "H_unexpected": _unexpected, "H_steps": _steps_error, "H_items": _items,
-                       "H_times": _times, "H_seat": _seat, "H_list": list, "H_dict": dict,
-                       "H_copy": flow._copy_stored,
-                       "H_range": range, "Exception": Exception,
-                       "KeyboardInterrupt": KeyboardInterrupt, "TapsterError": TapsterError,
-                       "ValueError": ValueError})
-        self.gen = _Gen(self.ns, table)
-        self.gen.hoist_current = False
-        self.lines: list[str] = []
-        self.depth = 1
-        self.marks: list = []
-        self.table = table
-        self.n = 0
-
-    def line(self, text: str) -> None:
-        self.lines.append("    " * self.depth + text)
-
-    def fresh(self, prefix: str) -> str:
-        self.n += 1
-        return f"{prefix}{self.n}"
-
-    def expr(self, compiled, target: str) -> None:
-        """``target = <compiled's value>``, inline, with the checked evaluation on failure."""
-        if compiled.source is None:  # a YAML scalar
-            self.line(f"{target} = {self.ns.const(compiled.constant)}")
-            return
-        try:
-            src = _tree_frag(self.gen, compiled, {})
-        except GenerationFailed:  # a form the generator leaves to the evaluator (`**`)
-            self.line(f"{target} = {self.ns.bind(compiled, 'X')}(env)")
-            return
-        self.line("try:")
-        self.line(f"    {target} = {src}")
-        self.line("except Exception:")
-        self.line(f"    {target} = {self.ns.bind(compiled, 'X')}(env)")
-
-    def step(self, eff) -> None:
-        """Count one step for ``eff`` and remember it as the effect running now."""
-        self.marks.append(eff)
-        self.line(f"m = {len(self.marks) - 1}")
-        self.line("S -= 1")
-        self.line("if S < 0: H_steps(env, MARKS[m])")
-
-
-def _generate_run(block, pc: int, j: int, table):
+def generate_blocks(blocks, simple_of: dict, table) -> bool:
+    """Give every block of ``blocks`` that can stand in a frame its function (``Block.fn``) and
+    the places it can resume at (``Block.entry``); ``simple_of[block id]`` says which of its
+    effects are decision-free (:func:`interpreter.engine.effectgen.inline_ok`).  All or nothing:
+    False (and no block changed) when one cannot be generated, the caller then keeps the
+    interpreted runs."""
+    inline_only: set = set()
+    for block in blocks:
+        for eff, simple in zip(block.effects, simple_of[block.id]):
+            if simple:
+                _nested(eff, inline_only)
+    recursive = _recursive_calls(blocks, simple_of)
+    made = {}
+    namespaces = []
     try:
-        return _generate_run_unchecked(block, pc, j, table)
-    except Exception as exc:  # noqa: BLE001 - never a user's error: the runner interprets the run instead
-        _fell_back(str(block.mark), exc)
-        return None
-
-
-def _generate_run_unchecked(block, pc: int, j: int, table):
-    w = _Writer(table)
-    for eff in block.effects[pc:j]:
-        _effect(w, eff)
-    body = "\n".join(w.lines) or "    pass"
-    name = f"run_{block.id}_{pc}"
-    prologue = "".join(f"    {line}\n" for line in w.gen.prologue() if not line.startswith("loc ="))
-    src = (
-        f"# {comment(block.mark)}, effects {pc} to {j - 1}\n"
-        f"def {name}(st, env, loc, S):\n"
-        f"{prologue}"
-        "    m = 0\n"
-        "    try:\n"
-        + "\n".join("    " + ln for ln in body.split("\n"))
-        + "\n    except (TapsterError, KeyboardInterrupt): raise\n"
-        "    except Exception as exc: raise H_unexpected(exc, MARKS[m]) from None\n"
-        "    return loc, S\n"
-    )
-    w.ns.d["MARKS"] = tuple(w.marks)
-    return _compile(src, name, w.ns, block.mark)
-
-
-def _body(w: _Writer, block) -> None:
-    """The effects of a nested block (an ``if`` branch, a loop body) in the current frame's
-    names, which their ``let``s may extend only inside the block."""
-    if not block.effects:
-        w.line("pass")
-        return
-    for eff in block.effects:
-        _effect(w, eff)
-
-
-def _effect(w: _Writer, eff) -> None:
-    w.line(f"# {comment(eff.mark)}: {eff.verb}")
-    w.step(eff)
-    t = type(eff)
-    handler = _HANDLERS.get(t)
-    if handler is not None:
-        handler(w, eff)
-        if t in _NESTS:  # an `end_game` inside ends the run, and the loops around it
-            w.line("if st.finished: return loc, S")
-        return
-    if t is flow.EndGame:
-        w.line("env.loc = loc")
-        w.line(f"{w.ns.bind(eff, 'EFF')}.run(st, loc)")
-        w.line("return loc, S")
-        return
-    _own_run(w, eff)
-
-
-def _own_run(w: _Writer, eff) -> None:
-    """The verb's own run: it reads the names from env.loc, and may bind new ones."""
-    w.line("env.loc = loc")
-    w.line(f"r = {w.ns.bind(eff, 'EFF')}.run(st, loc)")
-    w.line("if r is not None: loc = r")
-
-
-def _set(w: _Writer, eff) -> None:
-    names = []
-    for lv, ex in eff.pairs:
-        v = w.fresh("v")
-        w.line("env.loc = loc")
-        w.expr(ex, v)
-        names.append((lv, v))
-    w.line("env.loc = loc")
-    for lv, v in names:
-        _assign(w, lv, v)
-
-
-def _assign(w: _Writer, lv, v: str) -> None:
-    """``lv.set(env, v)`` (see :class:`~interpreter.engine.flow.LValue`) inline: the value copied when
-    it is a container (the same copy and size limits), then stored; whatever fails there calls
-    ``set`` itself, which gives its own error."""
-    name = w.ns.bind(lv, "LV")
-    w.line(f"if {v}.__class__ is H_list or {v}.__class__ is H_dict or {v}.__class__ is H_tuple: {v} = H_copy({v}, {name})")
-    if lv.kind == "var":
-        w.line(f"st.vars[{lv.name!r}] = {v}")
-        return
-    place = lv.index if lv.kind == "item" else lv.obj
-    try:
-        if place.source is None:  # (the compiler gives every place its parse tree)
-            raise GenerationFailed(lv.text)
-        src = _tree_frag(w.gen, place, {})
-    except GenerationFailed:
-        w.line(f"{name}.set(env, {v})")
-        return
-    if lv.kind == "item":
-        w.line("try:")
-        w.line(f"    st.vars[{lv.name!r}][{src}] = {v}")
-        w.line("except Exception:")
-        w.line(f"    {name}.set(env, {v})")
-        return
-    o = w.fresh("o")
-    w.line("try:")
-    w.line(f"    {o} = {src}")
-    w.line("except Exception:")
-    w.line(f"    {o} = None")
-    w.line(f"if {o}.__class__ is H_Component and {lv.name!r} in {o}.mutable:")
-    w.line(f"    st.props[{o}.index][{lv.name!r}] = {v}")
-    w.line("else:")
-    w.line(f"    {name}.set(env, {v})")
-
-
-def _let(w: _Writer, eff) -> None:
-    w.line("env.loc = loc")
-    vals = []
-    for k, ex in eff.pairs:
-        v = w.fresh("v")
-        w.expr(ex, v)
-        vals.append((k, v))
-    w.line("loc = H_dict(loc)")
-    for k, v in vals:
-        w.line(f"loc[{k!r}] = {v}")
-
-
-def _log(w: _Writer, eff) -> None:
-    w.line("if st.log is not None:")
-    w.depth += 1
-    w.line("env.loc = loc")
-    w.line(f"{w.ns.bind(eff, 'EFF')}.run(st, loc)")
-    w.depth -= 1
-
-
-def _if(w: _Writer, eff) -> None:
-    c = w.fresh("c")
-    w.line("env.loc = loc")
-    w.expr(eff.cond, c)
-    saved = w.fresh("saved")
-    w.line(f"{saved} = loc")
-    w.line(f"if {c}:")
-    w.depth += 1
-    _body(w, eff.then)
-    w.depth -= 1
-    if eff.orelse.effects:
-        w.line("else:")
-        w.depth += 1
-        _body(w, eff.orelse)
-        w.depth -= 1
-    w.line(f"loc = {saved}")
-
-
-def _for_each(w: _Writer, eff) -> None:
-    items, outer, item = w.fresh("items"), w.fresh("outer"), w.fresh("item")
-    w.line("env.loc = loc")
-    w.expr(eff.items, items)
-    w.line(f"{items} = H_items({items}, MARKS[m])")
-    w.line(f"{outer} = loc")
-    w.line(f"for {item} in {items}:")
-    w.depth += 1
-    w.line(f"loc = H_dict({outer})")
-    w.line(f"loc[{eff.name!r}] = {item}")
-    _body(w, eff.body)
-    w.depth -= 1
-    w.line(f"loc = {outer}")
-
-
-def _repeat(w: _Writer, eff) -> None:
-    n, outer, i = w.fresh("n"), w.fresh("outer"), w.fresh("i")
-    w.line("env.loc = loc")
-    w.line(f"{n} = H_times({w.ns.bind(eff.times, 'X')}(env), MARKS[m])")
-    w.line(f"{outer} = loc")
-    w.line(f"for {i} in H_range({n}):")
-    w.depth += 1
-    if eff.name is not None:
-        w.line(f"loc = H_dict({outer})")
-        w.line(f"loc[{eff.name!r}] = {i}")
-    else:
-        w.line(f"loc = {outer}")
-    _body(w, eff.body)
-    w.depth -= 1
-    w.line(f"loc = {outer}")
-
-
-def _while(w: _Writer, eff) -> None:
-    c, outer, mark = w.fresh("c"), w.fresh("outer"), w.fresh("wm")
-    w.line(f"{outer} = loc")
-    w.line(f"{mark} = m")
-    w.line("while True:")
-    w.depth += 1
-    w.line(f"loc = {outer}")
-    w.line("env.loc = loc")
-    w.line(f"{c} = {w.ns.bind(eff.cond, 'X')}(env)")
-    w.line(f"if not {c}: break")
-    if not eff.body.effects:
-        w.line(f"raise FlowError('`while` with an empty body and a true condition never ends', MARKS[{mark}].mark)")
-    _body(w, eff.body)
-    w.depth -= 1
-    w.line(f"loc = {outer}")
-
-
-def _turn(w: _Writer, eff) -> None:
-    p = w.fresh("p")
-    w.line("env.loc = loc")
-    w.expr(eff.player, p)
-    w.line(f"H_seat(st, {p}, MARKS[m])")
-    w.line(f"st.current = {p}")
-    w.line(f"if not st.turns[{p}]: st.order += ({p},)")
-    w.line(f"st.turns[{p}] += 1")
-    saved = w.fresh("saved")
-    w.line(f"{saved} = loc")
-    _body(w, eff.body)
-    w.line(f"loc = {saved}")
-
-
-def _phase(w: _Writer, eff) -> None:
-    w.line(f"st.phase = {eff.name!r}")
-    saved = w.fresh("saved")
-    w.line(f"{saved} = loc")
-    _body(w, eff.body)
-    w.line(f"loc = {saved}")
-
-
-def _call(w: _Writer, eff) -> None:
-    saved = w.fresh("saved")
-    w.line(f"{saved} = loc")
-    w.line("env.loc = loc")
-    args = []
-    for k, ex in eff.args:
-        v = w.fresh("a")
-        w.expr(ex, v)
-        args.append((k, v))
-    w.line("loc = {" + ", ".join(f"{k!r}: {v}" for k, v in args) + "}")
-    fn = w.ns.bind(_procedure_run(eff.proc.block, w.table), "PROC")
-    w.line(f"_, S = {fn}(st, env, loc, S)")
-    w.line(f"loc = {saved}")
-
-
-def _emit(w: _Writer, eff) -> None:
-    saved, new = w.fresh("saved"), w.fresh("new")
-    w.line(f"{saved} = loc")
-    w.line("env.loc = loc")
-    args = []
-    for k, ex in eff.args:
-        v = w.fresh("a")
-        w.line(f"{v} = {w.ns.bind(ex, 'X')}(env)")
-        args.append((k, v))
-    w.line(f"{new} = {{" + ", ".join(f"{k!r}: {v}" for k, v in args) + "}")
-    w.line(f"env.loc = {new}")
-    fired = []
-    for tr in eff.triggers:
-        f = w.fresh("fired")
-        fired.append((f, tr))
-        if tr.cond is None:
-            w.line(f"{f} = True")
-        else:
-            w.line(f"{f} = {w.ns.bind(tr.cond, 'X')}(env)")
-    for f, tr in fired:
-        w.line(f"if {f}:")
-        w.depth += 1
-        w.line(f"loc = {new}")
-        _body(w, tr.block)
-        w.depth -= 1
-    w.line(f"loc = {saved}")
-
-
-def _zone(w: _Writer, ref, target: str) -> bool:
-    """``target = the live list of zone ref`` (not keyed), with the checked read on failure;
-    False when the zone is keyed (the verb's own run handles it)."""
-    if ref is None or type(ref) is flow.KeyedZoneRef or ref.source is None:
+        for block in blocks:
+            if id(block) in inline_only:
+                continue
+            fn, ns, entry = _generate_block(block, simple_of, table, recursive)
+            made[block.id] = (block, fn, entry)
+            namespaces.append(ns)
+        for ns in namespaces:  # the functions call each other by name (a procedure may call itself)
+            for name in list(ns.d.get("CALLS", ())):
+                ns.d[f"F{name}"] = made[name][1]
+    except Exception as exc:  # noqa: BLE001 - never a user's error: the runner interprets instead
+        _fell_back("blocks", exc)
         return False
-    trees, scope = ref.source
-    try:
-        parts = [f"Z[{ref.decl.name!r}]"] + [f"[{w.gen.g(tree, scope, {}).src}]" for tree in trees]
-    except GenerationFailed:
-        return False
-    w.gen.uses.add("Z")
-    w.line("try:")
-    w.line(f"    {target} = {''.join(parts)}")
-    w.line("except Exception:")
-    w.line(f"    {target} = {w.ns.bind(ref, 'ZR')}.get(env)")
+    for block, fn, entry in made.values():
+        block.fn = fn
+        block.entry = entry
     return True
 
 
-def _move(w: _Writer, eff) -> None:
-    if eff.refill_now:  # a deck refilled immediately: the effect's own run refills after the move
-        _own_run(w, eff)
+def _direct(eff) -> tuple:
+    """The blocks the code of ``eff`` (an effect that holds a decision) calls directly."""
+    t = type(eff)
+    if t is flow.If:
+        return (eff.then, eff.orelse)
+    if t in (flow.ForEach, flow.Repeat, flow.While, flow.Turn, flow.Phase):
+        return (eff.body,)
+    if t is flow.Call and eff.dynamic is None and eff.proc is not None and eff.proc.block is not None:
+        return (eff.proc.block,)
+    return ()
+
+
+def _recursive_calls(blocks, simple_of: dict) -> set:
+    """``id`` of every ``call`` (holding a decision) whose procedure can reach the block the call
+    is in again through direct calls: a procedure that calls itself, however deep.  Such a call
+    goes through the verb's own run (a frame for the runner) rather than a Python call, so a
+    ruleset's recursion is bounded by the step budget, never by Python's stack."""
+    edges = {}
+    calls = []
+    for block in blocks:
+        out = []
+        for eff, simple in zip(block.effects, simple_of.get(block.id, ())):
+            if not simple:
+                out.extend(_direct(eff))
+                if type(eff) is flow.Call and _direct(eff):
+                    calls.append((eff, block))
+        edges[id(block)] = out
+    found = set()
+    for eff, block in calls:
+        todo, seen = [eff.proc.block], set()
+        while todo:
+            b = todo.pop()
+            if b is block:
+                found.add(id(eff))
+                break
+            if id(b) not in seen:
+                seen.add(id(b))
+                todo.extend(edges.get(id(b), ()))
+    return found
+
+
+def _nested(eff, out: set) -> None:
+    """Add the blocks nested in the decision-free ``eff`` (they run inline, never as frames)."""
+    t = type(eff)
+    if t is flow.If:
+        blocks = (eff.then, eff.orelse)
+    elif t in (flow.ForEach, flow.Repeat, flow.While, flow.Turn, flow.Phase):
+        blocks = (eff.body,)
+    else:  # a procedure's or a trigger's block may stand in a frame elsewhere: kept
         return
-    if eff.src is None and not eff.keyed and eff.what is not None and eff.at == "top" and not eff.name:
-        _move_from_anywhere(w, eff)
-        return
-    if eff.keyed or eff.src is None:
-        _own_run(w, eff)
-        return
-    eff_name = w.ns.bind(eff, "EFF")
-    w.line("env.loc = loc")
-    src, dst = w.fresh("src"), w.fresh("dst")
-    if not (_zone(w, eff.src, src) and _zone(w, eff.dst, dst)):
-        _own_run(w, eff)
-        return
-    if eff.what is None:  # draw the top `count`
-        w.line(f"r = {eff_name}._transfer(st, env, {src}, {dst}, None)")
-        w.line("if r is not None: loc = r")
-        return
-    x = w.fresh("x")
-    w.expr(eff.what, x)
-    if eff.at == "top" and not eff.name:
-        # One component from a zone to the top of another: the common case, inline.
-        w.line(f"if {x}.__class__ is H_Component:")
-        w.line("    try:")
-        w.line(f"        {src}.remove({x})")
-        w.line("    except ValueError:")
-        w.line(f"        raise FlowError(f'{{{x}.id}} is not in `' + {w.ns.const(eff.src.text)} + '`', MARKS[m].mark) from None")
-        w.line(f"    {dst}.append({x})")
-        w.line(f"    st.where[{x}] = {dst}")
-        w.line("else:")
-        w.line(f"    {eff_name}._transfer(st, env, {src}, {dst}, {x})")
-        return
-    w.line(f"r = {eff_name}._transfer(st, env, {src}, {dst}, {x})")
-    w.line("if r is not None: loc = r")
+    for b in blocks:
+        out.add(id(b))
+        for e in b.effects:
+            _nested(e, out)
 
 
-def _move_from_anywhere(w: _Writer, eff) -> None:
-    """``move: {what: C, to: Z}`` without ``from``: one component taken from wherever it lies
-    (State.remove_anywhere, through the zone index) to the top of Z, inline; anything but one
-    component goes through the verb's own ``_transfer``, as ``Move.run`` does."""
-    w.line("env.loc = loc")
-    dst = w.fresh("dst")
-    if not _zone(w, eff.dst, dst):
-        _own_run(w, eff)
-        return
-    eff_name = w.ns.bind(eff, "EFF")
-    x = w.fresh("x")
-    w.expr(eff.what, x)
-    w.line(f"if {x}.__class__ is H_Component:")
-    w.line(f"    st.remove_anywhere({x}, MARKS[m].mark)")
-    w.line(f"    {dst}.append({x})")
-    w.line(f"    st.where[{x}] = {dst}")
-    w.line("else:")
-    w.line(f"    {eff_name}._transfer(st, env, None, {dst}, {x})")
+def _generate_block(block, simple_of: dict, table, recursive: set):
+    """(function, namespace, entry places) of one block; raises when it cannot be generated."""
+    w = effectgen._Writer(table)
+    w.fin = "return -1 - S"
+    w.ns.d.update({"H_EACH": flow.EACH, "H_TIMES": flow.TIMES, "H_dict": dict, "H_len": len, "H_next": _next_pass,
+                   "H_seat": effectgen._seat, "H_items": effectgen._items, "H_times": effectgen._times,
+                   "BLK": block})
+    w.ns.d["CALLS"] = calls = set()
+    effects = block.effects
+    n = len(effects)
+    simple = simple_of[block.id]
+    if sum(map(effectgen._size, effects)) > MAX_BLOCK_EFFECTS:
+        raise GenerationFailed(f"a block of more than {MAX_BLOCK_EFFECTS} effects")
+    entry = {0}
+    w.depth = 2
+    a = 0
+    while a <= n:
+        b = a
+        while b < n and simple[b]:
+            b += 1
+        if a == n:
+            break
+        w.line(f"if pc <= {a}:")
+        w.depth += 1
+        if b > a:
+            w.line("try:")
+            w.depth += 1
+            for eff in effects[a:b]:
+                effectgen._effect(w, eff)
+            w.depth -= 1
+            w.line("except (TapsterError, KeyboardInterrupt): raise")
+            w.line("except Exception as exc: raise H_unexpected(exc, MARKS[m]) from None")
+        if b < n:
+            _stopping(w, effects[b], b, n, calls, recursive)
+            entry.add(b + 1)
+        w.depth -= 1
+        a = b + 1
+    body = "\n".join(w.lines)
+    name = f"blk_{block.id}"
+    prologue = "".join(f"    {line}\n" for line in w.gen.prologue() if not line.startswith("loc ="))
+    src = (
+        f"# {comment(block.mark)}, the whole block\n"
+        f"def {name}(st, env, loc, pc, loop, S):\n"
+        f"{prologue}"
+        "    stack = st.stack\n"
+        "    base = H_len(stack)\n"
+        "    m = 0\n"
+        "    while True:\n"
+        f"{body}\n"
+        "        if loop is None: return S\n"
+        "        loc, loop = H_next(env, loc, loop)\n"
+        "        if loop is None: return S\n"
+        "        pc = 0\n"
+    )
+    w.ns.d["MARKS"] = tuple(w.marks)
+    return _compile(src, name, w.ns, block.mark), w.ns, frozenset(entry)
 
 
-_NESTS = (flow.If, flow.ForEach, flow.Repeat, flow.While, flow.Turn, flow.Phase, flow.Call, flow.Emit)
-
-_HANDLERS = {
-    flow.Move: _move,
-    flow.Set: _set,
-    flow.Let: _let,
-    flow.Log: _log,
-    flow.If: _if,
-    flow.ForEach: _for_each,
-    flow.Repeat: _repeat,
-    flow.While: _while,
-    flow.Turn: _turn,
-    flow.Phase: _phase,
-    flow.Call: _call,
-    flow.Emit: _emit,
-}
+def _save(w, k: int, n: int) -> None:
+    """The frame of this block, to resume after effect ``k`` of ``n``, inserted below what the
+    inner code pushed (none for the last effect of a block that does not repeat: a tail call)."""
+    if k == n - 1:
+        w.line(f"if loop is not None: stack.insert(base, (BLK, {k + 1}, loc, loop))")
+    else:
+        w.line(f"stack.insert(base, (BLK, {k + 1}, loc, loop))")
 
 
-def _procedure_run(block, table):
-    """A decision-free procedure's whole body as one generated run (made once per block).
-
-    Raises:
-        GenerationFailed (or any error of generation): the caller's run is then not generated.
-    """
-    if block.whole is None:
-        block.whole = _generate_run_unchecked(block, 0, len(block.effects), table)
-    return block.whole
-
-
-# ---------------------------------------------------------------------------------------------
-# Helpers of the generated runs (the same checks and messages as the verbs' own ``run``)
-
-
-def _steps_error(env, eff):
-    raise flow._budget_error(env.state.ruleset.step_budget, eff)
+def _call_block(w, nested, loc: str, loop: str, k: int, n: int, calls: set) -> None:
+    """Run the block ``nested`` through its function; stop here when it stopped."""
+    calls.add(nested.id)
+    w.line(f"r = F{nested.id}(st, env, {loc}, 0, {loop}, S)")
+    w.line("if r < 0:")
+    w.depth += 1
+    w.line("if not st.finished:")
+    w.depth += 1
+    _save(w, k, n)
+    w.depth -= 1
+    w.line("return r")
+    w.depth -= 1
+    w.line("S = r")
 
 
-def _items(items, eff):
-    if isinstance(items, dict):
-        return tuple(items)
-    try:
-        return tuple(items)
-    except TypeError:
-        raise ExpressionError(f"`for_each` needs a list, got {render(items)!r}", eff.mark) from None
+def _stopping(w, eff, k: int, n: int, calls: set, recursive: set) -> None:
+    """The code of effect ``k`` (of ``n``), one that holds a decision."""
+    w.line(f"# {comment(eff.mark)}: {eff.verb}")
+    w.step(eff)
+    t = type(eff)
+    if t is flow.If:
+        c = w.fresh("c")
+        w.line("env.loc = loc")
+        w.expr(eff.cond, c)
+        w.line(f"if {c}:")
+        w.depth += 1
+        if eff.then.effects:
+            _call_block(w, eff.then, "loc", "None", k, n, calls)
+        else:
+            w.line("pass")
+        w.depth -= 1
+        if eff.orelse.effects:
+            w.line("else:")
+            w.depth += 1
+            _call_block(w, eff.orelse, "loc", "None", k, n, calls)
+            w.depth -= 1
+    elif t is flow.ForEach and eff.body.effects:
+        items = w.fresh("items")
+        w.line("env.loc = loc")
+        w.expr(eff.items, items)
+        w.line(f"{items} = H_items({items}, MARKS[m])")
+        w.line(f"if {items}:")
+        w.depth += 1
+        w.line("new = H_dict(loc)")
+        w.line(f"new[{eff.name!r}] = {items}[0]")
+        _call_block(w, eff.body, "new", f"(H_EACH, {items}, 0, {eff.name!r})", k, n, calls)
+        w.depth -= 1
+    elif t is flow.Repeat and eff.body.effects:
+        times = w.fresh("n")
+        w.line("env.loc = loc")
+        w.line(f"{times} = H_times({w.ns.bind(eff.times, 'X')}(env), MARKS[m])")
+        w.line(f"if {times} > 0:")
+        w.depth += 1
+        if eff.name is not None:
+            w.line("new = H_dict(loc)")
+            w.line(f"new[{eff.name!r}] = 0")
+        else:
+            w.line("new = loc")
+        _call_block(w, eff.body, "new", f"(H_TIMES, {times}, 0, {eff.name!r})", k, n, calls)
+        w.depth -= 1
+    elif t is flow.While and eff.body.effects:
+        w.line("env.loc = loc")
+        w.line(f"if {w.ns.bind(eff.cond, 'X')}(env):")
+        w.depth += 1
+        loop = w.ns.bind((flow.WHILE, eff.cond), "W")
+        _call_block(w, eff.body, "loc", loop, k, n, calls)
+        w.depth -= 1
+    elif t is flow.Turn:
+        p = w.fresh("p")
+        w.line("env.loc = loc")
+        w.expr(eff.player, p)
+        w.line(f"H_seat(st, {p}, MARKS[m])")
+        w.line(f"st.current = {p}")
+        w.line(f"if not st.turns[{p}]: st.order += ({p},)")
+        w.line(f"st.turns[{p}] += 1")
+        if eff.body.effects:
+            _call_block(w, eff.body, "loc", "None", k, n, calls)
+    elif t is flow.Phase:
+        w.line(f"st.phase = {eff.name!r}")
+        if eff.body.effects:
+            _call_block(w, eff.body, "loc", "None", k, n, calls)
+    elif t is flow.Call and _direct(eff) and id(eff) not in recursive:
+        w.line("env.loc = loc")
+        args = []
+        for name, ex in eff.args:
+            v = w.fresh("a")
+            w.expr(ex, v)
+            args.append((name, v))
+        if eff.proc.block.effects:
+            w.line("new = {" + ", ".join(f"{name!r}: {v}" for name, v in args) + "}")
+            _call_block(w, eff.proc.block, "new", "None", k, n, calls)
+    else:  # `choose`, and the rest through the verb's own run: it may push frames or stop
+        w.line(f"{w.ns.bind(eff, 'EFF')}.run(st, loc)")
+        w.line("if st.pending is not None or st.finished or H_len(stack) != base:")
+        w.depth += 1
+        w.line("if not st.finished:")
+        w.depth += 1
+        _save(w, k, n)
+        w.depth -= 1
+        w.line("return -1 - S")
+        w.depth -= 1
 
 
-def _times(n, eff):
-    if type(n) is not int:
-        raise ExpressionError(f"`repeat` needs a whole number of times, got {render(n)!r}", eff.mark)
-    return n
-
-
-def _seat(st, p, eff):
-    if type(p) is not int or not 0 <= p < st.num_players:
-        raise ExpressionError(f"`turn` needs a seat from 0 to {st.num_players - 1}, got {render(p)!r}", eff.mark)
-
-
-def _unexpected(exc: BaseException, eff) -> FlowError:
-    if isinstance(exc, RecursionError):
-        return FlowError(f"`{eff.verb}` failed: nested too deeply", eff.mark)
-    return FlowError(f"`{eff.verb}` failed: {type(exc).__name__}: {exc}", eff.mark)
+def _next_pass(env, loc: dict, loop: tuple) -> tuple:
+    """After a pass of a repeating block, ``(locals, loop)`` of the next pass, advanced as the
+    frame runner advances it (:func:`interpreter.engine.flow.run`), or ``(loc, None)`` when
+    the loop is over.  ``loc`` holds the names as the pass left them."""
+    kind = loop[0]
+    if kind is flow.EACH:
+        items, i, name = loop[1], loop[2] + 1, loop[3]
+        if i >= len(items):
+            return loc, None
+        loc = dict(loc)
+        loc[name] = items[i]
+        return loc, (flow.EACH, items, i, name)
+    if kind is flow.TIMES:
+        n, i, name = loop[1], loop[2] + 1, loop[3]
+        if i >= n:
+            return loc, None
+        if name is not None:
+            loc = dict(loc)
+            loc[name] = i
+        return loc, (flow.TIMES, n, i, name)
+    env.loc = loc  # WHILE: the condition, checked
+    return loc, (loop if loop[1](env) else None)

@@ -1,0 +1,588 @@
+"""The code of decision-free effects: each effect that cannot stop for a decision written as
+Python source, for the flow's code generator (:mod:`interpreter.engine.flowgen`).
+
+Most effects never stop: a ``set``, a ``move``, an ``if`` whose branches hold no decision, a
+``for_each`` over such a body, a ``call`` of such a procedure.  :func:`inline_ok` finds them (a
+*decision-free* effect: it never asks a decision, never calls a procedure by a computed name,
+and calls no procedure that can reach itself; an ``end_game`` is one, the code returns after
+it).  :func:`_effect` writes one in Python's own control flow: ``if``/``else``, ``for`` loops for
+``for_each``/``repeat``/``while``, procedure bodies as calls of their own generated functions
+(:func:`_procedure_run`), and :func:`_generate_run` makes a run of them one function
+
+    run(st, env, loc, S) -> (loc, S)
+
+(the runner's fallback when a whole block cannot be generated).  ``loc`` is the frame's names
+(a dict, replaced, never changed, as frames do), ``S`` what remains of the move's step budget:
+every effect run counts one step, exactly as the runner counts them, and the effect that
+crosses the budget is the one named in the error.
+
+Expressions are written inline (see :mod:`interpreter.lang.codegen`, whose safety argument holds
+here: the source is made from the compiled effects and their parse trees, names are the
+generator's own, constants go through ``repr`` or the namespace); each one is evaluated in a
+``try`` whose ``except`` evaluates it again through its :class:`~interpreter.lang.expression.Compiled`
+for the precise error.  Effects without a generated form here (``shuffle``, ``add``,
+``random``, ``roll``, some moves) call their own ``run`` method.  A Python error escaping an
+effect becomes a FlowError at that effect's mark.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ExpressionError, FlowError, TapsterError
+from ..lang.codegen import GenerationFailed, _compile, _fell_back, _Gen, _Ns, _tree_frag, comment
+from ..model import render
+from . import flow
+
+__all__ = ["inline_ok"]
+
+#: Most effects (nested bodies counted) one generated run may hold; a longer run is split.
+MAX_RUN_EFFECTS = 400
+
+
+def inline_ok(eff: Any, memo: dict, visiting: set) -> bool:
+    """Whether ``eff`` is decision-free (see the module docstring); ``memo`` caches answers by
+    ``id``, ``visiting`` holds the procedures being looked into (a cycle is not decision-free)."""
+    key = id(eff)
+    if key in memo:
+        return memo[key]
+    t = type(eff)
+    if t in (flow.Move, flow.Shuffle, flow.Set, flow.Add, flow.Let, flow.Log, flow.Random, flow.Roll, flow.EndGame):
+        ok = True
+    elif t is flow.If:
+        ok = _block_ok(eff.then, memo, visiting) and _block_ok(eff.orelse, memo, visiting)
+    elif t in (flow.ForEach, flow.Repeat, flow.While, flow.Turn, flow.Phase):
+        ok = _block_ok(eff.body, memo, visiting)
+    elif t is flow.Call:
+        if eff.dynamic is not None or eff.proc is None or eff.proc.block is None:
+            ok = False
+        elif id(eff.proc) in visiting:
+            return False  # a cycle: not decided yet, and not memoised on the way back
+        else:
+            visiting.add(id(eff.proc))
+            ok = _block_ok(eff.proc.block, memo, visiting)
+            visiting.discard(id(eff.proc))
+    elif t is flow.Emit:
+        ok = all(_block_ok(tr.block, memo, visiting) for tr in eff.triggers)
+    else:  # choose, and any verb this generator does not know
+        ok = False
+    memo[key] = ok
+    return ok
+
+
+def _block_ok(block, memo, visiting) -> bool:
+    return all(inline_ok(e, memo, visiting) for e in block.effects)
+
+
+def _size(eff) -> int:
+    t = type(eff)
+    if t is flow.If:
+        return 1 + sum(map(_size, eff.then.effects)) + sum(map(_size, eff.orelse.effects))
+    if t in (flow.ForEach, flow.Repeat, flow.While, flow.Turn, flow.Phase):
+        return 1 + sum(map(_size, eff.body.effects))
+    if t is flow.Emit:
+        return 1 + sum(sum(map(_size, tr.block.effects)) for tr in eff.triggers)
+    return 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Generation
+
+
+class _Writer:
+    """Lines of Python source with indentation, and the namespace they run in."""
+
+    def __init__(self, table):
+        self.ns = _Ns({"FlowError": FlowError, "ExpressionError": ExpressionError, "H_render": render,
+                       "H_unexpected": _unexpected, "H_steps": _steps_error, "H_items": _items,
+                       "H_times": _times, "H_seat": _seat, "H_list": list, "H_dict": dict,
+                       "H_copy": flow._copy_stored,
+                       "H_range": range, "Exception": Exception,
+                       "KeyboardInterrupt": KeyboardInterrupt, "TapsterError": TapsterError,
+                       "ValueError": ValueError})
+        self.gen = _Gen(self.ns, table)
+        self.gen.hoist_current = False
+        self.lines: list[str] = []
+        self.depth = 1
+        self.marks: list = []
+        self.table = table
+        self.n = 0
+        self.fin = "return loc, S"  # how the code returns when an `end_game` has run
+
+    def line(self, text: str) -> None:
+        self.lines.append("    " * self.depth + text)
+
+    def fresh(self, prefix: str) -> str:
+        self.n += 1
+        return f"{prefix}{self.n}"
+
+    def expr(self, compiled, target: str) -> None:
+        """``target = <compiled's value>``, inline, with the checked evaluation on failure."""
+        if compiled.source is None:  # a YAML scalar
+            self.line(f"{target} = {self.ns.const(compiled.constant)}")
+            return
+        try:
+            src = _tree_frag(self.gen, compiled, {})
+        except GenerationFailed:  # a form the generator leaves to the evaluator (`**`)
+            self.line(f"{target} = {self.ns.bind(compiled, 'X')}(env)")
+            return
+        self.line("try:")
+        self.line(f"    {target} = {src}")
+        self.line("except Exception:")
+        self.line(f"    {target} = {self.ns.bind(compiled, 'X')}(env)")
+
+    def step(self, eff) -> None:
+        """Count one step for ``eff`` and remember it as the effect running now."""
+        self.marks.append(eff)
+        self.line(f"m = {len(self.marks) - 1}")
+        self.line("S -= 1")
+        self.line("if S < 0: H_steps(env, MARKS[m])")
+
+
+def _generate_run(block, pc: int, j: int, table):
+    try:
+        return _generate_run_unchecked(block, pc, j, table)
+    except Exception as exc:  # noqa: BLE001 - never a user's error: the runner interprets the run instead
+        _fell_back(str(block.mark), exc)
+        return None
+
+
+def _generate_run_unchecked(block, pc: int, j: int, table):
+    w = _Writer(table)
+    for eff in block.effects[pc:j]:
+        _effect(w, eff)
+    body = "\n".join(w.lines) or "    pass"
+    name = f"run_{block.id}_{pc}"
+    prologue = "".join(f"    {line}\n" for line in w.gen.prologue() if not line.startswith("loc ="))
+    src = (
+        f"# {comment(block.mark)}, effects {pc} to {j - 1}\n"
+        f"def {name}(st, env, loc, S):\n"
+        f"{prologue}"
+        "    m = 0\n"
+        "    try:\n"
+        + "\n".join("    " + ln for ln in body.split("\n"))
+        + "\n    except (TapsterError, KeyboardInterrupt): raise\n"
+        "    except Exception as exc: raise H_unexpected(exc, MARKS[m]) from None\n"
+        "    return loc, S\n"
+    )
+    w.ns.d["MARKS"] = tuple(w.marks)
+    return _compile(src, name, w.ns, block.mark)
+
+
+def _body(w: _Writer, block) -> None:
+    """The effects of a nested block (an ``if`` branch, a loop body) in the current frame's
+    names, which their ``let``s may extend only inside the block."""
+    if not block.effects:
+        w.line("pass")
+        return
+    for eff in block.effects:
+        _effect(w, eff)
+
+
+def _effect(w: _Writer, eff) -> None:
+    w.line(f"# {comment(eff.mark)}: {eff.verb}")
+    w.step(eff)
+    t = type(eff)
+    handler = _HANDLERS.get(t)
+    if handler is not None:
+        handler(w, eff)
+        if t in _NESTS:  # an `end_game` inside ends the run, and the loops around it
+            w.line(f"if st.finished: {w.fin}")
+        return
+    if t is flow.EndGame:
+        w.line("env.loc = loc")
+        w.line(f"{w.ns.bind(eff, 'EFF')}.run(st, loc)")
+        w.line(w.fin)
+        return
+    _own_run(w, eff)
+
+
+def _own_run(w: _Writer, eff) -> None:
+    """The verb's own run: it reads the names from env.loc, and may bind new ones."""
+    w.line("env.loc = loc")
+    w.line(f"r = {w.ns.bind(eff, 'EFF')}.run(st, loc)")
+    w.line("if r is not None: loc = r")
+
+
+def _set(w: _Writer, eff) -> None:
+    names = []
+    for lv, ex in eff.pairs:
+        v = w.fresh("v")
+        w.line("env.loc = loc")
+        w.expr(ex, v)
+        names.append((lv, v))
+    w.line("env.loc = loc")
+    for lv, v in names:
+        _assign(w, lv, v)
+
+
+def _assign(w: _Writer, lv, v: str) -> None:
+    """``lv.set(env, v)`` (see :class:`~interpreter.engine.flow.LValue`) inline: the value copied when
+    it is a container (the same copy and size limits), then stored; whatever fails there calls
+    ``set`` itself, which gives its own error."""
+    name = w.ns.bind(lv, "LV")
+    w.line(f"if {v}.__class__ is H_list or {v}.__class__ is H_dict or {v}.__class__ is H_tuple: {v} = H_copy({v}, {name})")
+    if lv.kind == "var":
+        w.line(f"st.vars[{lv.name!r}] = {v}")
+        return
+    place = lv.index if lv.kind == "item" else lv.obj
+    try:
+        if place.source is None:  # (the compiler gives every place its parse tree)
+            raise GenerationFailed(lv.text)
+        src = _tree_frag(w.gen, place, {})
+    except GenerationFailed:
+        w.line(f"{name}.set(env, {v})")
+        return
+    if lv.kind == "item":
+        w.line("try:")
+        w.line(f"    st.vars[{lv.name!r}][{src}] = {v}")
+        w.line("except Exception:")
+        w.line(f"    {name}.set(env, {v})")
+        return
+    o = w.fresh("o")
+    w.line("try:")
+    w.line(f"    {o} = {src}")
+    w.line("except Exception:")
+    w.line(f"    {o} = None")
+    w.line(f"if {o}.__class__ is H_Component and {lv.name!r} in {o}.mutable:")
+    w.line(f"    st.props[{o}.index][{lv.name!r}] = {v}")
+    w.line("else:")
+    w.line(f"    {name}.set(env, {v})")
+
+
+def _let(w: _Writer, eff) -> None:
+    w.line("env.loc = loc")
+    vals = []
+    for k, ex in eff.pairs:
+        v = w.fresh("v")
+        w.expr(ex, v)
+        vals.append((k, v))
+    w.line("loc = H_dict(loc)")
+    for k, v in vals:
+        w.line(f"loc[{k!r}] = {v}")
+
+
+def _log(w: _Writer, eff) -> None:
+    w.line("if st.log is not None:")
+    w.depth += 1
+    w.line("env.loc = loc")
+    w.line(f"{w.ns.bind(eff, 'EFF')}.run(st, loc)")
+    w.depth -= 1
+
+
+def _if(w: _Writer, eff) -> None:
+    c = w.fresh("c")
+    w.line("env.loc = loc")
+    w.expr(eff.cond, c)
+    saved = w.fresh("saved")
+    w.line(f"{saved} = loc")
+    w.line(f"if {c}:")
+    w.depth += 1
+    _body(w, eff.then)
+    w.depth -= 1
+    if eff.orelse.effects:
+        w.line("else:")
+        w.depth += 1
+        _body(w, eff.orelse)
+        w.depth -= 1
+    w.line(f"loc = {saved}")
+
+
+def _for_each(w: _Writer, eff) -> None:
+    items, outer, item = w.fresh("items"), w.fresh("outer"), w.fresh("item")
+    w.line("env.loc = loc")
+    w.expr(eff.items, items)
+    w.line(f"{items} = H_items({items}, MARKS[m])")
+    w.line(f"{outer} = loc")
+    w.line(f"for {item} in {items}:")
+    w.depth += 1
+    w.line(f"loc = H_dict({outer})")
+    w.line(f"loc[{eff.name!r}] = {item}")
+    _body(w, eff.body)
+    w.depth -= 1
+    w.line(f"loc = {outer}")
+
+
+def _repeat(w: _Writer, eff) -> None:
+    n, outer, i = w.fresh("n"), w.fresh("outer"), w.fresh("i")
+    w.line("env.loc = loc")
+    w.line(f"{n} = H_times({w.ns.bind(eff.times, 'X')}(env), MARKS[m])")
+    w.line(f"{outer} = loc")
+    w.line(f"for {i} in H_range({n}):")
+    w.depth += 1
+    if eff.name is not None:
+        w.line(f"loc = H_dict({outer})")
+        w.line(f"loc[{eff.name!r}] = {i}")
+    else:
+        w.line(f"loc = {outer}")
+    _body(w, eff.body)
+    w.depth -= 1
+    w.line(f"loc = {outer}")
+
+
+def _while(w: _Writer, eff) -> None:
+    c, outer, mark = w.fresh("c"), w.fresh("outer"), w.fresh("wm")
+    w.line(f"{outer} = loc")
+    w.line(f"{mark} = m")
+    w.line("while True:")
+    w.depth += 1
+    w.line(f"loc = {outer}")
+    w.line("env.loc = loc")
+    w.line(f"{c} = {w.ns.bind(eff.cond, 'X')}(env)")
+    w.line(f"if not {c}: break")
+    if not eff.body.effects:
+        w.line(f"raise FlowError('`while` with an empty body and a true condition never ends', MARKS[{mark}].mark)")
+    _body(w, eff.body)
+    w.depth -= 1
+    w.line(f"loc = {outer}")
+
+
+def _turn(w: _Writer, eff) -> None:
+    p = w.fresh("p")
+    w.line("env.loc = loc")
+    w.expr(eff.player, p)
+    w.line(f"H_seat(st, {p}, MARKS[m])")
+    w.line(f"st.current = {p}")
+    w.line(f"if not st.turns[{p}]: st.order += ({p},)")
+    w.line(f"st.turns[{p}] += 1")
+    saved = w.fresh("saved")
+    w.line(f"{saved} = loc")
+    _body(w, eff.body)
+    w.line(f"loc = {saved}")
+
+
+def _phase(w: _Writer, eff) -> None:
+    w.line(f"st.phase = {eff.name!r}")
+    saved = w.fresh("saved")
+    w.line(f"{saved} = loc")
+    _body(w, eff.body)
+    w.line(f"loc = {saved}")
+
+
+def _call(w: _Writer, eff) -> None:
+    saved = w.fresh("saved")
+    w.line(f"{saved} = loc")
+    w.line("env.loc = loc")
+    args = []
+    for k, ex in eff.args:
+        v = w.fresh("a")
+        w.expr(ex, v)
+        args.append((k, v))
+    w.line("loc = {" + ", ".join(f"{k!r}: {v}" for k, v in args) + "}")
+    fn = w.ns.bind(_procedure_run(eff.proc.block, w.table), "PROC")
+    w.line(f"_, S = {fn}(st, env, loc, S)")
+    w.line(f"loc = {saved}")
+
+
+def _emit(w: _Writer, eff) -> None:
+    saved, new = w.fresh("saved"), w.fresh("new")
+    w.line(f"{saved} = loc")
+    w.line("env.loc = loc")
+    args = []
+    for k, ex in eff.args:
+        v = w.fresh("a")
+        w.line(f"{v} = {w.ns.bind(ex, 'X')}(env)")
+        args.append((k, v))
+    w.line(f"{new} = {{" + ", ".join(f"{k!r}: {v}" for k, v in args) + "}")
+    w.line(f"env.loc = {new}")
+    fired = []
+    for tr in eff.triggers:
+        f = w.fresh("fired")
+        fired.append((f, tr))
+        if tr.cond is None:
+            w.line(f"{f} = True")
+        else:
+            w.line(f"{f} = {w.ns.bind(tr.cond, 'X')}(env)")
+    for f, tr in fired:
+        w.line(f"if {f}:")
+        w.depth += 1
+        w.line(f"loc = {new}")
+        _body(w, tr.block)
+        w.depth -= 1
+    w.line(f"loc = {saved}")
+
+
+def _zone(w: _Writer, ref, target: str) -> bool:
+    """``target = the live list of zone ref`` (not keyed), with the checked read on failure;
+    False when the zone is keyed (the verb's own run handles it)."""
+    if ref is None or type(ref) is flow.KeyedZoneRef or ref.source is None:
+        return False
+    trees, scope = ref.source
+    try:
+        parts = [f"Z[{ref.decl.name!r}]"] + [f"[{w.gen.g(tree, scope, {}).src}]" for tree in trees]
+    except GenerationFailed:
+        return False
+    w.gen.uses.add("Z")
+    w.line("try:")
+    w.line(f"    {target} = {''.join(parts)}")
+    w.line("except Exception:")
+    w.line(f"    {target} = {w.ns.bind(ref, 'ZR')}.get(env)")
+    return True
+
+
+def _move(w: _Writer, eff) -> None:
+    """A ``move`` as ``Move.run`` makes it: one component to the top of a zone inline (then, in a
+    ruleset with ``refill_when: immediately``, the refill of the emptied decks), the rest
+    through the verb's own ``_transfer`` (which refills itself)."""
+    if eff.src is None and not eff.keyed and eff.what is not None and eff.at == "top" and not eff.name:
+        _move_from_anywhere(w, eff)
+        return
+    if eff.keyed and eff.src is not None and eff.what is not None and eff.at == "top" and not eff.name and not eff.refill_now:
+        _move_keyed(w, eff)
+        return
+    if eff.keyed or eff.src is None:
+        _own_run(w, eff)
+        return
+    eff_name = w.ns.bind(eff, "EFF")
+    w.line("env.loc = loc")
+    src, dst = w.fresh("src"), w.fresh("dst")
+    if not (_zone(w, eff.src, src) and _zone(w, eff.dst, dst)):
+        _own_run(w, eff)
+        return
+    if eff.what is None:  # draw the top `count`
+        w.line(f"r = {eff_name}._transfer(st, env, {src}, {dst}, None)")
+        w.line("if r is not None: loc = r")
+        return
+    x = w.fresh("x")
+    w.expr(eff.what, x)
+    if eff.at == "top" and not eff.name:
+        # One component from a zone to the top of another: the common case, inline.
+        w.line(f"if {x}.__class__ is H_Component:")
+        w.line("    try:")
+        w.line(f"        {src}.remove({x})")
+        w.line("    except ValueError:")
+        w.line(f"        raise FlowError(f'{{{x}.id}} is not in `' + {w.ns.const(eff.src.text)} + '`', MARKS[m].mark) from None")
+        w.line(f"    {dst}.append({x})")
+        w.line(f"    st.where[{x}] = {dst}")
+        if eff.refill_now:
+            _refill(w, eff, "    ")
+        w.line("else:")
+        w.line(f"    {eff_name}._transfer(st, env, {src}, {dst}, {x})")
+        return
+    w.line(f"r = {eff_name}._transfer(st, env, {src}, {dst}, {x})")
+    w.line("if r is not None: loc = r")
+
+
+def _move_keyed(w: _Writer, eff) -> None:
+    """``move: {what: C, from: A, to: B}`` where A or B is a stack of a keyed zone (a piece
+    moving from node to node), as ``Move._run_keyed`` makes it: the stacks located by key (the
+    destination created), one component moved inline (anything else through ``_transfer``),
+    and whatever happens, the emptied source's key deleted and the destination kept stored."""
+    w.line("env.loc = loc")
+    src, dst, skey, dkey = w.fresh("src"), w.fresh("dst"), w.fresh("skey"), w.fresh("dkey")
+    sref, dref = w.ns.bind(eff.src, "ZR"), w.ns.bind(eff.dst, "ZR")
+    src_keyed, dst_keyed = type(eff.src) is flow.KeyedZoneRef, type(eff.dst) is flow.KeyedZoneRef
+    w.line(f"{src}, {skey} = {sref}.locate(env, False)" if src_keyed else f"{src} = {sref}.get(env)")
+    w.line(f"{dst}, {dkey} = {dref}.locate(env, True)" if dst_keyed else f"{dst} = {dref}.get(env)")
+    w.line("try:")
+    w.depth += 1
+    x = w.fresh("x")
+    w.expr(eff.what, x)
+    w.line(f"if {x}.__class__ is H_Component:")
+    w.line("    try:")
+    w.line(f"        {src}.remove({x})")
+    w.line("    except ValueError:")
+    w.line(f"        raise FlowError(f'{{{x}.id}} is not in `' + {w.ns.const(eff.src.text)} + '`', MARKS[m].mark) from None")
+    w.line(f"    {dst}.append({x})")
+    w.line(f"    st.where[{x}] = {dst}")
+    w.line("else:")
+    w.line(f"    {w.ns.bind(eff, 'EFF')}._transfer(st, env, {src}, {dst}, {x})")
+    w.depth -= 1
+    w.line("finally:")
+    if src_keyed:
+        w.line(f"    {sref}.settle(env, {src}, {skey})")
+    if dst_keyed:
+        w.line(f"    {dref}.settle(env, {dst}, {dkey})")
+
+
+def _refill(w: _Writer, eff, indent: str) -> None:
+    """After a move in a ruleset with ``refill_when: immediately``: State.refill_immediately
+    when one of those zones is empty (it refills each empty one)."""
+    w.gen.uses.add("Z")
+    test = " or ".join(f"not Z[{name!r}]" for name in eff.refill_now)
+    w.line(f"{indent}if {test}: st.refill_immediately(env)")
+
+
+def _move_from_anywhere(w: _Writer, eff) -> None:
+    """``move: {what: C, to: Z}`` without ``from``: one component taken from wherever it lies
+    (State.remove_anywhere, through the zone index) to the top of Z, inline; anything but one
+    component goes through the verb's own ``_transfer``, as ``Move.run`` does."""
+    w.line("env.loc = loc")
+    dst = w.fresh("dst")
+    if not _zone(w, eff.dst, dst):
+        _own_run(w, eff)
+        return
+    eff_name = w.ns.bind(eff, "EFF")
+    x = w.fresh("x")
+    w.expr(eff.what, x)
+    w.line(f"if {x}.__class__ is H_Component:")
+    w.line(f"    st.remove_anywhere({x}, MARKS[m].mark)")
+    w.line(f"    {dst}.append({x})")
+    w.line(f"    st.where[{x}] = {dst}")
+    if eff.refill_now:
+        _refill(w, eff, "    ")
+    w.line("else:")
+    w.line(f"    {eff_name}._transfer(st, env, None, {dst}, {x})")
+
+
+_NESTS = (flow.If, flow.ForEach, flow.Repeat, flow.While, flow.Turn, flow.Phase, flow.Call, flow.Emit)
+
+_HANDLERS = {
+    flow.Move: _move,
+    flow.Set: _set,
+    flow.Let: _let,
+    flow.Log: _log,
+    flow.If: _if,
+    flow.ForEach: _for_each,
+    flow.Repeat: _repeat,
+    flow.While: _while,
+    flow.Turn: _turn,
+    flow.Phase: _phase,
+    flow.Call: _call,
+    flow.Emit: _emit,
+}
+
+
+def _procedure_run(block, table):
+    """A decision-free procedure's whole body as one generated run (made once per block).
+
+    Raises:
+        GenerationFailed (or any error of generation): the caller's run is then not generated.
+    """
+    if block.whole is None:
+        block.whole = _generate_run_unchecked(block, 0, len(block.effects), table)
+    return block.whole
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers of the generated runs (the same checks and messages as the verbs' own ``run``)
+
+
+def _steps_error(env, eff):
+    raise flow._budget_error(env.state.ruleset.step_budget, eff)
+
+
+def _items(items, eff):
+    if isinstance(items, dict):
+        return tuple(items)
+    try:
+        return tuple(items)
+    except TypeError:
+        raise ExpressionError(f"`for_each` needs a list, got {render(items)!r}", eff.mark) from None
+
+
+def _times(n, eff):
+    if type(n) is not int:
+        raise ExpressionError(f"`repeat` needs a whole number of times, got {render(n)!r}", eff.mark)
+    return n
+
+
+def _seat(st, p, eff):
+    if type(p) is not int or not 0 <= p < st.num_players:
+        raise ExpressionError(f"`turn` needs a seat from 0 to {st.num_players - 1}, got {render(p)!r}", eff.mark)
+
+
+def _unexpected(exc: BaseException, eff) -> FlowError:
+    if isinstance(exc, RecursionError):
+        return FlowError(f"`{eff.verb}` failed: nested too deeply", eff.mark)
+    return FlowError(f"`{eff.verb}` failed: {type(exc).__name__}: {exc}", eff.mark)

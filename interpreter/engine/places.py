@@ -1,0 +1,269 @@
+"""Zones and assignable places of the flow: what an effect reads and writes.
+
+:class:`ZoneRef` (and :class:`KeyedZoneRef`, one stack of a keyed zone) is a compiled
+reference to a zone (``flight[p][i]``, ``field[(x, y)]``); :class:`LValue` a compiled place a
+``set`` assigns (a variable, an item of one, a component's mutable property), storing a copy of
+a list, record or tuple within the value limits (:func:`_copy_stored`: ``MAX_VALUE_ITEMS``,
+``MAX_VALUE_TEXT``, ``MAX_VALUE_DEPTH``).  The effect verbs (:mod:`interpreter.engine.flow`)
+and the generated code (:mod:`interpreter.engine.effectgen`) use them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ExpressionError, Mark
+from ..lang.expression import Compiled, Env, _operand
+from ..limits import MAX_VALUE_DEPTH, MAX_VALUE_ITEMS, MAX_VALUE_TEXT
+from ..model import Component, render
+
+__all__ = ["ZoneRef", "KeyedZoneRef", "LValue"]
+
+
+
+class ZoneRef:
+    """A compiled reference to a zone: ``name`` and index expressions (``flight[p][i]``).
+
+    ``get(env)`` returns the live list.  ``decl`` is the zone's declaration.  ``read(env)`` is
+    the same without error checks, the indexes read inline (moves are a hot path): when it
+    raises, call ``get`` for the precise error (reading a zone is pure).
+    """
+
+    __slots__ = ("decl", "indexes", "text", "mark", "read", "source")
+
+    def __init__(self, decl, indexes: tuple, text: str, mark: Mark | None):
+        self.source = None  # (index parse trees, scope), for the code generator
+        self.decl = decl
+        self.indexes = indexes
+        self.text = text
+        self.mark = mark
+        self.read = _zone_reader(decl.name, indexes)
+
+    def get(self, env: Env) -> list:
+        # The compiler checked that the indexes reach exactly one zone.
+        z = env.state.zones[self.decl.name]
+        try:
+            for ix in self.indexes:
+                z = z[ix(env)]
+        except (IndexError, TypeError, KeyError) as exc:
+            raise ExpressionError(f"no such zone `{self.text}` ({exc})", self.mark) from None
+        return z
+
+
+def _zone_reader(name: str, indexes: tuple):
+    """``ZoneRef.read``: the zone ``name`` indexed by ``indexes``, common shapes fused."""
+    if not indexes:
+        return lambda env: env.zones[name]
+    if len(indexes) == 1:
+        (ix,) = indexes
+        kind, v = _operand(ix)
+        if kind == "current":  # `hand[current]`
+            return lambda env: env.zones[name][env.state.current]
+        if kind == "local":
+            return lambda env: env.zones[name][env.loc[v]]
+        return lambda env: env.zones[name][ix(env)]
+    if len(indexes) == 2:
+        i0, i1 = indexes
+        if _operand(i0)[0] == "current":  # `flight[current][i]`
+            return lambda env: env.zones[name][env.state.current][i1(env)]
+        return lambda env: env.zones[name][i0(env)][i1(env)]
+
+    def read(env):
+        z = env.zones[name]
+        for ix in indexes:
+            z = z[ix(env)]
+        return z
+
+    return read
+
+
+class KeyedZoneRef(ZoneRef):
+    """A reference to one stack of a keyed zone (``field[(x, y)]``): one index, the key.
+
+    ``get`` returns the live stack, or a detached empty list for an absent key (nothing is
+    stored, see :class:`~interpreter.engine.state.Keyed`); :meth:`locate` can create the stack, and
+    :meth:`settle` deletes an emptied one.
+    """
+
+    __slots__ = ()
+
+    def get(self, env: Env) -> list:
+        return self.locate(env, False)[0]
+
+    def locate(self, env: Env, create: bool) -> tuple[list, Any]:
+        """(the live stack, its key); an absent key's new empty stack is stored when ``create``."""
+        z = env.state.zones[self.decl.name]
+        key = self.indexes[0](env)
+        try:
+            stack = z.get(key)
+        except TypeError:
+            raise ExpressionError(
+                f"`{self.text}`: {render(key)!r} cannot be a key (use a number, text, tuple or component)", self.mark
+            ) from None
+        if stack is None:
+            stack = []
+            if create:
+                z[key] = stack
+        return stack, key
+
+    def settle(self, env: Env, stack: list, key: Any) -> None:
+        """After a move: delete ``key`` when its ``stack`` is empty (a keyed zone holds no empty
+        stack), and keep a non-empty one stored (a component moved onto its own stack)."""
+        z = env.state.zones[self.decl.name]
+        if not stack:
+            if z.get(key) is stack:
+                del z[key]
+        elif z.get(key) is not stack:
+            z[key] = stack
+
+
+_CONTAINERS = (list, dict, tuple)
+_FLAT = frozenset((list, dict, tuple, str))  # the item types _copy_stored must look into
+_NESTED = frozenset(_CONTAINERS)
+_DICTS = {dict}
+
+
+def _copy_stored(value: Any, place: LValue) -> Any:
+    """A copy of ``value`` (lists and records copied, tuples shared) for ``place`` to store.
+
+    Raises:
+        ExpressionError: more than MAX_VALUE_ITEMS items, MAX_VALUE_TEXT characters of text or
+            MAX_VALUE_DEPTH levels.
+    """
+    t = type(value)
+    if t is list:
+        # The commonest value, a list of numbers, components or none: one C-level copy (what
+        # _copy gives it, without setting up the counts).
+        if len(value) <= MAX_VALUE_ITEMS and _FLAT.isdisjoint(set(map(type, value))):
+            return value[:]
+    elif t is str:
+        if len(value) > MAX_VALUE_TEXT:
+            raise _too_big(place, f"is a text of more than {MAX_VALUE_TEXT} characters")
+        return value
+    elif t is not dict and t is not tuple:
+        return value
+    return _copy(value, 0, [MAX_VALUE_ITEMS, MAX_VALUE_TEXT], place)
+
+
+def _text(x: str, left: list, place: LValue) -> None:
+    """Count the text ``x`` against ``left[1]`` (see :func:`_copy`)."""
+    left[1] -= len(x)
+    if left[1] < 0:
+        raise _too_big(place, f"holds more than {MAX_VALUE_TEXT} characters of text")
+
+
+def _text_total(xs, left: list, place: LValue) -> None:
+    """:func:`_text` of every text among ``xs`` at once (the same limit, the same error)."""
+    left[1] -= sum([len(x) for x in xs if x.__class__ is str])
+    if left[1] < 0:
+        raise _too_big(place, f"holds more than {MAX_VALUE_TEXT} characters of text")
+
+
+def _copy(v: Any, depth: int, left: list, place: LValue) -> Any:
+    """The copy of the container ``v`` at nesting ``depth`` for :func:`_copy_stored`; ``left``
+    is ``[items, characters]`` still allowed in the whole value (counted down as it goes)."""
+    t = type(v)
+    left[0] -= len(v)
+    if left[0] < 0 or depth > MAX_VALUE_DEPTH:
+        raise _too_big(place, f"has more than {MAX_VALUE_ITEMS} items" if left[0] < 0
+                       else f"is nested more than {MAX_VALUE_DEPTH} levels deep")
+    if t is list:
+        types = set(map(type, v))
+        if _FLAT.isdisjoint(types):  # numbers, components, none: one C-level copy
+            return v[:]
+        if _NESTED.isdisjoint(types):  # and text: counted in one sum, then one copy
+            _text_total(v, left, place)
+            return v[:]
+        if types == _DICTS and depth < MAX_VALUE_DEPTH and all(
+            [_NESTED.isdisjoint(set(map(type, d.values()))) for d in v]
+        ):  # records of plain values (a list of moves made): the general path's counts, unrolled
+            out = []
+            for d in v:
+                left[0] -= len(d)
+                if left[0] < 0:
+                    raise _too_big(place, f"has more than {MAX_VALUE_ITEMS} items")
+                _text_total(d, left, place)
+                _text_total(d.values(), left, place)
+                out.append(d.copy())
+            return out
+        out = []
+        for x in v:
+            tx = type(x)
+            if tx in _CONTAINERS:
+                x = _copy(x, depth + 1, left, place)
+            elif tx is str:
+                _text(x, left, place)
+            out.append(x)
+        return out
+    if t is dict:
+        if _NESTED.isdisjoint(set(map(type, v.values()))):  # no container inside: one copy
+            _text_total(v, left, place)
+            _text_total(v.values(), left, place)
+            return dict(v)
+        out_d = {}
+        for k, x in v.items():
+            if type(k) is str:
+                _text(k, left, place)
+            tx = type(x)
+            if tx in _CONTAINERS:
+                x = _copy(x, depth + 1, left, place)
+            elif tx is str:
+                _text(x, left, place)
+            out_d[k] = x
+        return out_d
+    for x in v:  # a tuple: shared, but counted
+        tx = type(x)
+        if tx in _CONTAINERS:
+            _copy(x, depth + 1, left, place)
+        elif tx is str:
+            _text(x, left, place)
+    return v
+
+
+def _too_big(place: LValue, what: str) -> ExpressionError:
+    return ExpressionError(f"cannot set `{place.text}`: the value {what} (the limit)", place.mark)
+
+
+class LValue:
+    """A compiled assignable place: a variable, an item of a variable (``score[p]``), or a
+    mutable property of a component (``m.team``)."""
+
+    __slots__ = ("kind", "name", "index", "obj", "text", "mark")
+
+    def __init__(self, kind: str, name: str, index: Compiled | None, obj: Compiled | None, text: str, mark):
+        self.kind, self.name, self.index, self.obj, self.text, self.mark = kind, name, index, obj, text, mark
+
+    def get(self, env: Env) -> Any:
+        st = env.state
+        if self.kind == "var":
+            return st.vars[self.name]
+        if self.kind == "item":
+            return st.vars[self.name][self.index(env)]
+        comp = self._component(env)
+        return st.props[comp.index][self.name]
+
+    def set(self, env: Env, value: Any) -> None:
+        st = env.state
+        if type(value) is list or type(value) is dict or type(value) is tuple:
+            value = _copy_stored(value, self)  # the state owns its values: no sharing with params
+        if self.kind == "var":
+            st.vars[self.name] = value
+        elif self.kind == "item":
+            container = st.vars[self.name]
+            key = self.index(env)
+            try:
+                container[key] = value
+            except (IndexError, TypeError) as exc:
+                raise ExpressionError(f"cannot set `{self.text}`: {exc}", self.mark) from None
+        else:
+            comp = self._component(env)
+            st.props[comp.index][self.name] = value
+
+    def _component(self, env: Env) -> Component:
+        comp = self.obj(env)
+        if type(comp) is not Component or self.name not in comp.mutable:
+            raise ExpressionError(
+                f"cannot set `{self.text}`: {render(comp)!r} has no mutable property `{self.name}`",
+                self.mark,
+            )
+        return comp

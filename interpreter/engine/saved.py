@@ -1,0 +1,231 @@
+"""A saved state as JSON data: values encoded and decoded, and a document checked before a
+state is built from it.
+
+:meth:`State.to_json <interpreter.engine.state.State.to_json>` writes a state with
+:func:`encode_value` (components as ids, tuples and dicts tagged, ``while`` conditions by
+index) and refuses one too large to save (:func:`check_size`);
+:meth:`State.from_json <interpreter.engine.state.State.from_json>` reads it back with
+:func:`decode_value` after :func:`check_saved` has checked the document against the ruleset
+(seats, zones, every component once, frames, the pending decision), so that a damaged or forged
+document is a clear error, never a raw Python one.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..errors import TapsterError
+from ..limits import MAX_INT_BITS, MAX_SAVED_DEPTH, MAX_SAVED_SIZE
+from ..model import Component
+from . import flow
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..compile.ruleset import Ruleset
+
+__all__ = ["encode_value", "decode_value", "check_size", "check_saved", "json_text"]
+
+
+def encode_value(v: Any, rs: Any = None) -> Any:
+    """A value as JSON data: components become ``{"c": id}``, tuples ``{"t": [...]}``,
+    dicts ``{"d": [[k, v], ...]}``, compiled conditions (in ``while`` loops) their index."""
+    t = type(v)
+    if v is None or t in (int, str, bool, float):
+        return v
+    if t is Component:
+        return {"c": v.id}
+    if t is list:
+        return [encode_value(x, rs) for x in v]
+    if t is tuple:
+        if rs is not None and v and v[0] == flow.WHILE:
+            return {"t": [flow.WHILE, rs.while_conds.index(v[1])]}
+        return {"t": [encode_value(x, rs) for x in v]}
+    if t is dict or isinstance(v, dict):  # a dict, or a keyed zone's contents
+        return {"d": [[encode_value(k, rs), encode_value(x, rs)] for k, x in v.items()]}
+    raise TypeError(f"cannot save a value of type {t.__name__}")
+
+
+def decode_value(v: Any, rs: Ruleset) -> Any:
+    """The inverse of :func:`encode_value` for ruleset ``rs``."""
+    t = type(v)
+    if t is list:
+        return [decode_value(x, rs) for x in v]
+    if t is dict:
+        if "c" in v:
+            return rs.by_id[v["c"]]
+        if "t" in v:
+            return tuple(decode_value(x, rs) for x in v["t"])
+        if "d" in v:
+            return {decode_value(k, rs): decode_value(x, rs) for k, x in v["d"]}
+        raise ValueError(f"unknown saved value {v!r}")
+    return v
+
+
+def check_size(data: Any) -> None:
+    """Raise when the JSON data ``data`` would be larger than :data:`MAX_SAVED_SIZE`."""
+    left = MAX_SAVED_SIZE
+    todo = [data]
+    while todo:
+        x = todo.pop()
+        t = type(x)
+        if t is str:
+            left -= len(x)
+        elif t is list:
+            left -= len(x)
+            todo.extend(x)
+        elif t is dict:
+            left -= len(x)
+            todo.extend(x.keys())
+            todo.extend(x.values())
+        if left < 0:
+            raise TapsterError(
+                f"this state is too large to save (more than {MAX_SAVED_SIZE} characters and items): "
+                "a rule keeps a value that grows without end")
+
+
+def check_saved(rs: Ruleset, data: dict) -> None:
+    """Check a saved state (already valid against ``state.schema.json``) against the ruleset
+    ``rs``: the seat count in range, exactly the declared zones and variables, each zone's shape,
+    every component exactly once, mutable properties that exist, frames that name real blocks
+    and effects, a pending decision or chance point that exists, seats in range, values nested
+    at most :data:`MAX_SAVED_DEPTH` deep.
+
+    Raises:
+        TapsterError: the first problem found, saying where.
+    """
+
+    def bad(msg: str):
+        return TapsterError(f"malformed saved state: {msg}")
+
+    n = data["num_players"]
+    if not rs.min_players <= n <= rs.max_players:
+        raise bad(f"{n} players; {rs.title} is for {rs.min_players} to {rs.max_players}")
+    if set(data["zones"]) != set(rs.zones):
+        raise bad(f"zones {sorted(data['zones'])} are not the ruleset's {sorted(rs.zones)}")
+    if set(data["vars"]) != set(rs.vars):
+        raise bad(f"variables {sorted(data['vars'])} are not the ruleset's {sorted(rs.vars)}")
+    for section in ("zones", "vars", "props", "stack", "pending", "lazy"):
+        if section in data and _depth(data[section]) > MAX_SAVED_DEPTH:
+            raise bad(f"`{section}` is nested more than {MAX_SAVED_DEPTH} deep")
+        problem = _bad_leaf(data.get(section))
+        if problem:
+            raise bad(f"`{section}` holds {problem}")
+    seen: set[str] = set()
+
+    def leaf(z, where):
+        if not isinstance(z, list):
+            raise bad(f"{where} must be a list of components")
+        for c in z:
+            if not (isinstance(c, dict) and set(c) == {"c"} and isinstance(c["c"], str) and c["c"] in rs.by_id):
+                raise bad(f"{where} holds {json_text(c)}, not a component of the ruleset")
+            if c["c"] in seen:
+                raise bad(f"component {c['c']} is in two places (again in {where})")
+            seen.add(c["c"])
+
+    def nested(z, depth, sizes, where):
+        if depth == 0:
+            return leaf(z, where)
+        if not isinstance(z, list) or len(z) != sizes[0]:
+            raise bad(f"{where} must be a list of {sizes[0]}")
+        for i, sub in enumerate(z):
+            nested(sub, depth - 1, sizes[1:], f"{where}[{i}]")
+
+    for name, decl in rs.zones.items():
+        z = data["zones"][name]
+        if decl.keyed:
+            if not (isinstance(z, dict) and set(z) == {"d"} and isinstance(z["d"], list)):
+                raise bad(f"keyed zone `{name}` must be {{\"d\": [[key, [components]], ...]}}")
+            for pair in z["d"]:
+                if not (isinstance(pair, list) and len(pair) == 2):
+                    raise bad(f"keyed zone `{name}` holds {json_text(pair)}, not [key, [components]]")
+                leaf(pair[1], f"{name}[{json_text(pair[0])}]")
+            continue
+        sizes = ([n] if decl.per_player else []) + ([decl.count] if decl.count is not None else [])
+        nested(z, decl.depth, sizes, name)
+    if len(seen) != len(rs.components):
+        missing = [c.id for c in rs.components if c.id not in seen][:5]
+        raise bad(f"components missing from every zone: {', '.join(missing)}")
+    for cid, props in data["props"].items():
+        comp = rs.by_id.get(cid)
+        pairs = props.get("d") if isinstance(props, dict) else None
+        if comp is None or not isinstance(pairs, list) or not all(
+            isinstance(pr, list) and len(pr) == 2 and isinstance(pr[0], str) and pr[0] in comp.mutable for pr in pairs
+        ):
+            raise bad(f"`props` for {cid!r}: not a component with those mutable properties")
+    if int(data["rng"]) >= 1 << 64:
+        raise bad("the generator's state is more than 64 bits")
+    for i, (block, pc, _, loop) in enumerate(data["stack"]):
+        if block >= len(rs.blocks) or pc > len(rs.blocks[block].effects):
+            raise bad(f"frame {i} names block {block} at effect {pc}, which the ruleset does not have")
+        if loop is not None:
+            kind = loop.get("t", [None])[0] if isinstance(loop, dict) and isinstance(loop.get("t"), list) and loop["t"] else None
+            if kind not in (flow.EACH, flow.TIMES, flow.WHILE):
+                raise bad(f"frame {i} has a loop {json_text(loop)} of no known kind")
+            if kind == flow.WHILE and not (len(loop["t"]) == 2 and type(loop["t"][1]) is int
+                                           and 0 <= loop["t"][1] < len(rs.while_conds)):
+                raise bad(f"frame {i} names a `while` condition the ruleset does not have")
+    pending = data["pending"]
+    if pending is not None:
+        if "choose" in pending and pending["choose"] >= len(rs.chooses):
+            raise bad(f"the pending decision {pending['choose']} does not exist")
+        if "chance" in pending and pending["chance"]["effect"] >= len(rs.chance_effects):
+            raise bad("the pending chance point does not exist")
+    elif not data["finished"]:
+        raise bad("no decision is pending and the game has not ended")
+    if data["current"] >= n or len(data["turns"]) != n:
+        raise bad(f"seat {data['current']} or {len(data['turns'])} turn counts in a game of {n}")
+    order = data.get("order", [])
+    if any(p >= n or not data["turns"][p] for p in order):
+        raise bad(f"the turn order {order} names a seat that has not begun a turn in a game of {n}")
+
+
+def _bad_leaf(v) -> str | None:
+    """What in ``v`` (already known to nest at most MAX_SAVED_DEPTH deep) JSON and a game cannot
+    hold: a whole number of more than MAX_INT_BITS bits, a float that is not finite, a value
+    that is not JSON data; None when all is well."""
+    todo = [v]
+    while todo:
+        x = todo.pop()
+        t = type(x)
+        if t is list:
+            todo.extend(x)
+        elif t is dict:
+            todo.extend(x.values())
+            if any(type(k) is not str for k in x):
+                return "an object key that is not text"
+        elif t is int:
+            if x.bit_length() > MAX_INT_BITS:
+                return f"a whole number of more than {MAX_INT_BITS} bits"
+        elif t is float:
+            if x != x or x in (float("inf"), float("-inf")):
+                return "a number that is not finite"
+        elif t not in (str, bool) and x is not None:
+            return f"a {t.__name__}, which is not JSON data"
+    return None
+
+
+def _depth(v, limit: int = MAX_SAVED_DEPTH + 1) -> int:
+    """How deeply ``v`` nests (lists and objects), counted up to ``limit`` without recursion."""
+    deepest = 0
+    todo = [(v, 1)]
+    while todo:
+        x, d = todo.pop()
+        if d > deepest:
+            deepest = d
+            if deepest >= limit:
+                return deepest
+        if isinstance(x, list):
+            todo.extend((y, d + 1) for y in x)
+        elif isinstance(x, dict):
+            todo.extend((y, d + 1) for y in x.values())
+    return deepest
+
+
+def json_text(v: Any) -> str:
+    """A short JSON text of ``v`` for a message."""
+    import json
+
+    try:
+        text = json.dumps(v)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(type(v))
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -1,0 +1,410 @@
+"""Whole blocks as generated code (interpreter/engine/flowgen.py): every block that can stand in
+a frame runs as one Python function, decisions included, and the game is the same as under the
+frame runner with generated runs only (the back end before it): the same decisions, labels,
+logs and outcomes, and at every decision the same saved state (the same frames: a block's code
+writes exactly the frames the runner saves).  Saved games resume under either back end; budgets,
+errors and the half-apply guarantee are unchanged; no ruleset text becomes code."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from interpreter import TapsterError, load_ruleset
+from interpreter.engine import flowgen
+from interpreter.engine.rng import Rng
+from interpreter.engine.state import State
+from interpreter.lang import codegen
+
+from ..conftest import all_configurations
+
+
+def _runs_only(source, variant=None):
+    """The ruleset with block functions switched off: the frame runner and generated runs."""
+    flowgen.BLOCKS = False
+    try:
+        return load_ruleset(source, variant)
+    finally:
+        flowgen.BLOCKS = True
+
+
+def _trajectory(rs, seed: int, players: int | None = None, max_actions: int = 3000) -> list:
+    """One random game, with the whole saved state at every decision."""
+    st = rs.new_game(players or rs.default_players, seed=seed, log=True)
+    agent = Rng(seed)
+    out = []
+    for _ in range(max_actions):
+        out.append(json.dumps(st.to_json(), sort_keys=True))
+        if st.is_terminal():
+            break
+        d = st.decision()
+        out.append((d.players, [str(a) for a in d.actions], d.labels, d.prompt))
+        st.apply(d.actions[agent.below(len(d.actions))])
+    out.append(st.visible_log())
+    if st.is_terminal():
+        o = st.outcome()
+        out.append((o.scores, o.ranking, o.winners, o.reason))
+    return out
+
+
+@pytest.mark.parametrize(("name", "variant"), all_configurations())
+def test_block_functions_agree_with_the_frame_runner(name, variant):
+    """Random games of every ruleset and variant, the same seeds and agents: identical decisions,
+    labels, logs and outcomes, and the identical saved state (frames included) at every decision."""
+    before = len(codegen.FALLBACKS)
+    fast = load_ruleset(name, variant)
+    assert len(codegen.FALLBACKS) == before, codegen.FALLBACKS[before:]
+    assert fast.flow.fn is not None and fast.setup.fn is not None  # the block code is what runs
+    ref = _runs_only(name, variant)
+    assert ref.flow.fn is None
+    for seed in range(3):
+        for players in sorted({fast.min_players, fast.max_players}):
+            assert _trajectory(fast, seed, players) == _trajectory(ref, seed, players), f"{name}:{variant} seed {seed}"
+
+
+@pytest.mark.parametrize("name", ["beer_knight", "belgian_beers_race", "beer_cards", "little_railways"])
+def test_a_saved_game_resumes_the_same_under_either_back_end(name):
+    """A game saved at a random decision by the block code, restored into the block code and
+    into the frame runner, continues identically (the saved frames mean the same to both)."""
+    fast = load_ruleset(name)
+    ref = _runs_only(name)
+    agent = Rng(7)
+    for seed in range(3):
+        st = fast.new_game(fast.default_players, seed=seed)
+        for _ in range(agent.below(60)):
+            if st.is_terminal():
+                break
+            legal = st.legal_actions()
+            st.apply(legal[agent.below(len(legal))])
+        data = json.loads(json.dumps(st.to_json()))
+        games = [State.from_json(fast, data), State.from_json(ref, data), st.clone()]
+        picks = Rng(seed)
+        while not games[0].is_terminal():
+            legal = [str(a) for a in games[0].legal_actions()]
+            i = picks.below(len(legal))
+            for g in games:  # (each ruleset has its own component objects: compared as text)
+                assert [str(a) for a in g.legal_actions()] == legal
+                g.apply(g.legal_actions()[i])
+        texts = {json.dumps(g.to_json(), sort_keys=True) for g in games}
+        assert len(texts) == 1 and all(g.is_terminal() for g in games)
+
+
+LOOPS = """\
+name: Loops
+players: {min: 2, max: 2}
+vars: {v: 0, seen: []}
+procedures:
+  pick:
+    params: [k]
+    do:
+      - let: {twice: "k * 2"}
+      - choose:
+          options:
+            - {action: low, do: [{add: {v: 1}}]}
+            - {action: high, if: "twice > 2", do: [{add: {v: "twice"}}]}
+flow:
+  - repeat:
+      times: 2
+      as: r
+      do:
+        - for_each:
+            in: "[1, 2, 3]"
+            as: k
+            do:
+              - let: {kk: "k + r"}
+              - turn:
+                  player: "(k + r) % 2"
+                  do:
+                    - call: {procedure: pick, with: {k: kk}}
+                    - set: {seen: "seen + [kk]"}
+        - while:
+            cond: "v % 3 != 0"
+            do:
+              - choose: {options: [{action: bump, do: [{add: {v: 1}}]}]}
+  - end_game: done
+"""
+
+
+def test_nested_loops_with_decisions_save_and_resume_at_every_decision(tmp_path):
+    """`repeat` > `for_each` > `turn` > `call` > `choose`, and a `while` around a decision: at
+    every decision of every path, the saved state of the block code is the frame runner's, and
+    a state restored from it plays on the same."""
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(LOOPS)
+    fast, ref = load_ruleset(path), _runs_only(path)
+
+    def walk(a, b, depth):
+        assert json.dumps(a.to_json(), sort_keys=True) == json.dumps(b.to_json(), sort_keys=True)
+        if a.is_terminal() or depth > 40:
+            return
+        for action in a.legal_actions()[:2] if depth < 6 else a.legal_actions()[:1]:
+            a2, b2 = a.clone(), State.from_json(ref, b.to_json())
+            a2.apply(action)
+            b2.apply(action)
+            walk(a2, b2, depth + 1)
+
+    walk(fast.new_game(2, seed=1), ref.new_game(2, seed=1), 0)
+    st = fast.new_game(2)
+    while not st.is_terminal():
+        st.apply(st.legal_actions()[-1])
+    assert st.vars["seen"] == [1, 2, 3, 2, 3, 4] and st.reason == "done"
+
+
+BUDGET = """\
+name: Budget
+players: {min: 2, max: 2}
+limits: {steps: 60}
+vars: {v: 0}
+flow:
+  - while:
+      cond: "true"
+      do:
+        - choose: {options: [{action: go, do: [{set: {v: 0}}]}, {action: spin, do: [{set: {v: 1}}]}]}
+        - if: "v > 0"
+          then:
+            - while:
+                cond: "true"
+                do: [{add: {v: 1}}]
+"""
+
+
+def test_the_step_budget_and_half_apply_are_unchanged(tmp_path):
+    """A move that never ends inside the block code: the same budget error, naming the same
+    effect, as the frame runner; the state is as it was before the move."""
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(BUDGET)
+    errors = []
+    for rs in (load_ruleset(path), _runs_only(path)):
+        st = rs.new_game(2)
+        st.apply("go")
+        before = json.dumps(st.to_json(), sort_keys=True)
+        with pytest.raises(TapsterError) as info:
+            st.apply("spin")
+        errors.append(str(info.value))
+        assert json.dumps(st.to_json(), sort_keys=True) == before
+        st.apply("go")  # the state still plays
+    assert errors[0] == errors[1] and "step budget of 60" in errors[0]
+
+
+ERRORS = """\
+name: Errors
+players: {min: 2, max: 2}
+vars: {v: 0, w: [1, 2]}
+flow:
+  - repeat:
+      times: 3
+      as: i
+      do:
+        - choose: {options: [{action: ok}, {action: seat}, {action: index}, {action: items}]}
+        - if: "i > 0"
+          then:
+            - choose:
+                options:
+                  - {action: go, do: [{add: {v: 1}}]}
+                  - action: fail
+                    do:
+                      - turn: {player: "v + 7", do: [{choose: {options: [{action: x}]}}]}
+"""
+
+
+@pytest.mark.parametrize("action", ["seat", "index", "items"])
+def test_errors_in_block_code_are_the_frame_runners(tmp_path, action):
+    """A ruleset error in an effect run by block code gives the frame runner's error, and the
+    failed move leaves the state as it was."""
+    text = ERRORS.replace("{action: seat}", "{action: seat, do: [{turn: {player: 5, do: [{choose: {options: [{action: x}]}}]}}]}")
+    text = text.replace("{action: index}", "{action: index, do: [{set: {v: 'w[9]'}}, {choose: {options: [{action: x}]}}]}")
+    text = text.replace("{action: items}", "{action: items, do: [{for_each: {in: 3, as: k, do: [{choose: {options: [{action: x}]}}]}}]}")
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(text)
+    messages = []
+    for rs in (load_ruleset(path), _runs_only(path)):
+        st = rs.new_game(2)
+        for a in ("ok", "ok", "go"):
+            st.apply(a)
+        before = json.dumps(st.to_json(), sort_keys=True)
+        with pytest.raises(TapsterError) as info:
+            st.apply(action)
+        messages.append(str(info.value))
+        assert json.dumps(st.to_json(), sort_keys=True) == before
+        st.apply("ok")
+        before = json.dumps(st.to_json(), sort_keys=True)
+        with pytest.raises(TapsterError) as info:
+            st.apply("fail")
+        messages.append(str(info.value))
+        assert "seat from 0 to 1, got '8'" in str(info.value)
+        assert json.dumps(st.to_json(), sort_keys=True) == before
+    assert messages[:2] == messages[2:]
+
+
+# Texts a ruleset could put where block code writes names and texts (see tests/lang/test_codegen.py).
+PAYLOADS = [
+    "x'); open('CANARY', 'w').write('pwned'); ('",
+    'x"); open("CANARY", "w").write("pwned"); ("',
+    "a\nopen('CANARY', 'w').write('pwned')\n",
+    "a\u2028open('CANARY', 'w')\u2029",
+    "''' + open('CANARY', 'w').write('x') + '''",
+    "{__import__('os').system('touch CANARY')}",
+]
+
+
+def _payload_ruleset(payload: str) -> str:
+    lit = repr(payload)
+    braces = payload.replace("{", "{{").replace("}", "}}")
+    doc = {
+        "name": payload,
+        "players": {"min": 2, "max": 2},
+        "params": {"k": payload},
+        "vars": {"t": ""},
+        "procedures": {"ask": {"params": ["q"], "do": [
+            {"choose": {"prompt": braces, "options": [{"action": "say", "for": "s", "in": f"[q, {lit}]", "label": "{s}"}],
+                        }},
+        ]}},
+        "flow": [
+            {"phase": {"name": payload, "do": [
+                {"for_each": {"in": f"[k, {lit}]", "as": "w", "do": [
+                    {"if": f"w == {lit}", "then": [
+                        {"call": {"procedure": "ask", "with": {"q": f"w + {lit}"}}},
+                        {"set": {"t": f"t + w + {lit}"}},
+                        {"log": braces + " {t}"},
+                    ]},
+                ]}},
+            ]}},
+            {"end_game": braces},
+        ],
+        "outcome": {"score": "len(t)", "reason": braces},
+    }
+    return yaml.safe_dump(doc, allow_unicode=True)
+
+
+@pytest.mark.parametrize("index", range(len(PAYLOADS)))
+def test_no_ruleset_text_becomes_block_code(tmp_path, monkeypatch, index):
+    """Payloads in a phase name, loop items, conditions, procedure arguments, prompts, labels,
+    logs and reasons of blocks that hold decisions (so the block code writes them): the game
+    plays with every text exactly as written, and the canary never appears."""
+    monkeypatch.chdir(tmp_path)
+    payload = PAYLOADS[index]
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(_payload_ruleset(payload), encoding="utf-8")
+    rs = load_ruleset(path)
+    assert any("def blk_" in src for _, src in rs.sources)  # the blocks are generated code
+    assert rs.flow.fn is not None
+    st = rs.new_game(2, seed=0, log=True)
+    for _ in range(2):
+        d = st.decision()
+        assert st.phase == payload and d.prompt == payload
+        assert [a.args for a in d.actions] == [(payload + payload,), (payload,)]
+        assert d.labels == (payload + payload, payload)
+        st.apply(d.actions[0])
+    assert st.is_terminal() and st.outcome().reason == payload
+    assert st.vars["t"] == (payload + payload) * 2
+    assert st.visible_log() == [payload + " " + payload + payload, payload + " " + (payload + payload) * 2]
+    assert not (tmp_path / "CANARY").exists()
+    assert list(tmp_path.iterdir()) == [path]
+
+
+class _Place:
+    text, mark = "x", None
+
+
+@pytest.mark.parametrize(("value", "error"), [
+    ([{"a": "b", "c": None}] * 3, None),
+    ([{"a": 1, "b": 2}] * 3333, None),  # 3 + 3333 * 2 items: within the limit
+    ([{"a": 1, "b": 2}] * 5000, "more than 10000 items"),  # the list's 5000 and the records' 10000
+    ([{"a": "x" * 400_000}] * 3, "more than 1000000 characters"),
+    ([{"a": 1}, {"b": [1]}], None),  # a record holding a list: the general path
+])
+def test_a_list_of_records_is_copied_with_the_general_paths_limits(value, error):
+    """`set` of a list of records (the fast copy for records of plain values) stores a copy (new
+    records), within the same item and text limits (MAX_VALUE_ITEMS, MAX_VALUE_TEXT), with the
+    same errors as the general copy."""
+    from interpreter.engine import flow
+
+    if error is None:
+        out = flow._copy_stored(value, _Place)
+        assert out == value and out is not value and all(a is not b for a, b in zip(out, value))
+    else:
+        with pytest.raises(TapsterError, match=error):
+            flow._copy_stored(value, _Place)
+
+
+RECURSION = """\
+name: Deep
+players: {min: 2, max: 2}
+vars: {v: 0}
+procedures:
+  down:
+    params: [d]
+    do:
+      - if: "d < 3000"
+        then:
+          - call: {procedure: down, with: {d: "d + 1"}}
+          - add: {v: 1}
+        else:
+          - choose: {options: [{action: bottom}]}
+flow:
+  - call: {procedure: down, with: {d: 0}}
+  - choose: {options: [{action: end}]}
+"""
+
+
+def test_a_procedure_that_calls_itself_is_not_bounded_by_pythons_stack(tmp_path):
+    """3,000 levels of a procedure calling itself before a decision (more than Python's own
+    recursion limit): the block code plays it as the frame runner does, frames included."""
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(RECURSION)
+    games = [rs.new_game(2) for rs in (load_ruleset(path), _runs_only(path))]
+    assert len(games[0].stack) > 3000  # a frame a level, as the runner keeps them
+    for action in ("bottom", "end"):
+        assert json.dumps(games[0].to_json(), sort_keys=True) == json.dumps(games[1].to_json(), sort_keys=True)
+        for g in games:
+            g.apply(action)
+    assert all(g.is_terminal() and g.vars["v"] == 3000 for g in games)
+
+
+KEYED = """\
+name: Keyed
+players: {min: 2, max: 2}
+components:
+  pawn: {items: [{n: 1}, {n: 2}], start: box}
+zones:
+  box: {visibility: public}
+  field: {keyed: true, visibility: public}
+flow:
+  - move: {what: "top(box)", from: box, to: "field[(0, 0)]"}
+  - choose:
+      options:
+        - action: step
+          do:
+            - move: {what: "top(field[(0, 0)])", from: "field[(0, 0)]", to: "field[(1, 0)]"}
+            - choose: {options: [{action: back, do: [{move: {what: "top(field[(1, 0)])", from: "field[(1, 0)]", to: box}}]}]}
+        - action: wrong
+          do:
+            - move: {what: "top(box)", from: "field[(0, 0)]", to: "field[(1, 0)]"}
+            - choose: {options: [{action: x}]}
+  - end_game: done
+"""
+
+
+def test_keyed_moves_in_block_code_are_the_verbs(tmp_path):
+    """A piece moved from one keyed stack to another, inline in block code: the stacks created
+    and forgotten as the verb's own run does (the emptied key deleted), and a component that is
+    not in the source gives the verb's error."""
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(KEYED)
+    seen = []
+    fast = load_ruleset(path)
+    assert sum(".settle(env" in src for _, src in fast.sources) == 4  # the four moves, inline
+    for rs in (fast, _runs_only(path)):
+        st = rs.new_game(2)
+        assert list(st.zones["field"]) == [(0, 0)]
+        with pytest.raises(TapsterError) as info:
+            st.clone().apply("wrong")
+        st.apply("step")
+        assert list(st.zones["field"]) == [(1, 0)]
+        after_step = json.dumps(st.to_json(), sort_keys=True)
+        st.apply("back")
+        assert not st.zones["field"] and len(st.zones["box"]) == 2 and st.is_terminal()
+        seen.append((str(info.value), after_step, json.dumps(st.to_json(), sort_keys=True)))
+    assert seen[0] == seen[1] and "is not in `field[(0, 0)]`" in seen[0][0]
