@@ -1275,7 +1275,7 @@ seat's page then says: &ldquo;{escape(CREATOR_SEED_NOTE)}&rdquo;</p></fieldset>
         finally:
             task.cancel()
 
-    static = resources.files("interpreter") / "static"
+    static = resources.files("interpreter.web") / "static"
     routes = [
         Route("/", index),
         Route("/tables", create_form, methods=["POST"]),

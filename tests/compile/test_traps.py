@@ -166,6 +166,6 @@ def test_the_final_scores_places_are_not_pulled_into_a_corner():
     # not reach the final-scores table's `<td class="place">`, which then showed no places
     from importlib import resources
 
-    css = (resources.files("interpreter") / "static" / "table.css").read_text(encoding="utf-8")
+    css = (resources.files("interpreter.web") / "static" / "table.css").read_text(encoding="utf-8")
     rules = [line for line in css.splitlines() if ".place" in line and "position: absolute" in line]
     assert rules and all(line.lstrip().startswith(".cell .place") for line in rules)
