@@ -18,7 +18,7 @@ STAGES = [
     ("loader", ["load", "maps", "schema", "params"]),       # safe YAML and tables; map graphs; the schema; parameters, variants
     ("lang", ["builtins", "codegen", "expression"]),        # the language's functions; the code generator; parser and evaluator
     ("engine", ["rng", "flow", "flowgen", "chance", "state"]),  # chance's generator; effects and runner; generated runs; chance; a game
-    ("views", ["publicity", "faces", "render", "view", "termview", "screen", "terminal", "webview"]),  # what people see
+    ("views", ["publicity", "faces", "render", "view", "termview", "screen", "terminal", "maplabels", "webview"]),  # what people see
     ("compile", ["lint", "ruleset", "compiler", "facts"]),  # warnings; the compiled ruleset; document -> Ruleset; a game's facts
     ("interop", ["domains", "encoding", "openspiel", "pettingzoo"]),  # index spaces and tensors; the adapters
     ("agents", ["search", "core"]),                         # search agents; the agent protocol and specs
