@@ -60,6 +60,20 @@ def _hits_dot(box: tuple, dots: Sequence[tuple[float, float]]) -> bool:
     return False
 
 
+def _crosses(seg: tuple, box: tuple) -> bool:
+    """Whether the segment ``((x1, y1), (x2, y2))`` passes through ``box`` (sampled every pixel,
+    its end on the box's edge not counted)."""
+    (x1, y1), (x2, y2) = seg
+    steps = max(1, int(math.dist((x1, y1), (x2, y2))))
+    inner = (box[0] + 0.5, box[1] + 0.5, box[2] - 0.5, box[3] - 0.5)
+    for k in range(steps):
+        t = k / steps
+        px, py = x1 + (x2 - x1) * t, y1 + (y2 - y1) * t
+        if inner[0] < px < inner[2] and inner[1] < py < inner[3]:
+            return True
+    return False
+
+
 def place_labels(points: Sequence[tuple[float, float]], sizes: Sequence[tuple[float, float]], width: float,
                  height: float, max_radius: float = 400.0) -> list[Box | None]:
     """A box for each label: ``points`` the nodes' positions, ``sizes`` their blocks' ``(w, h)``
@@ -68,12 +82,13 @@ def place_labels(points: Sequence[tuple[float, float]], sizes: Sequence[tuple[fl
     Nodes with the fewest neighbours within 60 pixels are served first (a lone node keeps its
     label beside it); each takes the first free spot of: right or left of its dot, above or below
     it, then points on rings every 12 pixels out to ``max_radius`` in 24 directions (a leader
-    line).  Returns one :class:`Box` per node (None for no label, or, never for the shipped maps,
-    no free spot at all).  Deterministic: the same input, the same boxes."""
+    line, which crosses no block and which no later block crosses).  Returns one :class:`Box`
+    per node (None for no label, or, never for the shipped maps, no free spot at all).  Deterministic: the same input, the same boxes."""
     n = len(points)
     crowd = [sum(1 for q in points if q is not p and math.dist(p, q) < 60) for p in points]
     order = sorted(range(n), key=lambda i: (crowd[i], i))
     placed: list[tuple] = []
+    leaders: list[tuple] = []  # the leader lines drawn so far: no block is put across one
     out: list[Box | None] = [None] * n
     for i in order:
         w, h = sizes[i]
@@ -96,7 +111,15 @@ def place_labels(points: Sequence[tuple[float, float]], sizes: Sequence[tuple[fl
                 continue
             if any(overlaps(box, other, 1.0) for other in placed) or _hits_dot(box, points):
                 continue
+            if any(_crosses(seg, box) for seg in leaders):
+                continue
+            seg = None
+            if j >= near:
+                seg = ((x, y), (min(max(x, box[0]), box[2]), min(max(y, box[1]), box[3])))
+                if any(_crosses(seg, other) for other in placed):
+                    continue
+                leaders.append(seg)
             placed.append(box)
-            out[i] = Box(*box, leader=j >= near)
+            out[i] = Box(*box, leader=seg is not None)
             break
     return out

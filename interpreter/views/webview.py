@@ -56,9 +56,9 @@ def seat_html(rs: Ruleset, obs: dict, log: list[str], seat_names: list[str] | No
     v = _View(rs, obs, names)
     parts = ['<div class="table-view">', v.status(), v.actions(), v.outcome()]
     parts.append('<div class="board">')
-    parts.append(v.controls())
-    for sec in seat_sections(rs, obs):
-        parts.append(getattr(v, "s_" + sec["kind"])(sec))
+    drawn = [getattr(v, "s_" + sec["kind"])(sec) for sec in seat_sections(rs, obs)]
+    parts.append(v.controls())  # after the sections: for the actions that what they drew does not single out
+    parts.extend(drawn)
     parts.append("</div>")
     parts.append('<details class="account" open><summary>Account</summary><ol class="log">')
     for line in log[-200:]:
@@ -128,7 +128,9 @@ def table_controls(rs: Ruleset, obs: dict, acts: dict[str, list[int]]) -> list[t
     cards``); actions of the same option whose controls differ only in what follows their shared
     words share one control (``Cycle to …``) when the things still tell them apart.  Returns
     ``[(control text, [action index])]`` in the order of the actions.  Built from the seat's own
-    decision (its labels) and :func:`table_acts`: nothing another seat could not see."""
+    decision (its labels) and ``acts`` — :func:`table_acts` restricted to the things the page
+    drew (a card drawn as text in a board's cell is no thing to click): nothing another seat
+    could not see."""
     d = obs.get("decision") or {}
     texts = [str(a) for a in d.get("actions") or []]
     labels = [str(x) for x in d.get("labels") or texts]
@@ -154,7 +156,7 @@ def table_controls(rs: Ruleset, obs: dict, acts: dict[str, list[int]]) -> list[t
         return label
 
     name = [t.split("(")[0] for t in texts]
-    need = [i for i in range(len(texts)) if narrowed(i) != {i}]
+    need = [i for i in range(len(texts)) if not things[i] or narrowed(i) != {i}]
     controls: dict[str, list[int]] = {}
     by_option: dict[str, list[int]] = {}
     for i in need:
@@ -186,6 +188,7 @@ class _View:
         self.n = obs["num_players"]
         self.me = obs["player"]
         self.acts = table_acts(rs, obs)
+        self.drawn: set[str] = set()  # the things drawn with their actions (acts_attr)
 
     # -- texts -----------------------------------------------------------------------------------
     def label(self, cid: str) -> str:
@@ -202,7 +205,7 @@ class _View:
         if not self.obs.get("decision") or self.me not in (self.obs.get("deciding") or []):
             return ""
         chips = "".join(f'<span class="control actionable" tabindex="0" data-acts="{" ".join(map(str, idx))}">{escape(text)}</span>'
-                        for text, idx in table_controls(self.rs, self.obs, self.acts))
+                        for text, idx in table_controls(self.rs, self.obs, {t: self.acts[t] for t in self.drawn}))
         return f'<section class="table-controls" aria-label="moves on the table">{chips}</section>' if chips else ""
 
     def status(self) -> str:
@@ -306,6 +309,8 @@ class _View:
     def acts_attr(self, thing: str) -> str:
         """`` data-acts="i j"`` for a thing some legal actions name (click-to-act), else ''."""
         idx = self.acts.get(thing)
+        if idx:
+            self.drawn.add(thing)
         return f' data-acts="{" ".join(map(str, idx))}"' if idx else ""
 
     # -- sections (interpreter.views.view) ----------------------------------------------------------
@@ -474,6 +479,8 @@ class _View:
                 seg = math.hypot(x2 - x1, y2 - y1) / n
                 dash = f' stroke-dasharray="{seg * 0.8:.1f} {seg * 0.2:.1f}" stroke-dashoffset="{-seg * 0.1:.1f}"'
             out.append(f'<line {line} stroke="{escape(stroke, quote=True)}" stroke-width="5"{dash}/>')
+            if acts:  # a wide band the pointer hits anywhere along the route, gaps of its dashes included
+                out.append(f'<line {line} class="hit" stroke="transparent" stroke-width="14" pointer-events="stroke"/>')
             if e.get("label") is not None:
                 out.append(f'<text x="{(x1 + x2) / 2:.1f}" y="{(y1 + y2) / 2 - 6:.1f}" class="route-label" '
                            f'text-anchor="middle">{escape(str(e["label"]))}</text>')
@@ -509,7 +516,7 @@ class _View:
             if box.leader:
                 lx = min(max(x, box.x0), box.x1)
                 ly = min(max(y, box.y0), box.y1)
-                out.append(f'<line x1="{x:.1f}" y1="{y:.1f}" x2="{lx:.1f}" y2="{ly:.1f}" class="leader"/>')
+                out.append(f'<line x1="{x:.1f}" y1="{y:.1f}" x2="{lx:.1f}" y2="{ly:.1f}" class="leader" pointer-events="none"/>')
             top = box.y0
             for k, (text, size) in enumerate(lines):
                 top += LINE_HEIGHT * size
