@@ -75,14 +75,15 @@ def _crosses(seg: tuple, box: tuple) -> bool:
 
 
 def place_labels(points: Sequence[tuple[float, float]], sizes: Sequence[tuple[float, float]], width: float,
-                 height: float, max_radius: float = 400.0) -> list[Box | None]:
+                 height: float, max_radius: float = 600.0) -> list[Box | None]:
     """A box for each label: ``points`` the nodes' positions, ``sizes`` their blocks' ``(w, h)``
     (:func:`block_size`; ``(0, 0)``: no label), in a picture of ``width`` x ``height`` pixels.
 
     Nodes with the fewest neighbours within 60 pixels are served first (a lone node keeps its
     label beside it); each takes the first free spot of: right or left of its dot, above or below
     it, then points on rings every 12 pixels out to ``max_radius`` in 24 directions (a leader
-    line, which crosses no block and which no later block crosses).  Returns one :class:`Box`
+    line, which crosses no block and which no later block crosses; where no such spot is left,
+    the first spot free of blocks and dots, its leader line allowed to cross).  Returns one :class:`Box`
     per node (None for no label, or, never for the shipped maps, no free spot at all).  Deterministic: the same input, the same boxes."""
     n = len(points)
     crowd = [sum(1 for q in points if q is not p and math.dist(p, q) < 60) for p in points]
@@ -105,18 +106,19 @@ def place_labels(points: Sequence[tuple[float, float]], sizes: Sequence[tuple[fl
                 px, py = x + r * math.cos(a), y + r * math.sin(a)
                 candidates.append((px if math.cos(a) >= 0 else px - w, py - h / 2))
             r += 12.0
-        for j, (bx, by) in enumerate(candidates):
+        for j, (bx, by, strict) in enumerate([(bx, by, True) for bx, by in candidates] + [(bx, by, False) for bx, by in candidates]):
+            j %= len(candidates)
             box = (bx, by, bx + w, by + h)
             if box[0] < 0 or box[1] < 0 or box[2] > width or box[3] > height:
                 continue
             if any(overlaps(box, other, 1.0) for other in placed) or _hits_dot(box, points):
                 continue
-            if any(_crosses(seg, box) for seg in leaders):
+            if strict and any(_crosses(seg, box) for seg in leaders):
                 continue
             seg = None
             if j >= near:
                 seg = ((x, y), (min(max(x, box[0]), box[2]), min(max(y, box[1]), box[3])))
-                if any(_crosses(seg, other) for other in placed):
+                if strict and any(_crosses(seg, other) for other in placed):
                     continue
                 leaders.append(seg)
             placed.append(box)
