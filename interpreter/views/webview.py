@@ -54,12 +54,13 @@ def seat_html(rs: Ruleset, obs: dict, log: list[str], seat_names: list[str] | No
     n = obs["num_players"]
     names = seat_names or [seat_name(p) for p in range(n)]
     v = _View(rs, obs, names)
-    parts = ['<div class="table-view">', v.status(), v.actions(), v.outcome()]
+    parts = ['<div class="table-view">', v.status(), v.prompt(), v.outcome()]
     parts.append('<div class="board">')
     drawn = [getattr(v, "s_" + sec["kind"])(sec) for sec in seat_sections(rs, obs)]
     parts.append(v.controls())  # after the sections: for the actions that what they drew does not single out
     parts.extend(drawn)
     parts.append("</div>")
+    parts.append(v.actions())  # the fallback: every legal action as a button, below the table
     parts.append('<details class="account" open><summary>Account</summary><ol class="log">')
     for line in log[-200:]:
         parts.append(f"<li>{escape(line)}</li>")
@@ -223,18 +224,28 @@ class _View:
                         f'your turns so far: {o["turns"][self.me]}</p>')
         return '<div class="status">' + "".join(bits) + "</div>"
 
-    def actions(self) -> str:
+    def prompt(self) -> str:
+        """The question of the seat's decision, above the table (where its answer is clicked)."""
         d = self.obs.get("decision")
         if not d:
             return ""
-        out = [f'<div class="decision"><p class="prompt">{escape(str(d["prompt"] or "Choose"))}</p><div class="actions">']
+        return (f'<div class="decision"><p class="prompt">{escape(str(d["prompt"] or "Choose"))}</p>'
+                '<p class="hint">Click on the table: a card, a place, a map node or route, or one of the dashed '
+                'controls (Enter on the keyboard); every move is also in the list below the table.</p></div>')
+
+    def actions(self) -> str:
+        """The fallback: every legal action as a button (the accessible list), below the table."""
+        d = self.obs.get("decision")
+        if not d:
+            return ""
+        out = ['<details class="decision-list" open><summary>All your moves as a list</summary><div class="actions">']
         for i, (a, lab) in enumerate(zip(d["actions"], d["labels"])):
             faces = action_text_cards(self.rs, self.obs, a)  # the cards it names that this seat sees: their faces, short
             tip = "\n\n".join("\n".join([f.title, *f.lines]) for f in faces)
             small = "".join(f'<small class="face-line">{escape(f.one_line())}</small>' for f in faces)
             out.append(f'<button class="action" data-action="{escape(a, quote=True)}" data-index="{i}"'
                        + (f' title="{escape(tip, quote=True)}"' if tip else "") + f'>{escape(str(lab))}{small}</button>')
-        out.append("</div></div>")
+        out.append("</div></details>")
         return "".join(out)
 
     def outcome(self) -> str:
