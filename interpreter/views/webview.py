@@ -478,7 +478,8 @@ class _View:
             title = f"{a} – {b}" + (f": {self.who(owner)}" if owner is not None else "")
             acts = self.acts_attr(e["id"]) if e.get("id") is not None else ""
             more = ' actionable" tabindex="0' if acts else ""
-            out.append(f'<g class="route{more}"{acts}><title>{escape(title)}</title>')
+            rid = f' data-route="{escape(str(e["id"]), quote=True)}"' if e.get("id") is not None else ""
+            out.append(f'<g class="route{more}"{rid}{acts}><title>{escape(title)}</title>')
             if owner is not None:
                 out.append(f'<line {line} class="owned seat-{int(owner)}" stroke="{SEAT_COLOURS[owner % len(SEAT_COLOURS)]}" '
                            'stroke-width="14" stroke-opacity="0.5" stroke-linecap="round"/>')
