@@ -15,8 +15,22 @@ terminal's :mod:`interpreter.views.termview` shares, so both show the same thing
   upward, as longitude/latitude) with the pieces on them;
 - without a display, every zone by owner (a keyed zone of ``(x, y)`` places as a grid, of map
   nodes on the map) and the variables marked ``shown: true``;
-- the legal actions are buttons (the decision's labels, the action text as value), the game's
+- the decision's question above the table; every legal action is attached to the things on the
+  table it names (:func:`table_acts`: a visible card, a board's place, a map's node or route,
+  ``data-acts``), and clicking them (or Enter on the focused thing) takes it — at once when one
+  click singles it out, else each click narrows the actions to those naming everything clicked
+  (``static/table.js``);
+- what the things alone cannot single out — a question naming nothing on the table (yes/no,
+  "draw two cards"), the way of a move to a node (by bike, bus or thumb), the pile a swap draws
+  from — gets a *table-side control*: a dashed chip on the table with the words of its label
+  that are not the things' (``Cycle to …``, ``No Card Swap``; :func:`table_controls`), clicked
+  like a thing.  This is the decided answer for actions with no table thing: a control drawn
+  with the table, not the list of buttons;
+- below the table, every legal action as a button (the accessible fallback list); the game's
   account is the seat's visible log, the final scores a table of places (ties share a place).
+
+Click targets and controls are built from the observation's own decision and what the page draws
+of the observation (and the ruleset's public maps): another seat's page carries none.
 
 Every text is escaped (:func:`html.escape`): ruleset labels are data, never markup.
 """

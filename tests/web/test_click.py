@@ -120,3 +120,56 @@ def test_click_a_whole_game_on_the_table(browser, tmp_path, name, variant, playe
         for ctx in contexts:
             ctx.close()
         server.kill()
+
+
+def test_click_by_keyboard_a_control_then_a_map_node(browser, tmp_path):  # noqa: F811
+    # Belgian Beers Race: Tab to the "Cycle to …" control and press Enter, then focus a node and
+    # press Enter: the bike ride to that node is taken, no mouse and no button involved
+    name, variant, players, agents, params = next(g for g in GAMES if g[0] == "belgian_beers_race")
+    server = Server(tmp_path / "tables.sqlite").start()
+    ctx = browser.new_context()
+    try:
+        table, links = _create_table(ctx.new_page(), server, name, variant, players, agents, params, seed=27)
+        settings = {"ruleset": name, "variant": variant, "params": params}
+        pages = {seat: ctx.new_page() for seat in (0, 1)}
+        for seat, page in pages.items():
+            page.goto(server.url + links[seat])
+        for _ in range(30):
+            st, version = server.truth(table, settings)
+            while st.current_players()[0] not in pages:
+                time.sleep(0.05)
+                st, version = server.truth(table, settings)
+            seat = st.current_players()[0]
+            page = pages[seat]
+            _wait_version(page, version)
+            legal = [str(a) for a in st.legal_actions()]
+            bikes = [i for i, a in enumerate(legal) if a.startswith("bike(")]
+            if bikes:
+                break
+            things = page.evaluate(_THINGS)
+            plan = click_plan(things, 0)
+            known = set(_taken(server, table))
+            for k in plan:
+                page.locator("#view [data-acts]").nth(k).focus()
+                page.keyboard.press("Enter")
+            page.wait_for_function("v => parseInt(document.querySelector('main.seat').dataset.version) > v", arg=version)
+            assert known != set(_taken(server, table))
+        else:
+            pytest.fail("no bike ride in 30 moves")
+        i = bikes[-1]
+        node = legal[i][len("bike("):-1]
+        known = set(_taken(server, table))
+        control = page.locator("#view .table-controls .control", has_text="Cycle to")
+        control.focus()
+        page.keyboard.press("Enter")
+        assert "candidate" in (page.locator(f'#view g.node[data-node="{node}"]').get_attribute("class") or "")
+        page.locator(f'#view g.node[data-node="{node}"]').focus()
+        with page.expect_response(lambda r: r.url.endswith("/act")) as answer:
+            page.keyboard.press("Enter")
+        assert answer.value.status == 200
+        page.wait_for_function("v => parseInt(document.querySelector('main.seat').dataset.version) > v", arg=version)
+        taken = _taken(server, table)
+        assert taken[min(n for n in taken if n not in known)] == (seat, legal[i])
+    finally:
+        ctx.close()
+        server.kill()
