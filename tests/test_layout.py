@@ -21,7 +21,7 @@ STAGES = [
     # compile_expression and templates
     ("engine", ["rng", "places", "flow", "effectgen", "flowgen", "chance", "saved", "state"]),  # the generator; zone references
     # and value limits; verbs and runner; decision-free effects as code; blocks as code; chance; a saved state as JSON; a game
-    ("views", ["publicity", "faces", "render", "view", "termview", "terminal", "webview"]),  # what people see
+    ("views", ["publicity", "faces", "render", "view", "termview", "screen", "terminal", "maplabels", "webview"]),  # what people see
     ("compile", ["lint", "ruleset", "names", "context", "declarations", "functions", "outcome", "compiler", "facts"]),
     # warnings; the compiled ruleset; why a name is out of scope; the compilation context effects see; its stages: declarations, functions,
     # outcome; the driver (document -> Ruleset); a game's facts

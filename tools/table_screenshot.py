@@ -5,7 +5,8 @@ Starts ``tapster serve`` on a free port with a throw-away database, creates a ta
 ``--ruleset`` (default Drink & Beat) with ``--variant`` (default none; the user guide's picture is
 ``--variant complex``) and ``--players`` (default the ruleset's own number), every seat a person,
 plays ``--moves`` random moves through the API (fewer if the game ends first), and photographs
-P1's page with Debian's Chromium through Playwright (``TAPSTER_CHROMIUM`` overrides
+P1's page (its first screen, or with ``--full-page`` all of it) with Debian's Chromium through
+Playwright (``TAPSTER_CHROMIUM`` overrides
 ``/usr/bin/chromium``).  ``--seed`` seeds the table and the moves.  Exits 1 with the server's
 message when the table cannot be created (an unknown ruleset or variant, a bad player count).
 """
@@ -50,6 +51,7 @@ def main() -> int:
     ap.add_argument("--players", type=int, default=None, help="seats (default: the ruleset's default number of players)")
     ap.add_argument("--moves", type=int, default=14)
     ap.add_argument("--seed", type=int, default=4)
+    ap.add_argument("--full-page", action="store_true", help="the whole page, not only the first screen")
     a = ap.parse_args()
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -94,7 +96,7 @@ def main() -> int:
                 page = b.new_page(viewport={"width": 1200, "height": 900})
                 page.goto(base + first)
                 page.wait_for_selector("#view .status")
-                page.screenshot(path=a.out, full_page=False)
+                page.screenshot(path=a.out, full_page=a.full_page)
                 b.close()
         finally:
             proc.terminate()

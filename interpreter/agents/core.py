@@ -23,6 +23,7 @@ from ..engine.state import State
 from ..errors import TapsterError, close_matches
 from ..model import Action, Decision
 from ..views.render import view_observation
+from ..views.screen import Account, compose, fold_account, option_lines
 from ..views.terminal import HotSeat, QuitGame, new_lines, numbered, option_names, rules_summary, seat_name
 from ..views.termview import face_text, seat_blocks
 from ..views.view import action_cards
@@ -104,10 +105,6 @@ class FirstAgent:
         return "FirstAgent()"
 
 
-#: More options than this, none naming a card, are listed in columns.
-COLUMNS_FROM = 12
-
-
 class HumanAgent:
     """A person at the keyboard.
 
@@ -119,7 +116,9 @@ class HumanAgent:
     option that names cards the player can see, each card's face is shown on one line (the
     ruleset's ``display.faces``); ``look N`` or ``? N`` prints those faces in full.  After the
     first turn only the parts of the table that changed (or show a card an option names) are
-    drawn, ``table`` draws it all (:meth:`show`).  Bad answers
+    drawn, and the whole turn — what happened since the player's last decision, the table, the
+    question — fits in :data:`~interpreter.views.screen.SCREEN_LINES` lines; ``table`` draws
+    the table whole, ``log`` the whole account since the last decision (:meth:`show`).  Bad answers
     are refused and asked again; ``?`` shows the rules in short (the ruleset's description,
     phases, decisions and how the game ends: :func:`~interpreter.views.terminal.rules_summary`) and
     the table again; ``quit``, end of input (ctrl-D) or ctrl-C raise :class:`QuitGame`.
@@ -156,18 +155,33 @@ class HumanAgent:
         self.hot_seat = hot_seat
         self._seen: dict[int, int] = {}  # player -> index into state.log already shown
         self._tables: dict[int, dict] = {}  # player -> {section title: lines} last shown to them
+        self._account: dict[int, list[Account]] = {}  # player -> the account since their last decision
+        self._told: dict[int, list[Account]] = {}  # player -> the account shown at their last decision (`log`)
 
     # -- the log ---------------------------------------------------------------------------
     def show_new_lines(self, state: State, player: int) -> int:
-        """Print the log lines ``player`` may read that this agent has not shown yet (only the
-        lines addressed to them when ``public_shown``); return how many were printed.  In a
-        hot-seat game nothing is printed until the player holds the screen."""
+        """Take in the log lines ``player`` may read that this agent has not shown yet (only the
+        lines addressed to them when ``public_shown``); return how many there were.  They are
+        kept for the player's next decision, where the screen shows them within its room
+        (:func:`~interpreter.views.screen.compose`); at the end of the game they are printed at
+        once.  In a hot-seat game nothing is taken until the player holds the screen."""
         if self.hot_seat is not None and self.hot_seat.shown != player:
             return 0
         lines, self._seen[player] = new_lines(state.log, self._seen.get(player, 0), player, public=not self.public_shown)
-        for text in lines:
-            self.console.print(Text(text))
+        self._account.setdefault(player, []).extend(Account(t) for t in lines)
+        if state.is_terminal():
+            self.flush(player)
         return len(lines)
+
+    def hear(self, player: int, header: str) -> None:
+        """A turn header (``Round 2 · P3's turn``) for ``player``'s account since their last decision."""
+        if self.hot_seat is None or self.hot_seat.shown == player:
+            self._account.setdefault(player, []).append(Account(f"── {header} ──", turn=True))
+
+    def flush(self, player: int) -> None:
+        """Print ``player``'s account not shown yet (the end of the game: nothing is asked after it)."""
+        for a in fold_account(self._account.pop(player, [])):
+            self.console.print(Text(a.text, style="dim" if a.turn else ""))
 
     # -- the turn --------------------------------------------------------------------------
     def act(self, state: State, player: int) -> Action:
@@ -187,7 +201,7 @@ class HumanAgent:
         self.show(state, player)
         while True:
             try:
-                answer = self.read(f"{seat_name(player)}, your choice (1-{len(decision.actions)}, look N, table, ? or quit): ")
+                answer = self.read(f"{seat_name(player)}, your choice (1-{len(decision.actions)}, look N, table, log, ? or quit): ")
             except (EOFError, KeyboardInterrupt):
                 self.console.print()
                 raise QuitGame(f"{seat_name(player)} left the game") from None
@@ -198,6 +212,13 @@ class HumanAgent:
                 continue
             if answer.lower() == "table":
                 self.show(state, player, everything=True)
+                continue
+            if answer.lower() == "log":
+                told = self._told.get(player) or []
+                for a in told:
+                    self.console.print(Text(a.text, style="dim" if a.turn else ""))
+                if not told:
+                    self.console.print(Text("nothing happened since your last decision"))
                 continue
             if answer in ("?", "help"):
                 for line in rules_summary(state.ruleset, state.num_players):
@@ -233,56 +254,44 @@ class HumanAgent:
         return None
 
     def show(self, state: State, player: int, everything: bool = False) -> None:
-        """Print ``player``'s view (drawn from their observation and the display's public parts
-        only: :func:`~interpreter.views.render.view_observation`), then the numbered choices.
+        """Print ``player``'s turn: the account since their last decision, their view (drawn from
+        their observation and the display's public parts only:
+        :func:`~interpreter.views.render.view_observation`) and the numbered choices.
 
-        The first time, or with ``everything`` (the answer ``table``), the whole table; after
-        that only the sections that changed since this player's last view or that show a card
-        an option names, and one line naming the unchanged ones, so that a turn fits on one
-        screen.  Empty sections are never drawn (:func:`~interpreter.views.termview.seat_blocks`)."""
+        The first time the whole table; after that only the sections that changed since this
+        player's last view or that show a card an option names, as many as fit, so that the
+        whole turn takes at most :data:`~interpreter.views.screen.SCREEN_LINES` lines of the
+        terminal (:func:`~interpreter.views.screen.compose`); ``everything`` (the answer
+        ``table``) draws the whole table and the choices.  Empty sections are never drawn
+        (:func:`~interpreter.views.termview.seat_blocks`)."""
+        rs = state.ruleset
         obs = view_observation(state, player)
         decision = state.decision()
-        named = [f.short for a in (decision.actions if decision else ()) for f in action_cards(state.ruleset, obs, a)]
-        header, blocks, final = seat_blocks(state.ruleset, obs)
-        before = self._tables.get(player)
-        self._tables[player] = dict(blocks)
-        lines = list(header)
-        unchanged = []
-        for title, block in blocks:
-            if everything or before is None or before.get(title) != block or any(n in b for n in named for b in block):
-                lines.extend(block)
-            else:
-                unchanged.append(title)
-        if unchanged:
-            lines.append(f"(unchanged: {', '.join(unchanged)}; `table` shows everything)")
-        lines.extend(final)
-        self.console.print(Text("\n".join(lines)))
-        if decision is None:
-            return
-        if decision.prompt:
-            self.console.print(Text(decision.prompt, style="bold"))
-        faced: set = set()
-        width = max(40, self.console.width - 7)
-        listed = numbered(decision, option_names(state))
-        if len(listed) > COLUMNS_FROM and not any(action_cards(state.ruleset, obs, a) for _, a, _ in listed):
-            # many options without cards: in columns (numbered down each column), to keep the turn on one screen
-            cells = [f"  {i:>2}. {label or action}" for i, action, label in listed]
-            col = max(len(c) for c in cells) + 2
-            cols = max(1, min(4, self.console.width // col))
-            rows = -(-len(cells) // cols)
-            for r in range(rows):
-                self.console.print(Text("".join(cells[k].ljust(col) for k in range(r, len(cells), rows)).rstrip()))
-            return
-        for i, action, label in listed:
-            line = Text(f"  {i:>2}. ")
-            line.append(label or str(action))
-            self.console.print(line)
-            # the card it names, as its seat sees it: once a decision, on one line (`look N` in full)
-            for face in action_cards(state.ruleset, obs, action):
-                if face not in faced:
-                    faced.add(face)
-                    text = face.one_line()
-                    self.console.print(Text(f"      {text if len(text) <= width else text[:width - 1] + '…'}", style="dim"))
+        listed = numbered(decision, option_names(state)) if decision is not None else []
+        named = [f.short for _, a, _ in listed for f in action_cards(rs, obs, a)]
+        header, blocks, final = seat_blocks(rs, obs)
+        width = max(40, self.console.width)
+        question = [decision.prompt] if decision is not None and decision.prompt else []
+
+        def options(with_faces: bool) -> list[str]:
+            return option_lines(listed, lambda a: action_cards(rs, obs, a), width - 1, with_faces)
+
+        if everything:
+            lines = [(t, "bold") for t in header] + [(t, "") for _, b in blocks for t in b] + [(t, "") for t in final]
+            lines += [(t, "bold") for t in question] + [(t, "") for t in options(True)]
+            shown = [t for t, _ in blocks]
+        else:
+            account = self._account.pop(player, [])
+            self._told[player] = fold_account(account)
+            before = self._tables.get(player)
+            screen = compose(header, blocks, before, named, account, question, options, final,
+                             lambda t: len(Text(t).wrap(self.console, width)))
+            lines, shown = screen.lines, screen.shown
+        table = dict(self._tables.get(player) or {})
+        table.update((t, b) for t, b in blocks if t in shown)
+        self._tables[player] = table
+        for text, style in lines:
+            self.console.print(Text(text, style=style))
 
     def look(self, state: State, player: int, answer: str) -> bool:
         """Answer ``look N`` or ``? N``: print the full face of every card option N names that

@@ -316,7 +316,8 @@ class Narrator:
 
     ``humans``: the seats people play.  No human: every log line (the omniscient account) and
     after every turn the ruleset's ``display`` drawn from the whole game.  One human: only the
-    lines that seat may read, printed by its agent (``show_new_lines``).  Several humans: only
+    lines that seat may read and the turn headers, handed to its agent (``show_new_lines``,
+    ``hear``), which shows them at the human's next decision within one screen.  Several humans: only
     the public lines (each human sees their own on their turn), except while the human who
     holds the ``hot_seat`` screen decides next (their agent shows them).  With a human at the
     table the board is never drawn from the whole state.
@@ -354,7 +355,10 @@ class Narrator:
                 self.out.print(Text(board))
             self.turn = turn
             header = self.rounds.header(st)
-            if header is not None:
+            hearer = self.agents[self.humans[0]] if len(self.humans) == 1 else None
+            if header is not None and hasattr(hearer, "hear"):
+                hearer.hear(self.humans[0], header)  # into the account shown at the human's next decision
+            elif header is not None:
                 self.out.rule(Text(header, style="dim"), style="dim")
 
 

@@ -273,7 +273,8 @@ class _Sections:
                 "colour": colour, "label": label, "edges": edges}
 
     def map_edges(self, gm: Any, style: dict) -> list[dict]:
-        """Every edge of map ``gm`` in table order as ``{a, b, colour, dashes, label, owner}``:
+        """Every edge of map ``gm`` in table order as ``{a, b, colour, dashes, label, owner, id}``
+        (``id``: the edge's component, part of the map's public data, or None):
         ``colour``/``dashes``/``label`` the edge attributes ``style`` names (None when it names
         none), ``owner`` the seat whose per-player zone holds the
         edge's component as this seat's observation shows it (None: in a shared zone, or not
@@ -293,7 +294,8 @@ class _Sections:
             out.append({"a": a, "b": b, "colour": d.get(style["colour"]) if style.get("colour") else None,
                         "dashes": d.get(style["dashes"]) if style.get("dashes") else None,
                         "label": d.get(style["label"]) if style.get("label") else None,
-                        "owner": owners.get(c.id) if c is not None else None})
+                        "owner": owners.get(c.id) if c is not None else None,
+                        "id": c.id if c is not None else None})
         return out
 
     # -- the generic view -------------------------------------------------------------------

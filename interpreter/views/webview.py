@@ -15,8 +15,22 @@ terminal's :mod:`interpreter.views.termview` shares, so both show the same thing
   upward, as longitude/latitude) with the pieces on them;
 - without a display, every zone by owner (a keyed zone of ``(x, y)`` places as a grid, of map
   nodes on the map) and the variables marked ``shown: true``;
-- the legal actions are buttons (the decision's labels, the action text as value), the game's
+- the decision's question above the table; every legal action is attached to the things on the
+  table it names (:func:`table_acts`: a visible card, a board's place, a map's node or route,
+  ``data-acts``), and clicking them (or Enter on the focused thing) takes it — at once when one
+  click singles it out, else each click narrows the actions to those naming everything clicked
+  (``static/table.js``);
+- what the things alone cannot single out — a question naming nothing on the table (yes/no,
+  "draw two cards"), the way of a move to a node (by bike, bus or thumb), the pile a swap draws
+  from — gets a *table-side control*: a dashed chip on the table with the words of its label
+  that are not the things' (``Cycle to …``, ``No Card Swap``; :func:`table_controls`), clicked
+  like a thing.  This is the decided answer for actions with no table thing: a control drawn
+  with the table, not the list of buttons;
+- below the table, every legal action as a button (the accessible fallback list); the game's
   account is the seat's visible log, the final scores a table of places (ties share a place).
+
+Click targets and controls are built from the observation's own decision and what the page draws
+of the observation (and the ruleset's public maps): another seat's page carries none.
 
 Every text is escaped (:func:`html.escape`): ruleset labels are data, never markup.
 """
@@ -30,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..loader.maps import SEAT_COLOURS
 from .faces import face_of
+from .maplabels import LINE_HEIGHT, block_size, place_labels
 from .view import action_text_cards, changed_props, places, seat_name, seat_sections, value_text, visible_ids
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -39,6 +54,8 @@ __all__ = ["seat_html"]
 
 #: The most cells a track draws one by one (longer tracks are drawn as bars).
 MAX_TRACK_CELLS = 40
+#: The font sizes of a map's node names and of the pieces under them (pixels of the picture).
+LABEL_SIZE, PIECE_SIZE = 10.0, 11.0
 
 
 def seat_html(rs: Ruleset, obs: dict, log: list[str], seat_names: list[str] | None = None) -> str:
@@ -51,11 +68,13 @@ def seat_html(rs: Ruleset, obs: dict, log: list[str], seat_names: list[str] | No
     n = obs["num_players"]
     names = seat_names or [seat_name(p) for p in range(n)]
     v = _View(rs, obs, names)
-    parts = ['<div class="table-view">', v.status(), v.actions(), v.outcome()]
+    parts = ['<div class="table-view">', v.status(), v.prompt(), v.outcome()]
     parts.append('<div class="board">')
-    for sec in seat_sections(rs, obs):
-        parts.append(getattr(v, "s_" + sec["kind"])(sec))
+    drawn = [getattr(v, "s_" + sec["kind"])(sec) for sec in seat_sections(rs, obs)]
+    parts.append(v.controls())  # after the sections: for the actions that what they drew does not single out
+    parts.extend(drawn)
     parts.append("</div>")
+    parts.append(v.actions())  # the fallback: every legal action as a button, below the table
     parts.append('<details class="account" open><summary>Account</summary><ol class="log">')
     for line in log[-200:]:
         parts.append(f"<li>{escape(line)}</li>")
@@ -69,19 +88,111 @@ _PLACE = re.compile(r"\((-?\d+), (-?\d+)\)")
 
 def table_acts(rs: Ruleset, obs: dict) -> dict[str, list[int]]:
     """Click-to-act: the legal actions of the seat's decision attached to the things on the
-    table they name, ``{thing: [action index]}``, a thing being a visible component's id or a
-    place ``"x,y"`` (an ``(x, y)`` argument).  Built from the observation's decision (canonical
-    action texts) and the components it shows; a card the seat cannot see never gets one."""
+    table they name, ``{thing: [action index]}``, a thing being a visible component's id (a map's
+    edge component too: the map is public), a place ``"x,y"`` (an ``(x, y)`` argument) or a map
+    node ``"node:N"``.  Built from the observation's decision (canonical action texts), the
+    components it shows and the ruleset's maps; a card the seat cannot see never gets one."""
     d = obs.get("decision") or {}
-    seen = visible_ids(rs, obs)
+    seen = set(visible_ids(rs, obs))
+    nodes: set[str] = set()
+    for gm in (getattr(rs, "maps", {}) or {}).values():
+        nodes.update(str(n) for n in gm.graph.nodes)
+        seen.update(c.id for _, _, c in gm.graph.edges(data="component") if c is not None)
     out: dict[str, list[int]] = {}
     for i, text in enumerate(d.get("actions") or []):
         text = str(text)
-        things = {t for t in re.split(r"[(),\s]+", text) if t in seen}
+        words = set(re.split(r"[(),\s]+", text))
+        things = {t for t in words if t in seen}
         things |= {f"{x},{y}" for x, y in _PLACE.findall(text)}
+        things |= {f"node:{t}" for t in words if t in nodes and t not in seen}
         for t in sorted(things):
             out.setdefault(t, []).append(i)
     return out
+
+
+def _thing_text(rs: Ruleset, thing: str) -> list[str]:
+    """The words a label may use for ``thing`` (a component's face short form, title and label;
+    a node's id and names; a place ``(x, y)``), longest first."""
+    out: list[str] = []
+    if thing.startswith("node:"):
+        node = thing[5:]
+        out.append(node)
+        for gm in (getattr(rs, "maps", {}) or {}).values():
+            if node in gm.graph:
+                out.extend(str(v) for v in gm.graph.nodes[node].values() if isinstance(v, str))
+    elif "," in thing and thing.replace(",", "").replace("-", "").isdigit():
+        x, y = thing.split(",")
+        out.append(f"({x}, {y})")
+    else:
+        c = rs.by_id.get(thing)
+        face = face_of(rs, thing)
+        out.extend([face.short, face.title] if face is not None else [])
+        out.extend([c.label, thing] if c is not None else [thing])
+    return sorted({t for t in out if t}, key=len, reverse=True)
+
+
+def table_controls(rs: Ruleset, obs: dict, acts: dict[str, list[int]]) -> list[tuple[str, list[int]]]:
+    """The table-side controls of a decision: what a seat clicks on the table, beside the cards,
+    places and map nodes, for the actions those things alone do not single out.
+
+    An action is taken by clicking the things it names (:func:`table_acts`); when they name no
+    other action, nothing more is needed.  Otherwise — a yes/no question naming nothing, a move
+    naming the same node by bike, bus or thumb, a swap naming a card and the pile to draw from —
+    the action's label with the things' words replaced by ``…`` is a control
+    (``Cycle to … (1 TU)``, ``Discard … for a Knight from the draw pile``, ``Draw two train
+    cards``); actions of the same option whose controls differ only in what follows their shared
+    words share one control (``Cycle to …``) when the things still tell them apart.  Returns
+    ``[(control text, [action index])]`` in the order of the actions.  Built from the seat's own
+    decision (its labels) and ``acts`` — :func:`table_acts` restricted to the things the page
+    drew (a card drawn as text in a board's cell is no thing to click): nothing another seat
+    could not see."""
+    d = obs.get("decision") or {}
+    texts = [str(a) for a in d.get("actions") or []]
+    labels = [str(x) for x in d.get("labels") or texts]
+    things: dict[int, list[str]] = {i: [] for i in range(len(texts))}
+    for t, idx in acts.items():
+        for i in idx:
+            things[i].append(t)
+    everyone = set(range(len(texts)))
+
+    def narrowed(i: int, extra: set[int] | None = None) -> set[int]:
+        left = set(everyone if extra is None else extra)
+        for t in things[i]:
+            left &= set(acts[t])
+        return left
+
+    def derived(i: int) -> str:
+        label = labels[i]
+        for t in things[i]:
+            for word in _thing_text(rs, t):
+                if word and word in label:
+                    label = label.replace(word, "…", 1)
+                    break
+        return label
+
+    name = [t.split("(")[0] for t in texts]
+    need = [i for i in range(len(texts)) if not things[i] or narrowed(i) != {i}]
+    controls: dict[str, list[int]] = {}
+    by_option: dict[str, list[int]] = {}
+    for i in need:
+        by_option.setdefault(name[i], []).append(i)
+    for opt, idx in by_option.items():
+        group = {i for i in range(len(texts)) if name[i] == opt}
+        words = [derived(i).split() for i in idx]
+        shared: list[str] = []
+        for k in range(min(len(w) for w in words)):
+            if all(w[k] == words[0][k] for w in words):
+                shared.append(words[0][k])
+            else:
+                break
+        if len(idx) > 1 and shared and all(narrowed(i, group) == {i} for i in idx) and any(things[i] for i in idx):
+            same = all(w == words[0] for w in words)
+            text = " ".join(words[0]) if same else " ".join(shared) + ("" if shared[-1] == "…" else " …")
+            controls.setdefault(text, []).extend(sorted(group))
+            continue
+        for i in idx:
+            controls.setdefault(derived(i), []).append(i)
+    return [(t, sorted(set(idx))) for t, idx in sorted(controls.items(), key=lambda kv: min(kv[1]))]
 
 
 class _View:
@@ -92,6 +203,7 @@ class _View:
         self.n = obs["num_players"]
         self.me = obs["player"]
         self.acts = table_acts(rs, obs)
+        self.drawn: set[str] = set()  # the things drawn with their actions (acts_attr)
 
     # -- texts -----------------------------------------------------------------------------------
     def label(self, cid: str) -> str:
@@ -102,6 +214,15 @@ class _View:
         return value_text(self.rs, v, withheld="-")
 
     # -- parts -----------------------------------------------------------------------------------
+    def controls(self) -> str:
+        """The table-side controls (:func:`table_controls`): chips on the table, each naming what
+        its click adds to the cards, places or map nodes clicked (``data-acts`` as theirs)."""
+        if not self.obs.get("decision") or self.me not in (self.obs.get("deciding") or []):
+            return ""
+        chips = "".join(f'<span class="control actionable" tabindex="0" data-acts="{" ".join(map(str, idx))}">{escape(text)}</span>'
+                        for text, idx in table_controls(self.rs, self.obs, {t: self.acts[t] for t in self.drawn}))
+        return f'<section class="table-controls" aria-label="moves on the table">{chips}</section>' if chips else ""
+
     def status(self) -> str:
         o = self.obs
         bits = [f'<h2>{escape(self.rs.title)}{" (" + escape(self.rs.variant) + ")" if self.rs.variant else ""}</h2>']
@@ -117,18 +238,28 @@ class _View:
                         f'your turns so far: {o["turns"][self.me]}</p>')
         return '<div class="status">' + "".join(bits) + "</div>"
 
-    def actions(self) -> str:
+    def prompt(self) -> str:
+        """The question of the seat's decision, above the table (where its answer is clicked)."""
         d = self.obs.get("decision")
         if not d:
             return ""
-        out = [f'<div class="decision"><p class="prompt">{escape(str(d["prompt"] or "Choose"))}</p><div class="actions">']
+        return (f'<div class="decision"><p class="prompt">{escape(str(d["prompt"] or "Choose"))}</p>'
+                '<p class="hint">Click on the table: a card, a place, a map node or route, or one of the dashed '
+                'controls (Enter on the keyboard); every move is also in the list below the table.</p></div>')
+
+    def actions(self) -> str:
+        """The fallback: every legal action as a button (the accessible list), below the table."""
+        d = self.obs.get("decision")
+        if not d:
+            return ""
+        out = ['<details class="decision-list" open><summary>All your moves as a list</summary><div class="actions">']
         for i, (a, lab) in enumerate(zip(d["actions"], d["labels"])):
             faces = action_text_cards(self.rs, self.obs, a)  # the cards it names that this seat sees: their faces, short
             tip = "\n\n".join("\n".join([f.title, *f.lines]) for f in faces)
             small = "".join(f'<small class="face-line">{escape(f.one_line())}</small>' for f in faces)
             out.append(f'<button class="action" data-action="{escape(a, quote=True)}" data-index="{i}"'
                        + (f' title="{escape(tip, quote=True)}"' if tip else "") + f'>{escape(str(lab))}{small}</button>')
-        out.append("</div></div>")
+        out.append("</div></details>")
         return "".join(out)
 
     def outcome(self) -> str:
@@ -203,6 +334,8 @@ class _View:
     def acts_attr(self, thing: str) -> str:
         """`` data-acts="i j"`` for a thing some legal actions name (click-to-act), else ''."""
         idx = self.acts.get(thing)
+        if idx:
+            self.drawn.add(thing)
         return f' data-acts="{" ".join(map(str, idx))}"' if idx else ""
 
     # -- sections (interpreter.views.view) ----------------------------------------------------------
@@ -357,7 +490,10 @@ class _View:
             line = f'x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}"'
             owner = e.get("owner")
             title = f"{a} – {b}" + (f": {self.who(owner)}" if owner is not None else "")
-            out.append(f'<g class="route"><title>{escape(title)}</title>')
+            acts = self.acts_attr(e["id"]) if e.get("id") is not None else ""
+            more = ' actionable" tabindex="0' if acts else ""
+            rid = f' data-route="{escape(str(e["id"]), quote=True)}"' if e.get("id") is not None else ""
+            out.append(f'<g class="route{more}"{rid}{acts}><title>{escape(title)}</title>')
             if owner is not None:
                 out.append(f'<line {line} class="owned seat-{int(owner)}" stroke="{SEAT_COLOURS[owner % len(SEAT_COLOURS)]}" '
                            'stroke-width="14" stroke-opacity="0.5" stroke-linecap="round"/>')
@@ -369,26 +505,51 @@ class _View:
                 seg = math.hypot(x2 - x1, y2 - y1) / n
                 dash = f' stroke-dasharray="{seg * 0.8:.1f} {seg * 0.2:.1f}" stroke-dashoffset="{-seg * 0.1:.1f}"'
             out.append(f'<line {line} stroke="{escape(stroke, quote=True)}" stroke-width="5"{dash}/>')
+            if acts:  # a wide band the pointer hits anywhere along the route, gaps of its dashes included
+                out.append(f'<line {line} class="hit" stroke="transparent" stroke-width="14" pointer-events="stroke"/>')
             if e.get("label") is not None:
                 out.append(f'<text x="{(x1 + x2) / 2:.1f}" y="{(y1 + y2) / 2 - 6:.1f}" class="route-label" '
                            f'text-anchor="middle">{escape(str(e["label"]))}</text>')
             out.append("</g>")
-        for node, d in g.nodes(data=True):
-            x, y = at(node)
+        # the nodes' dots, then each node's label block (its name, the pieces on it) where it
+        # overlaps no other block and no dot (interpreter.views.maplabels), a leader line to a block
+        # moved away from a crowded node
+        nodes = list(g.nodes(data=True))
+        points = [at(node) for node, _ in nodes]
+        blocks = []
+        for node, d in nodes:
+            name = str(d.get(label_attr or "name", node))
+            ids = [cid for cid in pieces.get(node) or () if isinstance(cid, str)] if node in pieces else []
+            lines = [(name, LABEL_SIZE)] + [(self.label(cid), PIECE_SIZE) for cid in ids[:6]]
+            if len(ids) > 6:
+                lines.append((f"+{len(ids) - 6}", PIECE_SIZE))
+            blocks.append((lines, ids[:6]))
+        boxes = place_labels(points, [block_size(lines) for lines, _ in blocks], w, h)
+        for (node, d), (x, y) in zip(nodes, points, strict=True):
             colour = d.get(colour_attr or "colour")
             fill = colour if isinstance(colour, str) and colour.isalpha() else "lightgrey"
             name = d.get(label_attr or "name", node)
-            out.append(f'<g class="node" data-node="{escape(str(node), quote=True)}"><circle cx="{x:.1f}" cy="{y:.1f}" r="6" '
-                       f'fill="{escape(fill, quote=True)}"/><title>{escape(str(node))} {escape(str(name))}</title>'
-                       f'<text x="{x + 8:.1f}" y="{y - 4:.1f}" class="node-label">{escape(str(name))}</text></g>')
-        for node, ids in pieces.items():
-            if node not in g or not ids:
+            acts = self.acts_attr("node:" + str(node))
+            more = ' class="node actionable" tabindex="0"' if acts else ' class="node"'
+            out.append(f'<g{more} data-node="{escape(str(node), quote=True)}"{acts}><circle cx="{x:.1f}" cy="{y:.1f}" r="6" '
+                       f'fill="{escape(fill, quote=True)}"/><title>{escape(str(node))} {escape(str(name))}</title></g>')
+        for (node, _), (x, y), (lines, ids), box in zip(nodes, points, blocks, boxes, strict=True):
+            if box is None:
                 continue
-            x, y = at(node)
-            for j, cid in enumerate(ids[:6]):
-                out.append(f'<text x="{x + 8:.1f}" y="{y + 12 + 10 * j:.1f}" class="piece" data-id="{escape(cid, quote=True)}">'
-                           f'{escape(self.label(cid))}</text>')
-            if len(ids) > 6:
-                out.append(f'<text x="{x + 8:.1f}" y="{y + 72:.1f}" class="piece">+{len(ids) - 6}</text>')
+            acts = self.acts_attr("node:" + str(node))
+            more = ' actionable" tabindex="-1' if acts else ""
+            out.append(f'<g class="label{more}" data-label="{escape(str(node), quote=True)}"{acts}>')
+            if box.leader:
+                lx = min(max(x, box.x0), box.x1)
+                ly = min(max(y, box.y0), box.y1)
+                out.append(f'<line x1="{x:.1f}" y1="{y:.1f}" x2="{lx:.1f}" y2="{ly:.1f}" class="leader" pointer-events="none"/>')
+            top = box.y0
+            for k, (text, size) in enumerate(lines):
+                top += LINE_HEIGHT * size
+                base = top - (LINE_HEIGHT - 1) * size - 0.2 * size  # the baseline inside the line's box
+                cls = "node-label" if k == 0 else "piece"
+                data = f' data-id="{escape(ids[k - 1], quote=True)}"' if 0 < k <= len(ids) else ""
+                out.append(f'<text x="{box.x0:.1f}" y="{base:.1f}" class="{cls}" font-size="{size:g}"{data}>{escape(text)}</text>')
+            out.append("</g>")
         out.append("</svg>")
         return "".join(out)

@@ -336,13 +336,15 @@ def test_a_port_in_use_is_a_clear_error(tmp_path):
 # -- click-to-act (issue 27) ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name,variant", [("drink_and_beat", None), ("beer_knight", None), ("beer_flights", None)])
+@pytest.mark.parametrize("name,variant", [("drink_and_beat", None), ("beer_knight", None), ("beer_flights", None),
+                                          ("belgian_beers_race", "short"), ("little_railways", None)])
 def test_table_things_carry_the_actions_naming_them(name, variant):
     from interpreter.views.webview import table_acts
 
     rs = compiled(name, variant)
     rng = random.Random(3)
     st = rs.new_game(rs.min_players, seed=3, log=True)
+    routes = {c.id for gm in rs.maps.values() for _, _, c in gm.graph.edges(data="component") if c is not None}
     attached = 0
     for _ in range(60):
         if st.is_terminal():
@@ -353,16 +355,25 @@ def test_table_things_carry_the_actions_naming_them(name, variant):
         texts = [str(a) for a in st.legal_actions()]
         seen = visible_ids(st, p)
         for thing, idx in table_acts(rs, obs).items():
-            # only things the seat sees (a card's id, or a place), and only actions naming them
-            assert thing in seen or re.fullmatch(r"-?\d+,-?\d+", thing)
+            # only things the seat sees (a card's id, a place, a map's node or route: the map is public),
+            # and only actions naming them
+            node = thing[5:] if thing.startswith("node:") else None
+            assert (thing in seen or re.fullmatch(r"-?\d+,-?\d+", thing) or thing in routes
+                    or any(node in gm.graph for gm in rs.maps.values()))
             for i in idx:
-                named = thing in re.split(r"[(),\s]+", texts[i]) or f"({thing.replace(',', ', ')})" in texts[i]
+                named = ((node or thing) in re.split(r"[(),\s]+", texts[i])
+                         or f"({thing.replace(',', ', ')})" in texts[i])
                 assert named, (thing, texts[i])
         # what the page attaches: a card (data-id) or a place (data-place) with the actions naming it
         acts = table_acts(rs, obs)
-        for thing, attr in re.findall(r'data-(?:id|place)="([^"]+)"[^>]*?data-acts="([^"]+)"', html):
-            assert [int(i) for i in attr.split()] == acts[unescape(thing)]
+        for kind, thing, attr in re.findall(r'data-(id|place|node|route)="([^"]+)"[^>]*?data-acts="([^"]+)"', html):
+            assert [int(i) for i in attr.split()] == acts[("node:" if kind == "node" else "") + unescape(thing)]
             attached += 1
+        # every control on the table is one of the seat's own options, by its label's words
+        labels = obs["decision"]["labels"] if obs.get("decision") else []
+        for attr, text in re.findall(r'<span class="control actionable" tabindex="0" data-acts="([^"]+)">([^<]*)</span>', html):
+            words = [w for w in unescape(text).split() if w != "…"]
+            assert all(all(w in labels[int(i)] for w in words) for i in attr.split()), (text, attr)
         for other in range(st.num_players):  # another seat's page attaches nothing
             if other != p:
                 assert "data-acts" not in seat_html(rs, view_observation(st, other), [])

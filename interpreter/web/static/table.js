@@ -7,6 +7,7 @@
   var view = document.getElementById("view");
   var message = document.getElementById("message");
   var version = parseInt(main.getAttribute("data-version"), 10);
+  var shown = version;  // the version of the view drawn
   var busy = false;
   var deleted = false;
 
@@ -22,8 +23,11 @@
     }).then(function (data) {
       // Several refreshes may be under way (after an action, on an event, on a reconnection):
       // an answer older than the view shown is dropped, so the page never steps back.
-      if (data.version < version) { return; }
+      // The same version again (an event and an action's own refresh both asking) changes
+      // nothing: the view is not redrawn, so a selection under way on the table is kept.
+      if (data.version < version || (data.version === version && shown === version)) { return; }
       version = data.version;
+      shown = version;
       main.setAttribute("data-version", String(version));
       view.innerHTML = data.html;
       chosen = null;
@@ -43,10 +47,14 @@
     }).then(function (r) {
       return r.json().then(function (data) {
         if (!r.ok) { say(data.error || ("refused (" + r.status + ")"), true); }
-        return refresh();
       });
     }).catch(function (e) { say("Could not send the action: " + e.message, true); })
-      .finally(function () { busy = false; });
+      .finally(function () {
+        // busy only while the action is on its way: the view's refresh may wait behind the
+        // agents' moves, and a click meanwhile is checked by the server against the version
+        busy = false;
+        refresh();
+      });
   }
 
   // Click-to-act: a card or place carries data-acts, the indexes of the legal actions naming it.

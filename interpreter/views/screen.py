@@ -1,0 +1,247 @@
+"""A human's turn on one terminal screen: what happened since their last decision, the parts of
+the table that changed or matter to this decision, and the question — at most
+:data:`SCREEN_LINES` lines from one decision to the next (issue 27).
+
+The parts, most needed first:
+
+1. the question: the decision's prompt and its numbered options (:func:`option_lines`; many
+   options are grouped by their shared words and flowed across the line, a card's face under its
+   group, the faces left to ``look N`` when even that is too tall);
+2. the table's header line and the game's final lines;
+3. the sections of the table that show a card an option names, then the sections that changed
+   since the seat's last decision, in drawing order, as many as fit — a section too tall drawn
+   without its blank rows (a map's picture) — and the others named on one line (``table`` draws
+   everything);
+4. the account since the last decision (:func:`fold_account`): repeated lines counted
+   (``×2``), turn headers dropped when room is short, and only its last lines when it is still too
+   long (``log`` prints it whole).
+
+Everything here is text already built for the seat (:func:`interpreter.views.termview.seat_blocks`
+of its observation, the log lines it may read, the labels of its legal actions): nothing reads
+the state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+__all__ = ["SCREEN_LINES", "Account", "Screen", "compose", "fold_account", "option_lines"]
+
+#: The most lines a terminal shows between two of a human's decisions (the input prompt included).
+SCREEN_LINES = 45
+#: More options than this are grouped and flowed (fewer: one a line, each card's face under it).
+FLOW_FROM = 12
+#: The account keeps at least this many of its lines before the table's less needed sections.
+ACCOUNT_RESERVE = 8
+#: The fewest options in a run of labels that share their first word to be drawn as a group.
+GROUP_FROM = 3
+
+
+class Account(NamedTuple):
+    """One line of the account: ``text`` and whether it is a turn header (``turn``), dropped
+    first when room is short."""
+
+    text: str
+    turn: bool = False
+
+
+class Screen(NamedTuple):
+    """A composed turn: ``lines`` as ``(text, style)`` pairs (style ``""``, ``"dim"`` or
+    ``"bold"``) and the titles of the sections drawn (``shown``)."""
+
+    lines: list[tuple[str, str]]
+    shown: list[str]
+
+
+def fold_account(items: Sequence[Account], drop_turns: bool = False) -> list[Account]:
+    """The account with runs of the same line counted (``P2 puts a card face down (×2)``) and,
+    with ``drop_turns``, without its turn headers (every line of the account names its seat)."""
+    out: list[list] = []
+    for it in items:
+        if drop_turns and it.turn:
+            continue
+        if out and out[-1][0] == it:
+            out[-1][1] += 1
+        else:
+            out.append([it, 1])
+    return [Account(a.text + (f" (×{k})" if k > 1 else ""), a.turn) for a, k in out]
+
+
+def _balanced(words: Sequence[str]) -> bool:
+    text = " ".join(words)
+    depth = 0
+    for ch in text:
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _common(runs: list[list[str]]) -> tuple[list[str], list[str]]:
+    """The longest balanced common word prefix and suffix of ``runs`` (never a whole label)."""
+    shortest = min(len(w) for w in runs)
+    k = 0
+    while k < shortest - 1 and all(w[k] == runs[0][k] for w in runs):
+        k += 1
+    while k and not _balanced(runs[0][:k]):
+        k -= 1
+    s = 0
+    while s < shortest - k - 1 and all(w[-1 - s] == runs[0][-1 - s] for w in runs):
+        s += 1
+    while s and not _balanced(runs[0][len(runs[0]) - s:]):
+        s -= 1
+    return runs[0][:k], runs[0][len(runs[0]) - s:] if s else []
+
+
+def _flow(items: list[str], width: int, indent: str) -> list[str]:
+    """``items`` side by side, three spaces apart, wrapped at ``width`` (an item longer than a
+    line has a line of its own)."""
+    out: list[str] = []
+    line = ""
+    for it in items:
+        if line and len(indent) + len(line) + 3 + len(it) > width:
+            out.append(indent + line)
+            line = ""
+        line = f"{line}   {it}" if line else it
+    if line:
+        out.append(indent + line)
+    return out
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(1, width - 1)] + "…"
+
+
+def option_lines(listed: Sequence[tuple[int, Any, str]], faces: Callable[[Any], list], width: int,
+                 with_faces: bool = True) -> list[str]:
+    """The numbered options as text lines at ``width`` characters.
+
+    ``listed``: ``(number, action, label)`` (:func:`interpreter.views.terminal.numbered`);
+    ``faces(action)``: the faces of the visible cards it names
+    (:func:`interpreter.views.view.action_cards`).  Up to :data:`FLOW_FROM` options: one a line,
+    each card's face once on the line under the first option naming it.  More: runs of at least
+    :data:`GROUP_FROM` labels sharing their first word become a group — the shared words as its
+    title (``Cycle to …:``), the rest of each label flowed across the line — and the faces of the
+    group's cards follow it, one a line, titled.  ``with_faces=False`` leaves the faces out."""
+    faced: set = set()
+    out: list[str] = []
+
+    def face_lines(action, titled: bool) -> list[str]:
+        lines = []
+        for f in faces(action) if with_faces else ():
+            if f not in faced:
+                faced.add(f)
+                lines.append(_cut(f"      {f.title + ': ' if titled else ''}{f.one_line()}", width))
+        return lines
+
+    if len(listed) <= FLOW_FROM:
+        for i, action, label in listed:
+            out.append(f"  {i:>2}. {label or action}")
+            out.extend(face_lines(action, False))
+        return out
+    texts = [(i, action, str(label or action)) for i, action, label in listed]
+    k = 0
+    while k < len(texts):
+        first = (texts[k][2].split()[:1], getattr(texts[k][1], "name", None))
+        j = k + 1
+        while j < len(texts) and (texts[j][2].split()[:1], getattr(texts[j][1], "name", None)) == first:
+            j += 1
+        run = texts[k:j]
+        words = [t.split() for _, _, t in run]
+        prefix, suffix = _common(words) if len(run) >= GROUP_FROM else ([], [])
+        if not prefix:
+            for i, action, text in run:
+                out.append(f"  {i:>2}. {text}")
+                out.extend(face_lines(action, False))
+        else:
+            title = " ".join(prefix) + (" … " + " ".join(suffix) if suffix else "") + ":"
+            out.append(f"  {title}")
+            items = [f"{i}. {' '.join(w[len(prefix):len(w) - len(suffix)])}" for (i, _, _), w in zip(run, words, strict=True)]
+            out.extend(_flow(items, width, "    "))
+            for _, action, _ in run:
+                out.extend(face_lines(action, True))
+        k = j
+    return out
+
+
+def compose(header: list[str], blocks: list[tuple[str, list[str]]], before: dict | None, named: list[str],
+            account: Sequence[Account], question: list[str], options: Callable[[bool], list[str]], final: list[str],
+            height: Callable[[str], int], budget: int = SCREEN_LINES) -> Screen:
+    """One turn's screen in at most ``budget`` lines (one kept for the input prompt).
+
+    ``header``/``blocks``/``final``: the table (:func:`interpreter.views.termview.seat_blocks`);
+    ``before``: the sections as last shown to the seat (``{title: lines}``; None: draw them all);
+    ``named``: the short forms of the cards the options name (a section showing one is needed);
+    ``account``: the lines since the seat's last decision; ``question``: the prompt's lines;
+    ``options(with_faces)``: the numbered options' lines; ``height(text)``: the lines a text takes
+    on the terminal.  Returns the :class:`Screen`; parts that do not fit are named or counted so
+    that ``table`` and ``log`` can show them."""
+    room = budget - 1  # the input prompt
+    opts = options(True)
+    fixed = question + header + final
+
+    def h(lines) -> int:
+        return sum(height(t) for t in lines)
+
+    if h(fixed) + h(opts) > room - 4:
+        opts = options(False) + ["  (`look N` shows the cards option N names)"]
+    room -= h(fixed) + h(opts) + 2  # two lines for the note naming sections not drawn
+    folded = fold_account(account)
+    reserve = min(h(a.text for a in folded), ACCOUNT_RESERVE)
+    if before is None:
+        wanted = [t for t, _ in blocks]
+    else:
+        wanted = [t for t, b in blocks if before.get(t) != b or any(n in line for n in named for line in b)]
+    needed = [t for t, b in blocks if any(n in line for n in named for line in b)]
+    order = [t for t in needed if t in wanted] + [t for t in wanted if t not in needed]
+    lines_of = dict(blocks)
+    shown: set[str] = set()
+    for t in order:
+        for lines in (lines_of[t], [ln for ln in lines_of[t] if ln.strip()]):  # then without its blank rows
+            cost = h(lines)
+            if cost <= room - (reserve if t not in needed else 0):
+                shown.add(t)
+                lines_of[t] = lines
+                room -= cost
+                break
+    left_out = [t for t in wanted if t not in shown]
+    unchanged = [t for t, _ in blocks if t not in wanted]
+    # the account: folded, then without turn headers, then its last lines
+    acc = folded
+    if h(a.text for a in acc) > room:
+        acc = fold_account(account, drop_turns=True)
+    earlier = 0
+    if h(a.text for a in acc) > room:
+        keep: list[Account] = []
+        spare = room - 1
+        for a in reversed(acc):
+            if height(a.text) > spare:
+                break
+            keep.insert(0, a)
+            spare -= height(a.text)
+        earlier = len(acc) - len(keep)
+        acc = keep
+    out: list[tuple[str, str]] = []
+    if earlier:
+        out.append((f"(… {earlier} earlier line{'s' if earlier > 1 else ''}: `log` shows them all)", "dim"))
+    out.extend((a.text, "dim" if a.turn else "") for a in acc)
+    out.extend((t, "bold") for t in header)
+    for t, _ in blocks:
+        if t in shown:
+            out.extend((line, "") for line in lines_of[t])
+    notes = []
+    if unchanged:
+        notes.append("unchanged: " + ", ".join(unchanged))
+    if left_out:
+        notes.append("not drawn for room: " + ", ".join(left_out))
+    if notes:
+        note = "(" + "; ".join(notes) + "; `table` shows everything)"
+        if height(note) > 2:
+            note = f"({len(unchanged)} sections unchanged, {len(left_out)} not drawn for room; `table` shows everything)"
+        out.append((note, "dim"))
+    out.extend((t, "") for t in final)
+    out.extend((t, "bold") for t in question)
+    out.extend((t, "") for t in opts)
+    return Screen(out, [t for t, _ in blocks if t in shown])

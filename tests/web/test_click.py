@@ -1,0 +1,175 @@
+"""Whole games played in Chromium by clicking only on the table (issue 27): the cards, the places
+of a board, the map's nodes and routes, and the table-side controls the page draws for what those
+things alone do not single out — never the fallback list of action buttons.  Every legal action
+must be reachable so; after each move the server's state is the one the chosen action gives, and
+no page shows what its seat may not see.  ``pytest -k click`` selects these tests."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import time
+
+import pytest
+
+from tests.web.test_browser import GAMES, Server, _check, _create_table, _wait_version, browser  # noqa: F401
+
+CLICK_GAMES = [g for g in GAMES if g[0] in ("beer_cards", "beer_flights", "beer_knight", "belgian_beers_race",
+                                           "drink_and_beat", "little_railways")]
+
+#: Every thing on the table a click can act on: (data-acts, what it is), in document order.
+_THINGS = """() => Array.from(document.querySelectorAll('#view [data-acts]')).map(e => [
+  e.getAttribute('data-acts'),
+  e.matches('button') ? 'button' : e.matches('g.node') ? 'dot' : e.matches('.control') ? 'control' : 'thing'])"""
+
+
+_SELECTED = "() => Array.from(document.querySelectorAll('#view .selected, #view .candidate')).map(e => e.outerHTML.slice(0, 120))"
+
+
+def click_plan(things: list[tuple[str, str]], i: int) -> list[int]:
+    """The things to click, in order, to take action ``i`` — each click narrows the actions to
+    those naming everything clicked so far (table.js), the last leaves ``i`` alone; the fewest
+    greedily.  ``things``: ``(data-acts, what)`` as the page lists them (dots are skipped: their
+    label, which never overlaps another, is clicked instead).  Raises AssertionError when no
+    clicks on the table single ``i`` out."""
+    sets = [(k, set(acts.split())) for k, (acts, what) in enumerate(things) if what not in ("button", "dot")]
+    key = str(i)
+    naming = [(k, s) for k, s in sets if key in s]
+    assert naming, f"nothing on the table names action {i}"
+    left: set | None = None
+    plan: list[int] = []
+    while left != {key}:
+        k, s = min(((k, s) for k, s in naming if k not in plan),
+                   key=lambda ks: (len(ks[1] & left) if left is not None else len(ks[1]), ks[0]), default=(None, None))
+        assert k is not None, f"clicks on the table do not single out action {i}: {sorted(left or ())}"
+        if left is not None and s & left == left:
+            naming = [(kk, ss) for kk, ss in naming if kk != k]  # narrows nothing further
+            continue
+        plan.append(k)
+        left = s if left is None else left & s
+    return plan
+
+
+def _taken(server: Server, table: str) -> dict[int, tuple[int, str]]:
+    """The actions the server recorded for ``table``: ``{n: (seat, action text)}`` (read-only)."""
+    con = sqlite3.connect(f"file:{server.db}?mode=ro", uri=True)
+    try:
+        return {n: (seat, a) for n, seat, a in con.execute("SELECT n, seat, action FROM actions WHERE table_id = ?", (table,))}
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("name,variant,players,agents,params", CLICK_GAMES, ids=[g[0] for g in CLICK_GAMES])
+def test_click_a_whole_game_on_the_table(browser, tmp_path, name, variant, players, agents, params):  # noqa: F811
+    server = Server(tmp_path / "tables.sqlite").start()
+    contexts = [browser.new_context() for _ in range(2)]
+    try:
+        table, links = _create_table(contexts[0].new_page(), server, name, variant, players, agents, params, seed=27)
+        pages = {}
+        for seat, ctx in zip((0, 1), contexts):
+            pages[seat] = ctx.new_page()
+            pages[seat].goto(server.url + links[seat])
+        settings = {"ruleset": name, "variant": variant, "params": params}
+        rng = random.Random(name)
+        moves = multi = controls = 0
+        while True:
+            st, version = server.truth(table, settings)
+            while not st.is_terminal() and st.current_players()[0] not in pages:  # an agent is still to move
+                time.sleep(0.05)
+                st, version = server.truth(table, settings)
+            for seat, page in pages.items():
+                _wait_version(page, version)
+                _check(page, st, seat)
+            if st.is_terminal():
+                break
+            seat = st.current_players()[0]
+            page = pages[seat]
+            things = page.evaluate(_THINGS)
+            legal = st.legal_actions()
+            i = rng.randrange(len(legal))
+            plan = click_plan(things, i)
+            known = set(_taken(server, table))
+            located = page.locator("#view [data-acts]")
+            for n, k in enumerate(plan):
+                el = located.nth(k)
+                target = el.locator("text").first if el.evaluate("e => e.matches('g.label')") else el
+                if n < len(plan) - 1:
+                    target.click()
+                    continue
+                try:
+                    with page.expect_response(lambda r: r.url.endswith("/act"), timeout=10_000) as answer:
+                        target.click(timeout=10_000)
+                except Exception as exc:
+                    raise AssertionError(f"{str(exc)[-600:]} {legal[i]} plan {[things[k] for k in plan]} "
+                                         f"message {page.inner_text('#message')!r} selected {page.evaluate(_SELECTED)}") from None
+                assert answer.value.status == 200, answer.value.text()
+            moves += 1
+            multi += len(plan) > 1
+            controls += any(things[k][1] == "control" for k in plan)
+            page.wait_for_function("v => parseInt(document.querySelector('main.seat').dataset.version) > v", arg=version,
+                                   timeout=30_000)
+            taken = _taken(server, table)
+            assert taken[min(n for n in taken if n not in known)] == (seat, str(legal[i])), "the clicks took another action"
+            assert moves < 1500, "the game does not end"
+        for page in pages.values():
+            text = page.inner_text("#view").lower()
+            assert "final scores" in text and "game over" in text
+            assert not page.locator("#view [data-acts]").count(), "nothing to click once the game is over"
+        assert moves >= 5
+    finally:
+        for ctx in contexts:
+            ctx.close()
+        server.kill()
+
+
+def test_click_by_keyboard_a_control_then_a_map_node(browser, tmp_path):  # noqa: F811
+    # Belgian Beers Race: Tab to the "Cycle to …" control and press Enter, then focus a node and
+    # press Enter: the bike ride to that node is taken, no mouse and no button involved
+    name, variant, players, agents, params = next(g for g in GAMES if g[0] == "belgian_beers_race")
+    server = Server(tmp_path / "tables.sqlite").start()
+    ctx = browser.new_context()
+    try:
+        table, links = _create_table(ctx.new_page(), server, name, variant, players, agents, params, seed=27)
+        settings = {"ruleset": name, "variant": variant, "params": params}
+        pages = {seat: ctx.new_page() for seat in (0, 1)}
+        for seat, page in pages.items():
+            page.goto(server.url + links[seat])
+        for _ in range(30):
+            st, version = server.truth(table, settings)
+            while st.current_players()[0] not in pages:
+                time.sleep(0.05)
+                st, version = server.truth(table, settings)
+            seat = st.current_players()[0]
+            page = pages[seat]
+            _wait_version(page, version)
+            legal = [str(a) for a in st.legal_actions()]
+            bikes = [i for i, a in enumerate(legal) if a.startswith("bike(")]
+            if bikes:
+                break
+            things = page.evaluate(_THINGS)
+            plan = click_plan(things, 0)
+            known = set(_taken(server, table))
+            for k in plan:
+                page.locator("#view [data-acts]").nth(k).focus()
+                page.keyboard.press("Enter")
+            page.wait_for_function("v => parseInt(document.querySelector('main.seat').dataset.version) > v", arg=version)
+            assert known != set(_taken(server, table))
+        else:
+            pytest.fail("no bike ride in 30 moves")
+        i = bikes[-1]
+        node = legal[i][len("bike("):-1]
+        known = set(_taken(server, table))
+        control = page.locator("#view .table-controls .control", has_text="Cycle to")
+        control.focus()
+        page.keyboard.press("Enter")
+        assert "candidate" in (page.locator(f'#view g.node[data-node="{node}"]').get_attribute("class") or "")
+        page.locator(f'#view g.node[data-node="{node}"]').focus()
+        with page.expect_response(lambda r: r.url.endswith("/act")) as answer:
+            page.keyboard.press("Enter")
+        assert answer.value.status == 200
+        page.wait_for_function("v => parseInt(document.querySelector('main.seat').dataset.version) > v", arg=version)
+        taken = _taken(server, table)
+        assert taken[min(n for n in taken if n not in known)] == (seat, legal[i])
+    finally:
+        ctx.close()
+        server.kill()
