@@ -73,6 +73,7 @@ from __future__ import annotations
 
 import operator
 import re
+import warnings
 from typing import Any
 
 from ..errors import Mark
@@ -1178,7 +1179,15 @@ def _compile(src: str, name: str, ns: _Ns, mark: Mark | None):
     body = src.split("\n", 1)[1] if src.startswith("#") else src  # without the heading place
     code = _CODE.get(body)
     if code is None:
-        code = compile(body, "<tapster generated>", "exec")
+        with warnings.catch_warnings():
+            # Python warns at compile time about a subscript that must fail (``3[0]``, a constant
+            # tree the resolver let through): that code is left to the reference evaluator, which
+            # raises the precise error when (and if) the expression runs, and nothing is printed.
+            warnings.simplefilter("error", SyntaxWarning)
+            try:
+                code = compile(body, "<tapster generated>", "exec")
+            except SyntaxWarning as exc:
+                raise GenerationFailed(f"generated code that must fail: {exc}") from None
         if len(_CODE) >= 50_000:
             _CODE.clear()
         _CODE[body] = code

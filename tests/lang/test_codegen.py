@@ -200,6 +200,23 @@ def test_the_namespace_has_no_builtins(tmp_path):
     assert not any(k in ns.d for k in ("open", "eval", "exec", "__import__", "getattr", "compile"))
 
 
+@pytest.mark.parametrize("expr", ["3[0]", "none[1]", "(1 == 1)[0]"])
+def test_code_that_must_fail_prints_no_warning_and_fails_as_the_reference_does(tmp_path, expr):
+    """Python warns when it compiles a subscript of a constant that cannot be subscripted; the
+    generator leaves such an expression to the reference evaluator, so nothing is printed and the
+    game stops with the reference's error at the expression's place."""
+    import warnings
+
+    codegen._CODE.clear()  # compile again, as a fresh process would
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rs = _load(tmp_path, f"vars: {{v: 0}}\nflow:\n  - set: {{v: \"{expr}\"}}\n")
+        with pytest.raises(ExpressionError) as info:
+            rs.new_game(2)
+    assert not [w for w in caught if issubclass(w.category, SyntaxWarning)], [str(w.message) for w in caught]
+    assert "ruleset.yaml:" in str(info.value) and "subscript" in str(info.value).lower()
+
+
 # ---------------------------------------------------------------------------------------------
 # The work budget
 
