@@ -226,7 +226,8 @@ class _View:
         occupied = sorted(sec["pieces"].items(), key=lambda kv: str(kv[0]))
         letters = {node: (chr(ord("A") + i) if i < 26 else "*") for i, (node, _) in enumerate(occupied)}
         if gm is not None:
-            out.extend(("  " + row).rstrip() for row in self.map_picture(gm, letters))
+            keys = not sec.get("zones")  # no pieces to letter: each node shows its key, the names below use them
+            out.extend(("  " + row).rstrip() for row in self.map_picture(gm, letters, keys))
 
         def name(node) -> str:
             if gm is not None and sec.get("label") and node in gm.graph:
@@ -253,11 +254,13 @@ class _View:
             out.append(f"    {name(e['a'])} – {name(e['b'])}{' (' + ', '.join(bits) + ')' if bits else ''}{owner}")
         return out
 
-    def map_picture(self, gm: Any, letters: dict) -> list[str]:
+    def map_picture(self, gm: Any, letters: dict, keys: bool = False) -> list[str]:
         """The map's nodes at their ``x``/``y`` attributes (y growing upward) on a grid of
         MAP_WIDTH x MAP_HEIGHT characters: ``·`` a node, its letter (``letters``: node -> the
         letter naming it in the list below the picture) a node with pieces; none without
-        coordinates."""
+        coordinates.  With ``keys`` (a map without pieces), a node's key is written from its
+        place instead of the dot where it fits without touching another node's text (the routes
+        below name the nodes as ``Name (KEY)``)."""
         pos = {}
         for node, d in gm.graph.nodes(data=True):
             x, y = d.get("x"), d.get("y")
@@ -270,10 +273,22 @@ class _View:
         ys = [p[1] for p in pos.values()]
         w, h = MAP_WIDTH - 1, MAP_HEIGHT - 1
         grid = [[" "] * MAP_WIDTH for _ in range(MAP_HEIGHT)]
+        cells = {}
         for node, (x, y) in sorted(pos.items(), key=lambda kv: kv[0] in letters):  # lettered nodes drawn last, on top
             col = round((x - min(xs)) / ((max(xs) - min(xs)) or 1) * w)
             row = h - round((y - min(ys)) / ((max(ys) - min(ys)) or 1) * h)
             grid[row][col] = letters.get(node, "·")
+            cells[node] = (row, col)
+        if keys:
+            for node, (row, col) in sorted(cells.items(), key=lambda kv: (kv[1], str(kv[0]))):
+                text = str(node)
+                start = min(col, MAP_WIDTH - len(text))
+                if len(text) > MAP_WIDTH or start < 0:
+                    continue
+                span = range(max(start - 1, 0), min(start + len(text) + 1, MAP_WIDTH))
+                if all(grid[row][c] == " " or c == col for c in span):  # one space apart from any other text
+                    for i, ch in enumerate(text):
+                        grid[row][start + i] = ch
         return ["".join(r) for r in grid]
 
     def s_track(self, sec: dict) -> list[str]:

@@ -84,3 +84,23 @@ def test_a_map_is_drawn_at_its_nodes_coordinates_with_lettered_pieces():
     assert 30 <= marks <= rs.maps["belgium"].graph.number_of_nodes()
     for ln, (node, ids) in zip(legend, sorted(occupied.items())):
         assert f"({node}): " in ln and all(c.label in ln for c in ids)
+
+
+def test_a_map_without_pieces_shows_each_node_by_its_key_and_the_routes_by_name():
+    """Little Railways (issue 31): the picture writes each town's key at its place, which the
+    route list below names as ``Name (KEY)``, with each route's length, colour and owner."""
+    from interpreter.views.termview import MAP_HEIGHT
+
+    rs = compiled("little_railways")
+    st = rs.new_game(2, seed=3)
+    text = seat_text(rs, view_observation(st, 0))
+    lines = text.splitlines()
+    top = lines.index("Map land:")
+    picture = "\n".join(lines[top + 1: top + 1 + MAP_HEIGHT])
+    gm = rs.maps["land"]
+    for node, data in gm.graph.nodes(data=True):
+        assert picture.count(node) == 1, (node, picture)
+        assert f"{data['name']} ({node})" in text
+    assert "·" not in picture  # every node has room for its key on this map
+    routes = lines[lines.index("  routes:") + 1:]
+    assert sum(" – " in ln for ln in routes) == gm.graph.number_of_edges()
