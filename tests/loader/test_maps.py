@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import networkx as nx
 import pytest
 
@@ -295,7 +296,8 @@ def test_the_browser_svg_colours_routes_and_bands_owners(tmp_path):
 
     rs = _drawn(tmp_path)
     html = seat_html(rs, view_observation(rs.new_game(2, seed=0), 0), [])
-    assert html.count('<g class="route">') == 4
+    # each route one group (with its data-route id, and the actions naming it where there are any)
+    assert len(re.findall(r'<g class="route(?: actionable)?"[ >]', html)) == 4
     assert 'stroke="green" stroke-width="5" stroke-dasharray=' in html
     assert html.count('class="owned seat-0"') == 3 and html.count('class="owned seat-1"') == 1
 
