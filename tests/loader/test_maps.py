@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+
 import networkx as nx
 import pytest
 
