@@ -20,7 +20,7 @@ Metric names follow Ludii's (Browne et al., *Ludii metrics*) where they match:
 - **DecisionMoves**: the share of decisions with more than one legal action.
 
 The score trace is every seat's score (the ruleset's ``outcome.score``) each time a turn
-begins (at each decision in a ruleset without ``turn``, such as Beer Knight), and at the end;
+begins (at each decision in a ruleset without ``turn``), and at the end;
 a seat leads when its score is the highest (ties lead together; the leader changes when the
 set of leaders does).  Wins: a shared win counts 1/k to each of its k
 winners.

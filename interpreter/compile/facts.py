@@ -29,7 +29,7 @@ from .ruleset import GameFacts, Ruleset
 __all__ = ["ENUMERATE_NODES", "FactsError", "Facts", "TreeFacts", "enumerate_tree", "game_facts", "outcome_problem"]
 
 #: The most states :func:`game_facts` visits to derive an undeclared fact (a three-card poker has
-#: 58; tic-tac-toe's 549,946 are too many to walk each time a game loads: it declares its facts).
+#: 58; a 3x3 line game's 549,946 are too many to walk each time a game loads: it declares its facts).
 ENUMERATE_NODES = 20_000
 
 

@@ -4,7 +4,7 @@
 OpenSpiel's Python game API; :func:`load_game` registers it if needed and loads it::
 
     from interpreter.interop.openspiel import load_game
-    game = load_game("kuhn_poker")                 # a pyspiel.Game; or pyspiel.load_game("tapster_kuhn_poker")
+    game = load_game(RULESET)                      # a pyspiel.Game; or pyspiel.load_game("tapster_" + RULESET)
     state = game.new_initial_state()
 
 The game's type: sequential; chance mode explicit stochastic when the ruleset has chance (the

@@ -3,7 +3,7 @@
 ::
 
     from interpreter.interop.pettingzoo import env
-    e = env("tic_tac_toe")                       # or env("beer_flights", players=3, variant="five_player")
+    e = env(RULESET)                             # a name or a path; or env(RULESET, players=3, variant=VARIANT)
     e.reset(seed=42)
     for agent in e.agent_iter():
         observation, reward, termination, truncation, info = e.last()

@@ -1,5 +1,5 @@
-"""Where a map's labels go so that no two overlap, however the places crowd (issue 27: the
-Brussels cluster of a road map).
+"""Where a map's labels go so that no two overlap, however the places crowd (issue 27: a
+cluster of towns close together on a road map).
 
 :func:`place_labels` puts each node's label block (its name, then the pieces on it) beside the
 node when there is room, else at the nearest free spot around it — on rings of growing radius —

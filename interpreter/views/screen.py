@@ -123,7 +123,7 @@ def option_lines(listed: Sequence[tuple[int, Any, str]], faces: Callable[[Any], 
     (:func:`interpreter.views.view.action_cards`).  Up to :data:`FLOW_FROM` options: one a line,
     each card's face once on the line under the first option naming it.  More: runs of at least
     :data:`GROUP_FROM` labels sharing their first word become a group — the shared words as its
-    title (``Cycle to …:``), the rest of each label flowed across the line — and the faces of the
+    title (``Move to …:``), the rest of each label flowed across the line — and the faces of the
     group's cards follow it, one a line, titled.  ``with_faces=False`` leaves the faces out."""
     faced: set = set()
     out: list[str] = []

@@ -23,7 +23,7 @@ terminal's :mod:`interpreter.views.termview` shares, so both show the same thing
 - what the things alone cannot single out — a question naming nothing on the table (yes/no,
   "draw two cards"), the way of a move to a node (by bike, bus or thumb), the pile a swap draws
   from — gets a *table-side control*: a dashed chip on the table with the words of its label
-  that are not the things' (``Cycle to …``, ``No Card Swap``; :func:`table_controls`), clicked
+  that are not the things' (``Move to …``, ``Pass``; :func:`table_controls`), clicked
   like a thing.  This is the decided answer for actions with no table thing: a control drawn
   with the table, not the list of buttons;
 - below the table, every legal action as a button (the accessible fallback list); the game's
@@ -139,9 +139,9 @@ def table_controls(rs: Ruleset, obs: dict, acts: dict[str, list[int]]) -> list[t
     other action, nothing more is needed.  Otherwise — a yes/no question naming nothing, a move
     naming the same node by bike, bus or thumb, a swap naming a card and the pile to draw from —
     the action's label with the things' words replaced by ``…`` is a control
-    (``Cycle to … (1 TU)``, ``Discard … for a Knight from the draw pile``, ``Draw two train
+    (``Move to … by bus``, ``Discard … for a card from the draw pile``, ``Draw two
     cards``); actions of the same option whose controls differ only in what follows their shared
-    words share one control (``Cycle to …``) when the things still tell them apart.  Returns
+    words share one control (``Move to …``) when the things still tell them apart.  Returns
     ``[(control text, [action index])]`` in the order of the actions.  Built from the seat's own
     decision (its labels) and ``acts`` — :func:`table_acts` restricted to the things the page
     drew (a card drawn as text in a board's cell is no thing to click): nothing another seat
