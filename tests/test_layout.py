@@ -16,9 +16,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "interpreter"
 STAGES = [
     ("", ["limits", "errors", "model"]),                    # the one table of limits; the error hierarchy; plain values
     ("loader", ["load", "maps", "schema", "params", "results"]),  # safe YAML, tables; maps; the schema; parameters; results by content
-    ("lang", ["builtins", "runtime", "codegen", "parser", "scope", "evaluator", "expression"]),  # the language's functions;
-    # what generated code calls; the code generator; the parser; name resolution (Scope, Env); the reference evaluator;
-    # compile_expression and templates
+    # the language's functions; what generated code calls; the code generator (its vocabulary, expression forms, statement
+    # forms, entry points); the parser; name resolution (Scope, Env); the reference evaluator; compile_expression and templates
+    ("lang", ["builtins", "runtime", "frags", "genexpr", "genstmt", "codegen", "parser", "scope", "evaluator", "expression"]),
     ("engine", ["rng", "places", "flow", "effectgen", "flowgen", "chance", "saved", "state"]),  # the generator; zone references
     # and value limits; verbs and runner; decision-free effects as code; blocks as code; chance; a saved state as JSON; a game
     ("views", ["publicity", "faces", "render", "view", "termview", "screen", "terminal", "maplabels", "webview"]),  # what people see

@@ -1,0 +1,505 @@
+"""The code generator's expression forms: each syntax node of a validated, name-resolved parse
+tree becomes one Python expression (:class:`ExpressionForms`, one ``g_<node>`` method per node
+kind), with constants folded at load, comprehensions as Python's own, loops over constant
+collections unrolled and size checks left out where the inferred bounds rule them out.
+
+:class:`~interpreter.lang.genstmt.StatementForms` builds on these to write a body as
+statements; :mod:`interpreter.lang.codegen` compiles what they write.  Raises
+:class:`~interpreter.lang.frags.GenerationFailed` for a form it does not handle (the reference
+evaluator then runs that expression).
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING
+
+from ..loader.maps import GameMap
+from .builtins import BUILTINS, MAX_INT_BITS, _mul, unescape
+from .frags import (
+    _IDENT,
+    _INT_RESULTS,
+    _LINEAR,
+    _LOCAL,
+    _NOCONST,
+    _PROLOGUE,
+    _SIMPLE,
+    ALLOCATING,
+    MAX_FOLD_ITEMS,
+    Frag,
+    GenerationFailed,
+    _max_bits,
+    _Ns,
+    _small_const,
+    call_arguments,
+)
+from .runtime import (
+    _add,
+    _mod,
+)
+
+if TYPE_CHECKING:
+    from .codegen import FunctionTable
+
+
+class ExpressionForms:
+    """Generates the Python expression for a parse tree in a :class:`Scope`.
+
+    ``bound`` maps local names to the Python names the generated code binds them to
+    (comprehension targets, option names, function parameters); other local names are read
+    from ``loc`` (the frame's dict), global names through ``env``.
+    """
+
+    def __init__(self, ns: _Ns, functions: FunctionTable | None):
+        self.ns = ns
+        self.functions = functions
+        self.uses: set[str] = set()
+        self.counter = 0
+        self.hoist_current = True  # False where `current` may change (the flow's runs)
+        self.in_iterable = 0  # > 0 inside a comprehension's `in` part, where Python allows no `:=`
+        self.temps = 0
+
+    def prologue(self) -> list[str]:
+        """The lines that read what the generated code uses from ``env`` once, at its start
+        (nothing an expression or a listing evaluates changes them)."""
+        return [line for key, line in _PROLOGUE if key in self.uses]
+
+    def pyname(self, name: str) -> str:
+        self.counter += 1
+        if _IDENT.match(name):
+            return f"l_{name}_{self.counter}"
+        return f"l_{self.counter}"
+
+    def g(self, node, scope, bound: dict) -> Frag:
+        if not hasattr(node, "data"):  # a token, not a tree
+            raise GenerationFailed(node)
+        method = getattr(self, "g_" + node.data.rstrip("_"), None)
+        if method is None:
+            raise GenerationFailed(node.data)
+        return method(node, scope, bound)
+
+    # literals ------------------------------------------------------------------------------
+    def g_number(self, node, scope, bound):
+        text = str(node.children[0])
+        value = float(text) if "." in text else int(text)
+        return Frag(self.ns.const(value), value)
+
+    def g_string(self, node, scope, bound):
+        value = unescape(node.children[0][1:-1])
+        return Frag(repr(value), value)
+
+    def g_true(self, node, scope, bound):
+        return Frag("True", True)
+
+    def g_false(self, node, scope, bound):
+        return Frag("False", False)
+
+    def g_none(self, node, scope, bound):
+        return Frag("None", None)
+
+    def _items(self, node, scope, bound) -> list[Frag]:
+        if node is None:
+            return []
+        return [self.g(ch, scope, bound) for ch in node.children if ch is not None]
+
+    def g_list(self, node, scope, bound):
+        items = self._items(node.children[0], scope, bound)
+        if items and all(f.const for f in items):
+            value = [f.value for f in items]
+            return Frag(self.ns.bind(value), value)
+        return Frag("[" + ", ".join(f.src for f in items) + "]")
+
+    def g_tuple(self, node, scope, bound):
+        items = [self.g(node.children[0], scope, bound), *self._items(node.children[1], scope, bound)]
+        if all(f.const for f in items):
+            value = tuple(f.value for f in items)
+            return Frag(self.ns.bind(value), value)
+        return Frag("(" + "".join(f.src + ", " for f in items) + ")")
+
+    def g_dict(self, node, scope, bound):
+        pairs = []
+        if node.children[0] is not None:
+            for pair in node.children[0].children:
+                pairs.append((self.g(pair.children[0], scope, bound), self.g(pair.children[1], scope, bound)))
+        return Frag("{" + ", ".join(f"{k.src}: {v.src}" for k, v in pairs) + "}")
+
+    # names ---------------------------------------------------------------------------------
+    def g_name(self, node, scope, bound):
+        name = str(node.children[0])
+        if name in bound:
+            b = bound[name]
+            if isinstance(b, Frag):  # a constant bound by unrolling
+                return b
+            return Frag(b)
+        if name in scope.locals:
+            self.uses.add("loc")
+            return Frag(f"loc[{name!r}]")
+        getter = scope.resolve(name)
+        if getter is None:
+            raise GenerationFailed(name)  # the closure compiler reports the unknown name
+        if hasattr(getter, "constant"):
+            value = getter.constant
+            return Frag(self.ns.const(value), value)
+        reads = getattr(getter, "reads", None)
+        if reads is not None:
+            kind, rname = reads
+            if kind == "zone":
+                self.uses.add("Z")
+                return Frag(f"Z[{rname!r}]")
+            if kind == "var":
+                self.uses.add("V")
+                return Frag(f"V[{rname!r}]")
+            if kind == "current":
+                if not self.hoist_current:
+                    return Frag("env.state.current")
+                self.uses.add("CUR")
+                return Frag("CUR")
+        return Frag(f"{self.ns.bind(getter, 'G')}(env)")
+
+    # operators -----------------------------------------------------------------------------
+    def g_ternary(self, node, scope, bound):
+        a, cond, b = (self.g(ch, scope, bound) for ch in node.children)
+        if cond.const:
+            return a if cond.value else b
+        return Frag(f"({a.src} if {cond.src} else {b.src})", bits=_max_bits(a, b))
+
+    def g_or(self, node, scope, bound):
+        a, b = (self.g(ch, scope, bound) for ch in node.children)
+        return Frag(f"({a.src} or {b.src})", bits=_max_bits(a, b))
+
+    def g_and(self, node, scope, bound):
+        a, b = (self.g(ch, scope, bound) for ch in node.children)
+        return Frag(f"({a.src} and {b.src})", bits=_max_bits(a, b))
+
+    def g_not(self, node, scope, bound):
+        a = self.g(node.children[0], scope, bound)
+        return Frag(f"(not {a.src})", bits=1)
+
+    def g_compare(self, node, scope, bound):
+        children = node.children
+        parts = [self.g(children[0], scope, bound).src]
+        ops = []
+        for i in range(1, len(children), 2):
+            op = " ".join(str(t) for t in children[i].children)
+            right = self.lazy_range(children[i + 1], scope, bound) if op in ("in", "not in") else None
+            if right is None:
+                right = self.g(children[i + 1], scope, bound)
+            if op in ("is", "is not"):
+                ops.append((op, right))
+                continue
+            if op in ("in", "not in") and not right.const:
+                parts.append(f"{op} H_it(env, {right.src})")
+            else:
+                parts.append(f"{op} {right.src}")
+            ops.append((op, right))
+        if any(op in ("is", "is not") for op, _ in ops):
+            return self._chain_with_is(children, scope, bound)
+        return Frag("(" + " ".join(parts) + ")", bits=1)
+
+    def _chain_with_is(self, children, scope, bound) -> Frag:
+        """A comparison using ``is``: the language's ``same`` (see interpreter/lang/builtins.py).
+        ``a is none`` (the common case) is Python's own ``is``, which agrees with it there."""
+        frags = [self.g(children[i], scope, bound) for i in range(0, len(children), 2)]
+        opers = [" ".join(str(t) for t in children[i].children) for i in range(1, len(children), 2)]
+        if len(opers) == 1:
+            (op,), (a, b) = opers, frags
+            if b.src == "None" or a.src == "None":
+                return Frag(f"({a.src} {op} {b.src})", bits=1)
+            neg = "not " if op == "is not" else ""
+            return Frag(f"({neg}H_same({a.src}, {b.src}))", bits=1)
+        raise GenerationFailed("a chain of comparisons with `is`")  # rare: the reference runs it
+
+    def _fold(self, fn, *args: Frag) -> Frag | None:
+        """``fn`` of constant operands computed now (``k + 1``, ``range(1, k + 1)`` with ``k``
+        unrolled), or None when an operand is not constant or the operation fails (it then
+        fails when evaluated, with the expression's place)."""
+        if not all(a.const for a in args):
+            return None
+        try:
+            value = fn(*[a.value for a in args])
+        except Exception:  # noqa: BLE001 - raised with the expression's mark when evaluated
+            return None
+        if hasattr(value, "__len__") and len(value) > MAX_FOLD_ITEMS:
+            return None
+        return Frag(self.ns.const(value), value)
+
+    def _binary(self, node, scope, bound, op: str, helper: str | None, safe_const: bool, fn):
+        a, b = (self.g(ch, scope, bound) for ch in node.children)
+        folded = self._fold(fn, a, b)
+        if folded is not None:
+            return folded
+        if helper is None or (safe_const and (type(b.value) in (int, float) or type(a.value) in (int, float))):
+            bits = None
+            if a.bits is not None and b.bits is not None and op in "+-":
+                bits = max(a.bits, b.bits) + 1
+            return Frag(f"({a.src} {op} {b.src})", bits=bits)
+        return Frag(f"{helper}({a.src}, {b.src})")
+
+    def temp(self) -> str | None:
+        """A fresh Python name for ``:=`` (the generator's own: ``w_`` and a counter), or None
+        inside a comprehension's ``in`` part, where Python allows no ``:=``."""
+        if self.in_iterable:
+            return None
+        self.temps += 1
+        return f"w_{self.temps}"
+
+    def g_add(self, node, scope, bound):
+        a, b = (self.g(ch, scope, bound) for ch in node.children)
+        return self._add(a, b)
+
+    def _add(self, a: Frag, b: Frag) -> Frag:
+        """``a + b`` with the size check its operands can trigger (none for two bounded whole
+        numbers, an inline test of the result otherwise, ``H_add`` where no ``:=`` is allowed)."""
+        folded = self._fold(_add, a, b)
+        if folded is not None:
+            return folded
+        if a.bits is not None and b.bits is not None and max(a.bits, b.bits) < MAX_INT_BITS:
+            # two whole numbers that cannot reach the limit (H_add could never raise)
+            return Frag(f"({a.src} + {b.src})", bits=max(a.bits, b.bits) + 1)
+        if type(b.value) in (int, float) or type(a.value) in (int, float):
+            return Frag(f"({a.src} + {b.src})")  # a number and a constant: no list or text grows
+        t = self.temp()
+        if t is None:
+            return Frag(f"H_add(env, {a.src}, {b.src})")
+        # H_add's check inline: a whole number within the limit passes, anything else is checked
+        return Frag(f"({t} if ({t} := ({a.src} + {b.src})).__class__ is H_int and -H_BIG <= {t} <= H_BIG else H_grow({t}, env))")
+
+    def g_sub(self, node, scope, bound):
+        return self._binary(node, scope, bound, "-", None, False, operator.sub)
+
+    def g_mul(self, node, scope, bound):
+        a, b = (self.g(ch, scope, bound) for ch in node.children)
+        folded = self._fold(_mul, a, b)
+        if folded is not None:
+            return folded
+        helper = "H_mulm"
+        if a.bits is not None and b.bits is not None and a.bits + b.bits <= MAX_INT_BITS:
+            # whole numbers whose product cannot pass the limit (H_mul could never raise)
+            return Frag(f"({a.src} * {b.src})", bits=a.bits + b.bits)
+        if b.bits is not None and b.bits < MAX_INT_BITS and len(b.src) <= 200:
+            # H_mul raises for whole numbers only when a.bit_length() + b.bit_length() passes the
+            # limit: with b's bound known, one comparison of a decides (b is evaluated once, in
+            # whichever branch runs, after a, as in the call)
+            t = a.src if _SIMPLE.match(a.src) else self.temp()
+            if t is not None:
+                first = t if t == a.src else f"({t} := {a.src})"
+                lim = self.ns.bind(1 << (MAX_INT_BITS - b.bits), "LIM")
+                return Frag(f"({t} * {b.src} if {first}.__class__ is H_int and -{lim} < {t} < {lim}"
+                            f" else {helper}(env, {t}, {b.src}))")
+        if a.bits is not None and a.bits < MAX_INT_BITS and (a.const or _LOCAL.match(a.src)):
+            # the same with a's bound known (a constant or a Python local, whose reading cannot
+            # fail, so a is as good as evaluated before b): one comparison of b decides
+            t = b.src if _SIMPLE.match(b.src) else self.temp()
+            if t is not None:
+                second = t if t == b.src else f"({t} := {b.src})"
+                lim = self.ns.bind(1 << (MAX_INT_BITS - a.bits), "LIM")
+                return Frag(f"({a.src} * {t} if {second}.__class__ is H_int and -{lim} < {t} < {lim}"
+                            f" else {helper}(env, {a.src}, {t}))")
+        return Frag(f"{helper}(env, {a.src}, {b.src})")
+
+    def g_div(self, node, scope, bound):
+        return self._binary(node, scope, bound, "/", None, False, operator.truediv)
+
+    def g_floordiv(self, node, scope, bound):
+        return self._binary(node, scope, bound, "//", None, False, operator.floordiv)
+
+    def g_mod(self, node, scope, bound):
+        a, b = (self.g(ch, scope, bound) for ch in node.children)
+        folded = self._fold(_mod, a, b)
+        if folded is not None:
+            return folded
+        if type(b.value) is int and type(a.value) is not str:
+            return Frag(f"({a.src} % {b.src})")
+        return Frag(f"H_mod({a.src}, {b.src})")
+
+    def g_pow(self, node, scope, bound):
+        raise GenerationFailed("pow")  # rare: the checked closure (with its limits) runs it
+
+    def g_neg(self, node, scope, bound):
+        a = self.g(node.children[0], scope, bound)
+        if type(a.value) in (int, float):
+            return Frag(self.ns.const(-a.value), -a.value)
+        return Frag(f"(-{a.src})", bits=a.bits)
+
+    def g_pos(self, node, scope, bound):
+        a = self.g(node.children[0], scope, bound)
+        return Frag(f"(+{a.src})")
+
+    # access --------------------------------------------------------------------------------
+    def g_attr(self, node, scope, bound):
+        obj = self.g(node.children[0], scope, bound)
+        name = str(node.children[1])
+        if scope.attributes is not None and name not in scope.attributes:
+            raise GenerationFailed(name)  # the closure compiler reports it
+        if name in scope.mutable:
+            if not _SIMPLE.match(obj.src):
+                return Frag(f"H_mattr(env, {obj.src}, {name!r})")
+            # H_mattr's common case inline: a component whose kind has the property reads it
+            # from the state's properties, anything else goes through H_mattr
+            if self.hoist_current:
+                self.uses.add("P")
+                props = "P"
+            else:
+                props = "env.state.props"
+            o = obj.src
+            return Frag(f"({props}[{o}.index][{name!r}] if {o}.__class__ is H_Component and {name!r} in {o}.mutable"
+                        f" else H_mattr(env, {o}, {name!r}))")
+        if _SIMPLE.match(obj.src):  # read twice at no cost: the common case inline
+            return Frag(f"({obj.src}.fields[{name!r}] if {obj.src}.__class__ is H_Component else H_attr({obj.src}, {name!r}))")
+        return Frag(f"H_attr({obj.src}, {name!r})")
+
+    def g_index(self, node, scope, bound):
+        obj = self.g(node.children[0], scope, bound)
+        idx = self.g(node.children[1], scope, bound)
+        if obj.const and idx.const:
+            try:
+                value = obj.value[idx.value]
+            except Exception:  # noqa: BLE001 - the evaluation raises it with the expression's mark
+                pass
+            else:
+                return Frag(self.ns.const(value), value)
+        return Frag(f"{obj.src}[{idx.src}]")
+
+    def g_slice(self, node, scope, bound):
+        obj = self.g(node.children[0], scope, bound)
+        lo = self.g(node.children[1], scope, bound).src if node.children[1] is not None else "None"
+        hi = self.g(node.children[2], scope, bound).src if node.children[2] is not None else "None"
+        return Frag(f"H_slice(env, {obj.src}, {lo}, {hi})")
+
+    # calls ---------------------------------------------------------------------------------
+    def _function(self, name: str, scope):
+        fn = scope.functions.get(name) if scope.functions else None
+        if fn is None:
+            fn = BUILTINS.get(name)
+        if fn is None:
+            raise GenerationFailed(name)
+        return fn
+
+    def _emit_call(self, name: str, builtin, args: list[Frag], kwargs: dict[str, Frag]) -> Frag:
+        lo, hi = builtin.arity
+        if not (lo <= len(args) and (hi is None or len(args) <= hi)):
+            raise GenerationFailed(name)  # the closure compiler reports the arity
+        if getattr(builtin, "body", None) is not None and self.functions is not None and not kwargs:
+            fname = self.functions.register(name, builtin)
+            self.ns.d["FN"] = self.functions
+            return Frag(f"FN.{fname}(env{''.join(', ' + a.src for a in args)})")
+        pure = BUILTINS.get(name) is builtin and not builtin.needs_env
+        if pure and all(a.const for a in args) and all(v.const for v in kwargs.values()):
+            try:
+                value = builtin.fn(*[a.value for a in args], **{k: v.value for k, v in kwargs.items()})
+            except Exception:  # noqa: BLE001 - not folded: raised with the expression's mark when run
+                value = _NOCONST
+            if value is not _NOCONST and (not hasattr(value, "__len__") or len(value) <= MAX_FOLD_ITEMS):
+                return Frag(self.ns.const(value), value)
+        if type(args[0].value if args else None) is GameMap and BUILTINS.get(name) is builtin and not kwargs:
+            inline = self._map_read(name, args)
+            if inline is not None:
+                return inline
+        srcs = [a.src for a in args]
+        iterable_first = name not in ("max", "min") or len(args) == 1  # max(a, b) takes no list
+        if pure and name in _LINEAR and iterable_first and srcs and not args[0].charged:
+            if name in ALLOCATING and not _small_const(args[0]):  # a new list of the argument's items
+                srcs[0] = f"H_itm(env, {srcs[0]})"
+            elif not args[0].const:
+                srcs[0] = f"H_it(env, {srcs[0]})"
+        if pure and name in ("range", "str") and not kwargs:  # the result charged to memory (range before it is built)
+            return Frag(f"H_{name}(env, {', '.join(srcs)})")
+        if builtin.needs_env:
+            srcs.insert(0, "env")
+        srcs.extend(f"{k}={v.src}" for k, v in kwargs.items() if _IDENT.match(k))
+        bits = _INT_RESULTS.get(name) if BUILTINS.get(name) is builtin else None
+        if name == "abs" and BUILTINS.get(name) is builtin and len(args) == 1:
+            bits = args[0].bits
+        return Frag(f"{self.ns.bind(builtin.fn, 'B')}({', '.join(srcs)})", bits=bits)
+
+    def _map_read(self, name: str, args: list[Frag]) -> Frag | None:
+        """A map builtin of a constant map as a read of the map's frozen data (see
+        :class:`~interpreter.loader.maps.GameMap`), or None.  A node that is not on the map, or a
+        value that cannot be a key, raises KeyError or TypeError here, and the checked evaluator
+        then gives the builtin's own error, as for any generated expression."""
+        gm = args[0].value
+        if name == "edge" and len(args) == 4:
+            pairs = gm.all_pairs()
+            if pairs is None:
+                return None
+            a, b, attr = (x.src for x in args[1:])
+            return Frag(f"{self.ns.bind(pairs, 'MAP')}[{a}][{b}].get({attr})")
+        if name == "node_attr" and len(args) == 3:
+            return Frag(f"{self.ns.bind(gm.node_data, 'MAP')}[{args[1].src}].get({args[2].src})")
+        if name == "neighbors" and len(args) == 2:
+            return Frag(f"{self.ns.bind(gm.sorted_adj, 'MAP')}[{args[1].src}][:]")
+        return None
+
+    def g_call(self, node, scope, bound):
+        name_tok, argnode = node.children
+        name = str(name_tok)
+        builtin = self._function(name, scope)
+        positional, keywords, misplaced = call_arguments(argnode)
+        if misplaced is not None:
+            raise GenerationFailed("positional after keyword")  # the reference evaluator reports it
+        args = [self.g(ch, scope, bound) for ch in positional]
+        kwargs = {k: self.g(v, scope, bound) for k, v in keywords}
+        return self._emit_call(name, builtin, args, kwargs)
+
+    def g_call_gen(self, node, scope, bound):
+        name_tok, elt, clauses = node.children
+        name = str(name_tok)
+        builtin = self._function(name, scope)
+        if name in ("any", "all", "sum") and BUILTINS.get(name) is builtin:
+            unrolled = self._unroll(name, elt, clauses.children, scope, bound)
+            if unrolled is not None:
+                return unrolled
+        alloc = name in ALLOCATING and BUILTINS.get(name) is builtin
+        gen = self._comprehension(elt, clauses, scope, bound, "(", ")", alloc)
+        gen.charged = True
+        return self._emit_call(name, builtin, [gen], {})
+
+    def g_listcomp(self, node, scope, bound):
+        elt, clauses = node.children
+        return self._comprehension(elt, clauses, scope, bound, "[", "]", True)
+
+    def _loop_iterable(self, node, scope, bound, alloc: bool, single: bool) -> tuple[Frag, str | None]:
+        """A comprehension's ``for`` iterable and what charges the loop over it: None (a small
+        constant, free unless nested loops multiply it), ``H_it`` (work) or ``H_itm`` (work and
+        memory, when its items become a new list)."""
+        it = self.lazy_range(node, scope, bound)
+        rargs = it
+        if it is None:
+            it = self.g(node, scope, bound)
+        if it.const and len(it.value) <= MAX_FOLD_ITEMS:
+            return it, ("H_itm" if alloc and not single else None)
+        if rargs is not None and not alloc:
+            return it, "H_it"
+        return it, ("H_itm" if alloc else "H_it")
+
+    def _comprehension(self, elt_node, clauses_node, scope, bound, open_: str, close: str, alloc: bool = False,
+                       first: str | None = None) -> Frag:
+        """A comprehension; ``alloc``: its items become a list, so its loops charge memory too.
+        ``first``: the Python name holding its first loop's iterable, already evaluated and
+        charged by statements before it (see :meth:`lower`)."""
+        single = sum(1 for c in clauses_node.children if c.data == "comp_for") == 1
+        parts = []
+        inner_scope, inner_bound = scope, dict(bound)
+        for clause in clauses_node.children:
+            if clause.data == "comp_for":
+                targets = [str(t) for t in clause.children[0].children]
+                if first is not None:
+                    src, first = first, None
+                else:
+                    self.in_iterable += 1
+                    try:
+                        it, charge = self._loop_iterable(clause.children[1], inner_scope, inner_bound, alloc, single)
+                    finally:
+                        self.in_iterable -= 1
+                    src = f"{charge}(env, {it.src})" if charge else it.src
+                inner_scope = inner_scope.with_locals(targets)
+                py = [self.pyname(t) for t in targets]
+                for t, p in zip(targets, py):
+                    inner_bound[t] = p
+                target_src = py[0] if len(py) == 1 else "(" + ", ".join(py) + ",)"
+                parts.append(f"for {target_src} in {src}")
+            else:
+                cond = self.g(clause.children[0], inner_scope, inner_bound)
+                parts.append(f"if {cond.src}")
+        elt = self.g(elt_node, inner_scope, inner_bound)
+        return Frag(f"{open_}{elt.src} {' '.join(parts)}{close}")
