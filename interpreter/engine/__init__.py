@@ -2,8 +2,12 @@
 
 - ``rng``: the deterministic random generator (and the secure one of served tables).
 - ``places``: zone references and assignable places (``set``'s targets, with the value limits).
-- ``flow``: the effect verbs (``move``, ``set``, ``if``, ``for_each``, ``choose``...) and the
-  runner that executes them until the next decision, as resumable plain-data frames.
+- ``runner``: blocks of effects, the effect base class, and the runner that executes effects
+  until the next decision, over resumable plain-data frames.
+- ``changes``: the verbs that change the table (``move``, ``shuffle``, ``set``, ``add``, ``let``).
+- ``decisions``: ``choose``, the decision point, and its options.
+- ``flow``: the verbs of control, output and chance (``if``, ``for_each``, ``turn``, ``call``,
+  ``log``, ``end_game``, ``roll``...) and the table of every verb (``EFFECTS``).
 - ``effectgen``: the Python source of decision-free effects (those that cannot stop).
 - ``flowgen``: the flow's code generator: every block, decisions included, as one Python
   function resumable where a frame saved it.
