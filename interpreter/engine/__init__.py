@@ -1,7 +1,7 @@
 """Stage 3, the running game: what happens between two decisions.
 
 - ``rng``: the deterministic random generator (and the secure one of served tables).
-- ``places``: zone references and assignable places (``set``'s targets, with the value limits).
+- ``places``: keyed zones (``Keyed``), zone references and assignable places (``set``'s targets, with the value limits).
 - ``runner``: blocks of effects, the effect base class, and the runner that executes effects
   until the next decision, over resumable plain-data frames.
 - ``changes``: the verbs that change the table (``move``, ``shuffle``, ``set``, ``add``, ``let``).
@@ -13,6 +13,7 @@
   function resumable where a frame saved it.
 - ``chance``: explicit chance points and lazy deals.
 - ``saved``: a saved state as JSON data: values encoded and decoded, documents checked.
+- ``worlds``: states a seat cannot tell from the real one (``determinize``), for search.
 - ``state``: one game: zones, properties, variables, legal actions and ``apply``.
 
 Imports only the stages below (``interpreter.lang``, ``interpreter.loader``, the roots).

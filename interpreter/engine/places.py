@@ -21,6 +21,32 @@ __all__ = ["ZoneRef", "KeyedZoneRef", "LValue"]
 
 
 
+
+class Keyed(dict):
+    """The contents of a keyed zone (``zones: {field: {keyed: true}}``): a dict from keys (ints,
+    strings, tuples such as ``(x, y)``, components) to stacks (lists, bottom first), e.g. the
+    places of a grid or the nodes of a map.
+
+    Invariant: a key is present exactly when its stack is non-empty (effects delete a key whose
+    stack they empty), so ``k in field`` asks "is place k occupied?", ``len(field)`` counts
+    occupied places and iterating yields the occupied keys in the order they were filled.
+    Reading an absent key (``field[(3, 1)]``) gives a new empty list and stores nothing, so
+    expressions stay pure; ``move: {to: "field[k]"}`` creates the stack.
+    """
+
+    __slots__ = ()
+
+    def __missing__(self, key):
+        return []
+
+    def copy_stacks(self) -> Keyed:
+        """A copy with every stack copied (components themselves are shared)."""
+        new = Keyed()
+        for k, v in self.items():
+            new[k] = v[:]
+        return new
+
+
 class ZoneRef:
     """A compiled reference to a zone: ``name`` and index expressions (``flight[p][i]``).
 
@@ -267,3 +293,19 @@ class LValue:
                 self.mark,
             )
         return comp
+
+
+def _leaves(z: list, depth: int):
+    if depth == 0:
+        yield z
+    else:
+        for sub in z:
+            yield from _leaves(sub, depth - 1)
+
+
+def _leaves_with_path(z: list, depth: int, path: tuple = ()):
+    if depth == 0:
+        yield path, z
+    else:
+        for i, sub in enumerate(z):
+            yield from _leaves_with_path(sub, depth - 1, path + (i,))

@@ -7,7 +7,8 @@ index) and refuses one too large to save (:func:`check_size`);
 :meth:`State.from_json <interpreter.engine.state.State.from_json>` reads it back with
 :func:`decode_value` after :func:`check_saved` has checked the document against the ruleset
 (seats, zones, every component once, frames, the pending decision), so that a damaged or forged
-document is a clear error, never a raw Python one.
+document is a clear error, never a raw Python one.  :func:`state_to_json` and
+:func:`state_from_json` are those two methods' bodies.
 """
 
 from __future__ import annotations
@@ -15,14 +16,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..errors import TapsterError
+from ..lang.expression import Env
 from ..limits import MAX_INT_BITS, MAX_SAVED_DEPTH, MAX_SAVED_SIZE
+from ..loader.schema import check_document as schema_check
 from ..model import Component
+from . import chance as chance_mod
 from . import flow
+from .chance import ChancePoint
+from .places import Keyed
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..compile.ruleset import Ruleset
+    from .state import State
 
-__all__ = ["encode_value", "decode_value", "check_size", "check_saved", "json_text"]
+__all__ = ["encode_value", "decode_value", "check_size", "check_saved", "json_text", "state_to_json", "state_from_json"]
 
 
 def encode_value(v: Any, rs: Any = None) -> Any:
@@ -229,3 +236,124 @@ def json_text(v: Any) -> str:
     except (TypeError, ValueError, RecursionError):
         text = repr(type(v))
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def state_to_json(self: State) -> dict:
+    """The whole state as JSON data (components as ids, blocks as ids)."""
+    rs = self.ruleset
+    pending = None
+    if self.pending is not None:
+        choose, loc, _, _ = self.pending
+        if type(choose) is ChancePoint:
+            pending = {"chance": choose.to_json(lambda v: encode_value(v, rs)), "locals": encode_value(loc)}
+        else:
+            pending = {"choose": choose.id, "locals": encode_value(loc)}
+    out = {
+        "ruleset": rs.name,
+        "variant": rs.variant,
+        "num_players": self.num_players,
+        "zones": {name: encode_value(self.zones[name]) for name, _ in rs.zone_depths},
+        "vars": {k: encode_value(v) for k, v in self.vars.items()},
+        "props": {rs.components[i].id: encode_value(d) for i, d in sorted(self.props.items())},
+        "rng": str(self.rng),
+        "stack": [
+            [block.id, pc, encode_value(loc), encode_value(loop, rs)] for block, pc, loc, loop in self.stack
+        ],
+        "pending": pending,
+        "current": self.current,
+        "turns": list(self.turns),
+        "order": list(self.order),
+        "phase": self.phase,
+        "finished": self.finished,
+        "reason": self.reason,
+        "log": None if self.log is None else [[list(to) if to else None, text] for to, text in self.log],
+    }
+    if self.chance != "sample":
+        out["chance"] = self.chance
+        out["lazy"] = [
+            [encode_value(list(k)), [sorted(c.id for c in g) for g in v]]
+            for k, v in sorted(self.lazy.items(), key=lambda kv: repr(kv[0]))
+        ]
+    check_size(out)
+    return out
+
+
+def state_from_json(cls: type[State], ruleset: Ruleset, data: dict) -> State:
+    """Rebuild a state saved by :meth:`to_json` for the same (compiled) ruleset.
+
+    ``data`` is checked against the published ``schemas/state.schema.json`` and then against
+    the ruleset (:func:`~interpreter.engine.saved.check_saved`) before anything is built from it.
+
+    Raises:
+        TapsterError: the data is for another ruleset or variant, or is malformed (never
+            a raw Python error, whatever the document holds).
+    """
+    if not isinstance(data, dict):
+        raise TapsterError(f"malformed saved state: expected a JSON object, found {type(data).__name__}")
+    problem = schema_check(data, "state.schema.json")
+    if problem is not None:
+        raise TapsterError(f"malformed saved state: {problem}")
+    try:
+        mode = data.get("chance", "sample")
+        if mode not in chance_mod.MODES:
+            raise TapsterError(f"malformed saved state: unknown chance mode {mode!r}")
+        ruleset = ruleset.with_chance(mode)
+        if data.get("ruleset") != ruleset.name or data.get("variant") != ruleset.variant:
+            raise TapsterError(
+                f"this state is for {data.get('ruleset')!r} (variant {data.get('variant')!r}), "
+                f"not {ruleset.name!r} (variant {ruleset.variant!r})"
+            )
+        check_saved(ruleset, data)
+        st = cls.__new__(cls)
+        st.ruleset = ruleset
+        st.num_players = int(data["num_players"])
+        st.zones = {name: decode_value(data["zones"][name], ruleset) for name, _ in ruleset.zone_depths}
+        for name, depth in ruleset.zone_depths:
+            if depth < 0:
+                st.zones[name] = Keyed(st.zones[name])
+        st.vars = {k: decode_value(v, ruleset) for k, v in data["vars"].items()}
+        st.props = {ruleset.by_id[k].index: decode_value(v, ruleset) for k, v in data["props"].items()}
+        st.rng = int(data["rng"])
+        st.stack = []
+        for block_id, pc, loc, loop in data["stack"]:
+            loop = decode_value(loop, ruleset)
+            if loop is not None and loop[0] == flow.WHILE:
+                loop = (flow.WHILE, ruleset.while_conds[loop[1]])
+            elif loop is not None:
+                loop = (getattr(flow, loop[0].upper()),) + tuple(loop[1:])
+            st.stack.append((ruleset.blocks[block_id], pc, decode_value(loc, ruleset), loop))
+        st.current = data["current"]
+        st.turns = list(data["turns"])
+        st.order = tuple(data.get("order", ()))
+        st.phase = data["phase"]
+        st.finished = data["finished"]
+        st.reason = data["reason"]
+        st.log = None if data["log"] is None else [(tuple(to) if to else None, text) for to, text in data["log"]]
+        st.env = Env(st, {})
+        st._outcome = None
+        st.pending = None
+        st.chance = mode
+        st.base = ("data", ruleset, data)
+        st.history = None
+        st.record = None
+        st.lazy = {}
+        st.where = {}
+        st.places = {}
+        for key, groups in data.get("lazy") or ():
+            st.lazy[tuple(decode_value(key, ruleset))] = [{ruleset.by_id[i] for i in ids} for ids in groups]
+        if data["pending"] is not None and "chance" in data["pending"]:
+            point, _, actions, players = chance_mod.restore_point(st, data["pending"]["chance"], lambda v: decode_value(v, ruleset))
+            st.pending = (point, decode_value(data["pending"]["locals"], ruleset), actions, players)
+        elif data["pending"] is not None:
+            choose = ruleset.chooses[data["pending"]["choose"]]
+            loc = decode_value(data["pending"]["locals"], ruleset)
+            env = st.env
+            env.loc = loc
+            player = choose.player(env)
+            players = tuple(player) if isinstance(player, (list, tuple)) else (player,)
+            st.pending = (choose, loc, choose.legal(st, loc), players)
+        return st
+    except TapsterError:
+        raise
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError, ArithmeticError) as exc:
+        raise TapsterError(f"malformed saved state: {type(exc).__name__}: {exc}") from None

@@ -14,14 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import FlowError, IllegalActionError, TapsterError
 from ..lang.expression import Env
-from ..loader.schema import check_document as schema_check
 from ..model import Action, Component, Decision, Outcome, render
 from . import chance as chance_mod
 from . import flow
-from .chance import CHANCE, ChancePoint
+from .chance import CHANCE
+from .places import Keyed, _leaves, _leaves_with_path  # noqa: F401 - re-exported
 from .rng import below as rng_below
 from .rng import seed_state
-from .saved import check_saved, check_size, decode_value, encode_value
+from .saved import decode_value, encode_value, state_from_json, state_to_json
+from .worlds import _masked_record, _relabel, _relabel_unseen, determinize  # noqa: F401 - re-exported
 
 _CHANCE_ONLY = (CHANCE,)
 
@@ -29,31 +30,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..compile.ruleset import Ruleset
 
 __all__ = ["State", "Keyed", "new_game", "encode_value", "decode_value"]
-
-
-class Keyed(dict):
-    """The contents of a keyed zone (``zones: {field: {keyed: true}}``): a dict from keys (ints,
-    strings, tuples such as ``(x, y)``, components) to stacks (lists, bottom first), e.g. the
-    places of a grid or the nodes of a map.
-
-    Invariant: a key is present exactly when its stack is non-empty (effects delete a key whose
-    stack they empty), so ``k in field`` asks "is place k occupied?", ``len(field)`` counts
-    occupied places and iterating yields the occupied keys in the order they were filled.
-    Reading an absent key (``field[(3, 1)]``) gives a new empty list and stores nothing, so
-    expressions stay pure; ``move: {to: "field[k]"}`` creates the stack.
-    """
-
-    __slots__ = ()
-
-    def __missing__(self, key):
-        return []
-
-    def copy_stacks(self) -> Keyed:
-        """A copy with every stack copied (components themselves are shared)."""
-        new = Keyed()
-        for k, v in self.items():
-            new[k] = v[:]
-        return new
 
 
 class State:
@@ -462,86 +438,15 @@ class State:
         return st
 
     def determinize(self, player: int, rng) -> State:
-        """A new state that ``player`` cannot tell from this one, drawn at random: the
-        components in places ``player`` may not look into (hidden zones, other seats' ``owner``
-        zones, keyed zones that are not public) are redealt uniformly among those places, each
-        place keeping its count, and the random generator is reseeded from ``rng`` (an
-        :class:`~interpreter.engine.rng.Rng`), so that nothing of the real hidden arrangement or of the
-        real future chance reaches an agent searching the copy.
-
-        Components are exchangeable when they are of one kind and alike in the fields their kind
-        shows face down (``back:``, e.g. the deck a card belongs to): a Weapon card is never
-        redealt into the Mount deck.  The result depends only on what ``player`` sees and on
-        ``rng``: two states that differ only in what ``player`` cannot see give the same world
-        for the same ``rng``.  What the world says about a redealt component follows its slot:
-        a reference to the component that lay there, in what ``player`` cannot see (hidden
-        variables, other seats' ``owner`` values, the names and loops of the flow's frames, a
-        decision pending for other seats), and its mutable properties become the new
-        component's, so the world stays consistent (Beer Cards' owner-only ``face_down`` list
-        names the cards now in that hand) and leaks nothing.  Not modelled (an approximation
-        that never cheats, it forgets): what the seat saw earlier and no longer sees (a card it
-        passed face down, a card it saw drawn) is redealt like any other.  The world keeps no
-        log (lines for other seats), and is rebuilt, if a move in it fails, from a copy of itself made
-        when it was drawn (never from the real game's seed and moves).
+        """A new state that ``player`` cannot tell from this one, drawn at random with ``rng``
+        (an :class:`~interpreter.engine.rng.Rng`): what ``player`` may not see is redealt among the
+        places it may not see, and the random generator reseeded
+        (:func:`interpreter.engine.worlds.determinize`, which says how).
 
         Raises:
             TapsterError: ``player`` is not a seat of this game.
         """
-        if type(player) is not int or not 0 <= player < self.num_players:
-            raise TapsterError(f"no seat {player!r} in a game of {self.num_players}")
-        st = self.clone()
-        st.base = None  # set below: a world never points back at the real game
-        st.history = None
-        st.record = _masked_record(st.record, player)  # another seat's secret action is not in the world
-        rs = st.ruleset
-        places = []  # (sort key, list): every place the seat cannot see, in a canonical order
-        for decl in rs.zone_list:
-            z = st.zones[decl.name]
-            vis = decl.visibility
-            if decl.keyed:
-                if vis != "public":
-                    places.extend(((decl.name, repr(k)), sub) for k, sub in z.items())
-            elif decl.per_player:
-                for i, sub in enumerate(z):
-                    if vis == "hidden" or (vis == "owner" and i != player):
-                        places.extend(((decl.name, i, path), leaf) for path, leaf in _leaves_with_path(sub, decl.depth - 1))
-            elif vis != "public":
-                places.extend(((decl.name, path), leaf) for path, leaf in _leaves_with_path(z, decl.depth))
-        places.sort(key=lambda kp: repr(kp[0]))
-        pools: dict = {}  # (kind, back) -> [slots (place, index)], [components]
-        kinds = rs.kinds
-        for _, place in places:
-            for i, c in enumerate(place):
-                back = kinds[c.kind].back
-                key = (c.kind, tuple(repr(c.fields.get(f)) for f in back)) if back else c.kind
-                slots, comps = pools.setdefault(key, ([], []))
-                slots.append((place, i))
-                comps.append(c)
-        r = rng
-        moved: dict = {}  # component that lay in a slot -> the one dealt into it
-        for key in sorted(pools, key=repr):
-            slots, comps = pools[key]
-            old = list(comps)
-            comps.sort(key=_by_index)
-            for i in range(len(comps) - 1, 0, -1):  # Fisher-Yates with the agent's generator
-                j = r.below(i + 1)
-                comps[i], comps[j] = comps[j], comps[i]
-            for (place, i), c, was in zip(slots, comps, old, strict=True):
-                place[i] = c
-                if c is not was:
-                    moved[was] = c
-        if moved:
-            _relabel_unseen(self, st, player, moved)
-        if st.lazy:  # a redealt place is in random order already
-            redealt = {id(place) for _, place in places}
-            st.lazy = {k: g for k, g in st.lazy.items() if id(chance_mod.zone_at(st, k)) not in redealt}
-        st.rng = seed_state(r.below(1 << 63))
-        st._outcome = None
-        st.log = None
-        # Rebuilt from a copy of itself if a move in it fails: not from the real game's seed and
-        # moves, which an agent holding the world could otherwise reach.
-        st.checkpoint()
-        return st
+        return determinize(self, player, rng)
 
     def __deepcopy__(self, memo) -> State:
         """``copy.deepcopy(state)`` is :meth:`clone` (OpenSpiel copies Python states by deep
@@ -566,124 +471,21 @@ class State:
         return self.clone()
 
     def to_json(self) -> dict:
-        """The whole state as JSON data (components as ids, blocks as ids)."""
-        rs = self.ruleset
-        pending = None
-        if self.pending is not None:
-            choose, loc, _, _ = self.pending
-            if type(choose) is ChancePoint:
-                pending = {"chance": choose.to_json(lambda v: encode_value(v, rs)), "locals": encode_value(loc)}
-            else:
-                pending = {"choose": choose.id, "locals": encode_value(loc)}
-        out = {
-            "ruleset": rs.name,
-            "variant": rs.variant,
-            "num_players": self.num_players,
-            "zones": {name: encode_value(self.zones[name]) for name, _ in rs.zone_depths},
-            "vars": {k: encode_value(v) for k, v in self.vars.items()},
-            "props": {rs.components[i].id: encode_value(d) for i, d in sorted(self.props.items())},
-            "rng": str(self.rng),
-            "stack": [
-                [block.id, pc, encode_value(loc), encode_value(loop, rs)] for block, pc, loc, loop in self.stack
-            ],
-            "pending": pending,
-            "current": self.current,
-            "turns": list(self.turns),
-            "order": list(self.order),
-            "phase": self.phase,
-            "finished": self.finished,
-            "reason": self.reason,
-            "log": None if self.log is None else [[list(to) if to else None, text] for to, text in self.log],
-        }
-        if self.chance != "sample":
-            out["chance"] = self.chance
-            out["lazy"] = [
-                [encode_value(list(k)), [sorted(c.id for c in g) for g in v]]
-                for k, v in sorted(self.lazy.items(), key=lambda kv: repr(kv[0]))
-            ]
-        check_size(out)
-        return out
+        """The whole state as JSON data (components as ids, blocks as ids;
+        :func:`interpreter.engine.saved.state_to_json`)."""
+        return state_to_json(self)
 
     @classmethod
     def from_json(cls, ruleset: Ruleset, data: dict) -> State:
-        """Rebuild a state saved by :meth:`to_json` for the same (compiled) ruleset.
-
-        ``data`` is checked against the published ``schemas/state.schema.json`` and then against
-        the ruleset (:func:`~interpreter.engine.saved.check_saved`) before anything is built from it.
+        """Rebuild a state saved by :meth:`to_json` for the same (compiled) ruleset
+        (:func:`interpreter.engine.saved.state_from_json`: the data is checked against the
+        published ``schemas/state.schema.json`` and the ruleset before anything is built).
 
         Raises:
             TapsterError: the data is for another ruleset or variant, or is malformed (never
                 a raw Python error, whatever the document holds).
         """
-        if not isinstance(data, dict):
-            raise TapsterError(f"malformed saved state: expected a JSON object, found {type(data).__name__}")
-        problem = schema_check(data, "state.schema.json")
-        if problem is not None:
-            raise TapsterError(f"malformed saved state: {problem}")
-        try:
-            mode = data.get("chance", "sample")
-            if mode not in chance_mod.MODES:
-                raise TapsterError(f"malformed saved state: unknown chance mode {mode!r}")
-            ruleset = ruleset.with_chance(mode)
-            if data.get("ruleset") != ruleset.name or data.get("variant") != ruleset.variant:
-                raise TapsterError(
-                    f"this state is for {data.get('ruleset')!r} (variant {data.get('variant')!r}), "
-                    f"not {ruleset.name!r} (variant {ruleset.variant!r})"
-                )
-            check_saved(ruleset, data)
-            st = cls.__new__(cls)
-            st.ruleset = ruleset
-            st.num_players = int(data["num_players"])
-            st.zones = {name: decode_value(data["zones"][name], ruleset) for name, _ in ruleset.zone_depths}
-            for name, depth in ruleset.zone_depths:
-                if depth < 0:
-                    st.zones[name] = Keyed(st.zones[name])
-            st.vars = {k: decode_value(v, ruleset) for k, v in data["vars"].items()}
-            st.props = {ruleset.by_id[k].index: decode_value(v, ruleset) for k, v in data["props"].items()}
-            st.rng = int(data["rng"])
-            st.stack = []
-            for block_id, pc, loc, loop in data["stack"]:
-                loop = decode_value(loop, ruleset)
-                if loop is not None and loop[0] == flow.WHILE:
-                    loop = (flow.WHILE, ruleset.while_conds[loop[1]])
-                elif loop is not None:
-                    loop = (getattr(flow, loop[0].upper()),) + tuple(loop[1:])
-                st.stack.append((ruleset.blocks[block_id], pc, decode_value(loc, ruleset), loop))
-            st.current = data["current"]
-            st.turns = list(data["turns"])
-            st.order = tuple(data.get("order", ()))
-            st.phase = data["phase"]
-            st.finished = data["finished"]
-            st.reason = data["reason"]
-            st.log = None if data["log"] is None else [(tuple(to) if to else None, text) for to, text in data["log"]]
-            st.env = Env(st, {})
-            st._outcome = None
-            st.pending = None
-            st.chance = mode
-            st.base = ("data", ruleset, data)
-            st.history = None
-            st.record = None
-            st.lazy = {}
-            st.where = {}
-            st.places = {}
-            for key, groups in data.get("lazy") or ():
-                st.lazy[tuple(decode_value(key, ruleset))] = [{ruleset.by_id[i] for i in ids} for ids in groups]
-            if data["pending"] is not None and "chance" in data["pending"]:
-                point, _, actions, players = chance_mod.restore_point(st, data["pending"]["chance"], lambda v: decode_value(v, ruleset))
-                st.pending = (point, decode_value(data["pending"]["locals"], ruleset), actions, players)
-            elif data["pending"] is not None:
-                choose = ruleset.chooses[data["pending"]["choose"]]
-                loc = decode_value(data["pending"]["locals"], ruleset)
-                env = st.env
-                env.loc = loc
-                player = choose.player(env)
-                players = tuple(player) if isinstance(player, (list, tuple)) else (player,)
-                st.pending = (choose, loc, choose.legal(st, loc), players)
-            return st
-        except TapsterError:
-            raise
-        except (KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError, ArithmeticError) as exc:
-            raise TapsterError(f"malformed saved state: {type(exc).__name__}: {exc}") from None
+        return state_from_json(cls, ruleset, data)
 
     def __repr__(self) -> str:
         status = "finished" if self.finished else f"deciding: {self.current_players()}"
@@ -716,71 +518,6 @@ def _key_text(key: Any) -> str:
     if isinstance(key, tuple):
         return "(" + ", ".join(_key_text(k) for k in key) + ("," if len(key) == 1 else "") + ")"
     return str(key)
-
-
-def _by_index(c: Component) -> int:
-    return c.index
-
-
-def _relabel(v: Any, moved: dict) -> Any:
-    """``v`` with every component in ``moved`` replaced by the one it maps to, inside lists,
-    tuples, dicts and sets (other values as they are; containers unchanged are returned as is)."""
-    t = type(v)
-    if t is Component:
-        return moved.get(v, v)
-    if t is list:
-        return [_relabel(x, moved) for x in v]
-    if t is tuple:
-        return tuple(_relabel(x, moved) for x in v)
-    if t is dict:
-        return {_relabel(k, moved): _relabel(x, moved) for k, x in v.items()}
-    if t is set or t is frozenset:
-        return t(_relabel(x, moved) for x in v)
-    return v
-
-
-def _relabel_unseen(real: State, st: State, player: int, moved: dict) -> None:
-    """In the world ``st`` (see :meth:`State.determinize`): the references ``player`` cannot
-    see follow the redeal ``moved`` (the component that lay in a slot -> the one dealt there),
-    and so do the mutable properties of the redealt components."""
-    rs = st.ruleset
-    for decl in rs.vars.values():
-        if decl.visibility == "hidden":
-            st.vars[decl.name] = _relabel(st.vars[decl.name], moved)
-        elif decl.visibility == "owner" and decl.per_player:
-            value = st.vars[decl.name]
-            st.vars[decl.name] = [x if i == player else _relabel(x, moved) for i, x in enumerate(value)]
-    frames = []
-    for block, pc, loc, loop in st.stack:
-        if loop is not None and loop[0] == flow.EACH:
-            loop = (loop[0], _relabel(loop[1], moved)) + tuple(loop[2:])
-        frames.append((block, pc, _relabel(loc, moved), loop))
-    st.stack = frames
-    p = st.pending
-    if p is not None and player not in p[3] and p[3] != (CHANCE,):
-        choose, loc, actions, players = p
-        actions = tuple(Action(a.name, _relabel(a.args, moved)) for a in actions)
-        st.pending = (choose, _relabel(loc, moved), actions, players)
-    if st.props:
-        for was, now in moved.items():
-            if was.index in real.props:
-                st.props[now.index] = real.props[was.index].copy()
-
-
-def _leaves(z: list, depth: int):
-    if depth == 0:
-        yield z
-    else:
-        for sub in z:
-            yield from _leaves(sub, depth - 1)
-
-
-def _leaves_with_path(z: list, depth: int, path: tuple = ()):
-    if depth == 0:
-        yield path, z
-    else:
-        for i, sub in enumerate(z):
-            yield from _leaves_with_path(sub, depth - 1, path + (i,))
 
 
 def _deep_copy(z: list, depth: int) -> list:
@@ -881,18 +618,6 @@ def _unpickle_state(ruleset: Ruleset, data: dict, record: list) -> State:
         out = ((tuple(players), Action(name, tuple(decode_value(args, ruleset))), secret), out)
     st.record = out
     return st
-
-
-def _masked_record(record, player: int):
-    """``record`` with every secret action another seat than ``player`` took replaced by None."""
-    entries = []
-    while record is not None:
-        (players, action, secret), record = record
-        entries.append((players, None if secret and player not in players else action, secret))
-    out = None
-    for e in reversed(entries):
-        out = (e, out)
-    return out
 
 
 def _rebuild(base: tuple, history) -> State:
