@@ -154,29 +154,38 @@ def overlay(doc: Document, over: dict, over_path: tuple | None) -> Document:
     replaces (a list replaces a list).  ``over_path`` is where ``over`` stands in ``doc`` (a
     variant), so that marks follow the overlay; None for data from elsewhere (overrides).
 
-    Linear in the size of the document and the overlay: the marks of every replaced value are
-    dropped in one pass, and the overlay's own marks added in another."""
-    data = copy.deepcopy(doc.data)
+    Linear in the size of the overlay and of the marks, not of the document: only the mappings
+    on the overlay's paths are copied (shallow), the values it brings are deep-copied, and every
+    other value is shared with ``doc`` (documents are never changed once loaded: the compiler
+    only reads them).  The marks of every replaced value are dropped in one pass, and the
+    overlay's own marks added in another."""
     replaced: list[tuple] = []
 
-    def merge(base: dict, new: dict, path: tuple):
+    def merge(base: dict, new: dict, path: tuple) -> dict:
+        out = dict(base)
         for k, v in new.items():
             if isinstance(v, dict) and isinstance(base.get(k), dict):
-                merge(base[k], v, path + (k,))
+                out[k] = merge(base[k], v, path + (k,))
                 continue
-            base[k] = copy.deepcopy(v)
+            out[k] = copy.deepcopy(v)
             replaced.append(path + (k,))
+        return out
 
-    merge(data, over, ())
+    data = merge(doc.data, over, ())
     if over_path is None:
         return Document(data, dict(doc.marks), doc.file)
     gone = set(replaced)
-    marks = {m: mark for m, mark in doc.marks.items() if not any(m[:i] in gone for i in range(1, len(m) + 1))}
+    heads = {g[0] for g in gone}
+
+    def kept(m: tuple) -> bool:
+        return not m or m[0] not in heads or not any(m[:i] in gone for i in range(1, len(m) + 1))
+
+    marks = {m: mark for m, mark in doc.marks.items() if kept(m)}
     n = len(over_path)
     for m, mark in doc.marks.items():
         if m[:n] == over_path and len(m) > n:
             rest = m[n:]
-            if any(rest[:i] in gone for i in range(1, len(rest) + 1)):
+            if not kept(rest):
                 marks[rest] = mark
     return Document(data, marks, doc.file)
 

@@ -50,17 +50,71 @@ def _schema_text() -> str:
     return schema_path().read_text(encoding="utf-8")
 
 
-def _digest(data) -> str | None:
-    """A digest of the schema and the document, or None when the document is not plain JSON
-    (such a document is always validated)."""
+def _digest(data, piece: str | None = None) -> str | None:
+    """A digest of the schema and the document (or of one top-level ``piece`` of a document,
+    ``data`` its value: a digest no whole document can have), or None when the data is not
+    plain JSON (such a document is always validated)."""
     try:
         text = json.dumps(data, sort_keys=True, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError, RecursionError):
         return None
     h = hashlib.sha256(_schema_text().encode("utf-8"))
-    h.update(b"\0")
+    h.update(b"\0" if piece is None else b"\1piece\1" + json.dumps(piece).encode("utf-8") + b"\1")
     h.update(text.encode("utf-8", "surrogatepass"))
     return h.hexdigest()
+
+
+#: The keywords the schema's top level may use for a document to be checked piece by piece: with
+#: only these, a document is valid exactly when its keys are allowed and required ones present,
+#: and each top-level value is valid against its property's schema.
+_PIECEWISE_KEYWORDS = frozenset({"$schema", "$id", "$comment", "$defs", "title", "description", "type", "required",
+                                 "properties", "additionalProperties"})
+
+
+@lru_cache(maxsize=1)
+def _piecewise_schema() -> dict | None:
+    """The schema when its top level can be checked piece by piece (see
+    :data:`_PIECEWISE_KEYWORDS`), else None."""
+    root = json.loads(_schema_text())
+    if set(root) - _PIECEWISE_KEYWORDS or root.get("type") != "object" or root.get("additionalProperties") is not False:
+        return None
+    return root
+
+
+@lru_cache(maxsize=64)
+def _piece_validator(key: str):
+    """A validator of ``{key: value}`` alone: the whole schema (every ``$defs`` entry and
+    ``$ref`` as they are) with only ``key``'s property and nothing required."""
+    from jsonschema import Draft202012Validator
+
+    root = dict(_piecewise_schema())
+    root["required"] = []
+    root["properties"] = {key: root["properties"][key]}
+    return Draft202012Validator(root)
+
+
+def _valid_by_pieces(data) -> bool:
+    """True when ``data`` is valid against the schema, checked one top-level value at a time,
+    each value found valid remembered by its digest (:func:`_remember_valid`): a variant, which
+    changes a few keys of its ruleset, costs the validation of those keys only.  False when it
+    is not valid, or cannot be checked this way (then :func:`validate` checks it whole, for the
+    errors)."""
+    root = _piecewise_schema()
+    if root is None or not isinstance(data, dict):
+        return False
+    props = root["properties"]
+    if not set(root.get("required", ())) <= data.keys() or any(k not in props for k in data):
+        return False
+    for k, v in data.items():
+        key = _digest(v, piece=k)
+        if key is None:
+            return False
+        if _known_valid(key):
+            continue
+        if not _piece_validator(k).is_valid({k: v}):
+            return False
+        _remember_valid(key)
+    return True
 
 
 _VALID: set[str] = set()
@@ -105,9 +159,15 @@ def validate(doc: Document) -> list[SchemaError]:
     A document found valid is remembered by a digest of its data and of the schema (in memory
     and in a cache folder, see :func:`_cache_dir`): validating the same text again, a variant
     that changes nothing the schema checks, or the next run, costs a hash, not a validation
-    (jsonschema takes about 0.3 s for a large ruleset)."""
+    (jsonschema takes about 0.3 s for a large ruleset).  A document not seen before is checked
+    one top-level value at a time, each remembered the same way (:func:`_valid_by_pieces`), so
+    a ruleset's variants, which share most of its values, cost the values they change; only a
+    document that is not valid is checked whole, for its errors."""
     key = _digest(doc.data)
     if key is not None and _known_valid(key):
+        return []
+    if key is not None and _valid_by_pieces(doc.data):
+        _remember_valid(key)
         return []
     errors = sorted(validator().iter_errors(doc.data), key=_relevance, reverse=True)
     out: list[SchemaError] = []

@@ -358,3 +358,60 @@ def test_overlay_and_suggestions_stay_fast_on_huge_rulesets(tmp_path):
     with pytest.raises(TapsterError):
         load_ruleset(path)
     assert time.perf_counter() - t0 < 60  # a bound against minutes, not a speed test
+
+
+# --- checked piece by piece: the same answer as the whole schema ------------------------------
+
+
+def _whole_and_pieces(data, monkeypatch) -> tuple[bool, bool]:
+    from interpreter.loader import schema as schema_mod
+
+    monkeypatch.setenv("TAPSTER_CACHE_DIR", "")  # nothing remembered from other runs
+    monkeypatch.setattr(schema_mod, "_VALID", set())
+    return Draft202012Validator(SCHEMA).is_valid(data), schema_mod._valid_by_pieces(data)
+
+
+@pytest.mark.parametrize("name", available_rulesets())
+def test_piece_by_piece_agrees_with_the_whole_schema_on_every_ruleset_and_variant(name, monkeypatch):
+    doc = load_yaml(find_ruleset(name))
+    docs = [doc] + [
+        overlay(doc, {k: v for k, v in (over or {}).items() if k not in ("description", "extends")}, ("variants", v))
+        for v, over in (doc.data.get("variants") or {}).items()
+    ]
+    for d in docs:
+        assert _whole_and_pieces(d.data, monkeypatch) == (True, True)
+
+
+@pytest.mark.parametrize("text", [
+    BASE.replace("name: Test game\n", ""),                       # a required key missing
+    BASE + "sennarios: []\n",                                   # an unknown top-level key
+    BASE.replace("visibility: owner", "visibility: secret"),    # a bad value deep inside one piece
+    BASE.replace("- shuffle: deck", "- shufle: deck"),          # an unknown verb in the flow
+    BASE + "variants: {v: {players: {min: many}}}\n",           # a bad variant
+    BASE.replace("players: {min: 2, max: 4}", "players: [2, 4]"),  # a piece of the wrong type
+])
+def test_piece_by_piece_finds_what_the_whole_schema_finds(text, monkeypatch):
+    data = load_yaml_text(text, "broken.yaml").data
+    assert _whole_and_pieces(data, monkeypatch) == (False, False)
+    assert problems(text), "validate() still reports the errors, from the whole schema"
+
+
+def test_a_piece_is_remembered_apart_from_whole_documents():
+    from interpreter.loader.schema import _digest
+
+    # A document {"name": ...} could otherwise share the digest of the piece `name` found valid.
+    assert _digest("Test game", piece="name") != _digest({"name": "Test game"})
+    assert _digest("Test game", piece="name") != _digest("Test game")
+    assert _digest("Test game", piece="name") != _digest("Test game", piece="description")
+
+
+def test_overlay_copies_only_the_paths_it_changes():
+    doc = load_yaml_text(BASE + "params: {hand_size: 2, other: {a: 1}}\n", "v.yaml")
+    before = json.dumps(doc.data, sort_keys=True)
+    merged = overlay(doc, {"params": {"other": {"a": 2}}, "zones": {"deck": {"visibility": "public"}}}, None)
+    assert merged.data["params"] == {"hand_size": 2, "other": {"a": 2}}
+    assert merged.data["zones"]["deck"] == {"visibility": "public"}
+    assert json.dumps(doc.data, sort_keys=True) == before, "the base document is unchanged"
+    assert merged.data["flow"] is doc.data["flow"], "what the overlay does not touch is shared"
+    assert merged.data["zones"]["hand"] is doc.data["zones"]["hand"]
+    assert merged.data["params"] is not doc.data["params"] and merged.data["zones"] is not doc.data["zones"]
