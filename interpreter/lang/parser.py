@@ -224,8 +224,15 @@ def preload_trees(source_text: str) -> bool:
     import json
 
     path = _trees_path(source_text)
-    if path is None or not path.is_file():
+    if path is None:
         return False
+    try:
+        st = path.stat()
+    except OSError:
+        return False
+    seen = (str(path), st.st_mtime_ns, st.st_size)
+    if seen in _PRELOADED:  # this process read this file already (a variant after its base)
+        return True
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         trees = {str(k): _from_json(v) for k, v in data.items()}
@@ -234,7 +241,13 @@ def preload_trees(source_text: str) -> bool:
     for k, v in trees.items():
         if len(_PARSED) < _MAX_PARSED:
             _PARSED.setdefault(k, v)
+    if len(_PRELOADED) < 64:
+        _PRELOADED.add(seen)
     return True
+
+
+#: The tree files :func:`preload_trees` read in this process: (path, modification time, size).
+_PRELOADED: set = set()
 
 
 def save_trees(source_text: str, texts) -> None:
