@@ -280,6 +280,7 @@ def generate_expression(tree, scope, text: str, mark: Mark | None, functions: Fu
     """
     ns = _Ns()
     gen = _Gen(ns, functions)
+    gen.hoisted = {}  # an expression's frame does not change while it is evaluated
     try:
         lines, frag = gen.body(tree, scope, {})
         src = _def("expr", ["env"], gen.prologue(), lines, mark)
@@ -328,6 +329,7 @@ def generate_legal(choose, functions: FunctionTable | None):
     """
     ns = _Ns()
     gen = _Gen(ns, functions)
+    gen.hoisted = {}  # nor a listing's: it is pure
     lines = ["A = []", "append = A.append"]
     try:
         for o in choose.options:

@@ -28,8 +28,8 @@ MAX_UNROLL = 64
 MAX_FOLD_ITEMS = 4096
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_LOCAL = re.compile(r"l_[A-Za-z0-9_]*\Z")
-_SIMPLE = re.compile(r"(l_[A-Za-z0-9_]*|loc\['[A-Za-z0-9_]*'\])\Z")
+_LOCAL = re.compile(r"(l_[A-Za-z0-9_]*|o_[0-9]+)\Z")  # a Python local: a bound name, or a hoisted frame local
+_SIMPLE = re.compile(r"(l_[A-Za-z0-9_]*|o_[0-9]+|loc\['[A-Za-z0-9_]*'\])\Z")
 _PROLOGUE = (("loc", "loc = env.loc"), ("Z", "Z = env.zones"), ("V", "V = env.vars"), ("CUR", "CUR = env.state.current"),
              ("P", "P = env.state.props"))
 _NOCONST = object()

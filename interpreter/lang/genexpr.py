@@ -58,11 +58,19 @@ class ExpressionForms:
         self.hoist_current = True  # False where `current` may change (the flow's runs)
         self.in_iterable = 0  # > 0 inside a comprehension's `in` part, where Python allows no `:=`
         self.temps = 0
+        #: frame local -> the Python name the prologue reads it into, where the frame's locals
+        #: cannot change while the code runs (an expression, a listing); None: read ``loc`` each time
+        self.hoisted: dict[str, str] | None = None
 
     def prologue(self) -> list[str]:
         """The lines that read what the generated code uses from ``env`` once, at its start
-        (nothing an expression or a listing evaluates changes them)."""
-        return [line for key, line in _PROLOGUE if key in self.uses]
+        (nothing an expression or a listing evaluates changes them), then the frame's locals
+        it reads (:attr:`hoisted`; a name missing from the frame raises there, and the checked
+        evaluator then runs, as for any error of generated code)."""
+        lines = [line for key, line in _PROLOGUE if key in self.uses]
+        if self.hoisted:
+            lines += [f"{py} = loc[{name!r}]" for name, py in self.hoisted.items()]
+        return lines
 
     def pyname(self, name: str) -> str:
         self.counter += 1
@@ -133,6 +141,11 @@ class ExpressionForms:
             return Frag(b)
         if name in scope.locals:
             self.uses.add("loc")
+            if self.hoisted is not None:
+                py = self.hoisted.get(name)
+                if py is None:
+                    py = self.hoisted[name] = f"o_{len(self.hoisted) + 1}"
+                return Frag(py)
             return Frag(f"loc[{name!r}]")
         getter = scope.resolve(name)
         if getter is None:

@@ -143,7 +143,7 @@ def _generated(rules, text: str) -> str:
                                                                      # generator still charges by H_it)
     ("has('x')", "(l_t_"),                                           # a membership test's list in a name
     ("choice(1)", "= H_len(s_"),                                     # a builtin's list argument
-    ("x not in [y * 2 for y in xs]", "return (s_2 not in s_3)"),     # a comparison's operands in names
+    ("x + 1 not in [y * 2 for y in xs]", "return (s_2 not in s_3)"),  # a comparison's operands in names
     ("max([y for y in xs if y > x], default=-1)", "default=(-1)"),   # ...and a call's keywords after them
     ("[y for y in xs if y != x][0]", "][0]"),                        # an index of a list built
 ])
@@ -154,6 +154,19 @@ def test_each_statement_form_is_generated(rules, text, form):
     assert form in src, src
     if text != "tally('x')":
         assert "H_it(" not in src and "H_itm(" not in src, src
+
+
+def test_a_frame_local_is_read_once(rules):
+    """An expression's frame does not change while it is evaluated: each frame local it reads is
+    read into a Python local once, in the prologue (a missing one raises there, and the checked
+    evaluator gives the error)."""
+    src = _generated(rules, "x * x + [y for y in xs if y > x][0] + x")
+    assert src.count("loc['x']") == 1 and "o_1 = loc['x']" in src, src
+    fn = compile_expression("x * x + x", rules.scope.with_locals(["x"]))
+    st = rules.new_game(2, seed=1)
+    assert fn(Env(st, {"x": 3})) == 12
+    with pytest.raises(ExpressionError):
+        fn(Env(st, {}))
 
 
 def test_mutable_properties_are_read_inline(rules):
