@@ -29,7 +29,8 @@ STAGES = [
     ("agents", ["search", "core"]),                         # search agents; the agent protocol and specs
     ("analysis", ["simulate", "scenarios", "check_games", "check_rules", "check_secrecy", "check_templates", "check",
                   "stats", "balance", "runner", "tune", "report"]),  # many games (check: its games, three families, the driver)
-    ("web", ["store", "tables", "server"]),                 # the browser table: its store; its tables and routes; serve
+    ("web", ["store", "guards", "tables", "server"]),       # the browser table: its store; limits, request checks, agent pool;
+    # the live tables; routes and serve
     ("cli", ["common", "play", "author", "checks", "analyse"]),  # the command line: shared options; a module per command group
 ]
 
