@@ -30,7 +30,8 @@ STAGES = [
     ("agents", ["search", "core"]),                         # search agents; the agent protocol and specs
     ("analysis", ["simulate", "scenarios", "check_games", "check_rules", "check_secrecy", "check_templates", "check",
                   "stats", "balance", "runner", "tune", "report"]),  # many games (check: its games, three families, the driver)
-    ("web", ["store", "server"]),                           # the browser table: its store and server
+    ("web", ["store", "guards", "tables", "server"]),       # the browser table: its store; limits, request checks, agent pool;
+    # the live tables; routes and serve
     ("cli", ["common", "play", "author", "checks", "analyse"]),  # the command line: shared options; a module per command group
 ]
 

@@ -41,7 +41,7 @@ starlette = pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 from starlette.testclient import TestClient  # noqa: E402
 
-from interpreter.web import server as serve_mod  # noqa: E402
+from interpreter.web import tables as tables_mod  # noqa: E402  (where TableServer looks up make_agent and load_ruleset)
 from interpreter.web.server import CREATOR_SEED_NOTE, FORBIDDEN, Limits, TableServer, build_app, restore_state  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -208,7 +208,7 @@ def test_agents_think_in_a_bounded_pool_apart_from_requests(tmp_path, monkeypatc
             time.sleep(0.4)
             return state.legal_actions()[0]
 
-    monkeypatch.setattr(serve_mod, "make_agent", lambda spec, seed: Slow())
+    monkeypatch.setattr(tables_mod, "make_agent", lambda spec, seed: Slow())
     server, client = _server(tmp_path, Limits(agent_workers=1))
     calm = _create(client, ruleset="tic_tac_toe", agents=["human", "human"])
     busy = [server.create("tic_tac_toe", None, None, ["random", "human"], client=f"c{i}")[0] for i in range(6)]
@@ -232,7 +232,7 @@ def test_clients_take_turns_in_the_agent_pool(tmp_path, monkeypatch):
             order.append(threading.current_thread())
             return state.legal_actions()[0]
 
-    monkeypatch.setattr(serve_mod, "make_agent", lambda spec, seed: Slow())
+    monkeypatch.setattr(tables_mod, "make_agent", lambda spec, seed: Slow())
     server, _ = _server(tmp_path, Limits(agent_workers=1))
     many = [server.create("tic_tac_toe", None, None, ["random", "human"], client="many")[0] for _ in range(8)]
     one = server.create("tic_tac_toe", None, None, ["random", "human"], client="one")[0]
@@ -265,8 +265,8 @@ def test_table_creation_is_limited_per_client(tmp_path):
 def test_only_valid_requests_compile_and_the_cache_is_bounded(tmp_path, monkeypatch):
     server, client = _server(tmp_path, Limits(compiled_cache=4, tables_per_client=1000, creations_per_hour=1000))
     compiled = []
-    real = serve_mod.load_ruleset
-    monkeypatch.setattr(serve_mod, "load_ruleset", lambda *a: compiled.append(a) or real(*a))
+    real = tables_mod.load_ruleset
+    monkeypatch.setattr(tables_mod, "load_ruleset", lambda *a: compiled.append(a) or real(*a))
     _create(client, ruleset="beer_cards", agents=["human", "human"])
     compiled.clear()
     for i in range(60):  # unknown names, wrong kinds, refused tables: nothing new is compiled

@@ -1,0 +1,565 @@
+"""The browser table's live tables: :class:`Table` (one table's stored record, compiled ruleset,
+state, and the streams waiting for its changes) and :class:`TableServer` (all of one server's
+tables): create a table (quotas, the ruleset, variant and parameters offered, a secure seed, one
+unguessable token per human seat and one to delete it), restore every stored table when the
+server starts, expire finished and idle ones, delete one, commit a seat's action, and let the
+agents take their turns in the fair worker pool (:class:`interpreter.web.guards.FairPool`).
+Nothing here knows HTTP: the routes over these tables are in :mod:`interpreter.web.server`.
+
+Shapes: a table's ``record.settings`` is ``{"ruleset", "variant", "params", "players", "agents"
+(one spec a seat, "human" for a person), "seed", "seeded_by" ("server" or "creator"), "client"
+(a hash of the creator's address), "delete_hash"}``; :meth:`TableServer.create` returns the table
+and its tokens ``{seat: token, "delete": token}`` (only their SHA-256 is kept);
+:meth:`Table.view` returns ``{"version", "html", "finished", "yours"}`` built from the seat's
+observation only.
+
+Tables live in a :class:`~interpreter.web.store.TableStore` (SQLite by default): each action is
+committed with the state it led to, and every table is restored when the server starts, its
+agents moving on where they stopped.  Agents are seeded per decision (``agent_seed(seed, seat)``
+and the action count), so a game restored after a restart goes on exactly as it would have.
+
+Errors: :class:`~interpreter.errors.TapsterError` for a request that cannot be met (a ruleset,
+variant, parameter, player count or agent not offered; a table the store could not write, marked
+``retry`` for an agent's move) and for a stored table that no longer loads; ``_TooMany`` (a
+TapsterError, answered 429) for a quota reached; :class:`~interpreter.errors.IllegalActionError`
+for an action that is not legal now, not the seat's turn, or sent from a stale page.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import logging
+import secrets
+import threading
+import time
+from collections import OrderedDict, deque
+from concurrent.futures import Future
+from typing import Any
+
+from ..agents.core import make_agent
+from ..analysis.simulate import agent_seed
+from ..compile.compiler import available_rulesets, load_ruleset
+from ..compile.ruleset import Ruleset
+from ..engine import rng as rng_mod
+from ..engine.state import State
+from ..errors import IllegalActionError, TapsterError
+from ..views.render import view_observation
+from ..views.webview import seat_html
+from .guards import MAX_SEED, FairPool, Limits, _agent_within, _hash, _say, client_address
+from .store import StaleTableError, TableRecord, TableStore
+
+__all__ = ["Table", "TableServer", "restore_state", "CREATOR_SEED_NOTE"]
+
+log = logging.getLogger("tapster.serve")
+
+#: What every seat's page says when the table's creator chose its seed.
+CREATOR_SEED_NOTE = "Seeded by the creator: hidden cards are known to whoever knows the seed."
+
+
+def restore_state(rs: Ruleset, data: dict) -> State:
+    """``State.from_json`` for a served table's stored state, whose generator may be the secure one
+    (:mod:`interpreter.engine.rng`; ``from_json`` itself takes only the 64-bit generator).
+
+    Raises:
+        TapsterError: the state does not fit the ruleset, or its generator state is not valid.
+    """
+    try:
+        value = int(data["rng"])
+    except (KeyError, TypeError, ValueError):
+        raise TapsterError("a stored table's state has no generator state") from None
+    if not rng_mod.is_state(value):
+        raise TapsterError("a stored table's generator state is not valid")
+    if not rng_mod.is_secure(value):
+        return State.from_json(rs, data)
+    st = State.from_json(rs, {**data, "rng": "0"})
+    st.rng = value
+    return st
+
+
+class Table:
+    """A live table: its stored record, ruleset, state, and what waits for its changes.
+
+    ``lock`` guards ``state`` and ``record`` (taken by request handlers and agent workers);
+    ``job`` is the agent move queued or under way (None when none); ``updated`` is the time
+    (seconds since the epoch) of the last change; ``deleted`` is set when the table is deleted;
+    ``failure`` holds an agent's error (the table then waits); ``retries`` counts the failed
+    writes of the agent move under way.
+    """
+
+    def __init__(self, record: TableRecord, rs: Ruleset, state: State):
+        self.record = record
+        self.rs = rs
+        self.state = state
+        self.lock = threading.RLock()
+        self.job: Future | None = None
+        self.updated = record.updated or time.time()
+        self.deleted = False
+        self.failure: str | None = None
+        self.retries = 0
+        self._waiters: set = set()
+        self._waiters_lock = threading.Lock()
+
+    @property
+    def version(self) -> int:
+        return self.record.version
+
+    @property
+    def creator_seeded(self) -> bool:
+        """Whether the table's creator chose its seed (a practice table)."""
+        return self.record.settings.get("seeded_by") == "creator"
+
+    def seat_of(self, token: str) -> int | None:
+        """The seat whose token this is, or None (constant-time comparisons)."""
+        h = _hash(token)
+        seat = None
+        for p, stored in enumerate(self.record.token_hashes):
+            if stored is not None and hmac.compare_digest(stored, h):
+                seat = p
+        return seat
+
+    def is_creator(self, token: str) -> bool:
+        """Whether ``token`` is the creator's (the delete link's), compared in constant time."""
+        stored = self.record.settings.get("delete_hash") or ""
+        return hmac.compare_digest(stored, _hash(token)) and bool(stored)
+
+    def names(self, me: int) -> list[str]:
+        agents = self.record.settings["agents"]
+        return [f"P{p + 1}" + (" (you)" if p == me else "" if a == "human" else f" ({a})") for p, a in enumerate(agents)]
+
+    def view(self, seat: int, link: str = "") -> dict:
+        """The seat's view: ``{"version", "html", "finished", "yours"}``.  ``link`` is the seat's
+        page path (for the replay link of a finished game)."""
+        from html import escape
+
+        with self.lock:
+            st = self.state
+            obs = view_observation(st, seat)
+            html = seat_html(self.rs, obs, st.visible_log(seat), self.names(seat))
+            version, finished = self.version, st.finished
+        if self.creator_seeded:
+            html = f'<p class="warning creator-seed" role="note">{escape(CREATOR_SEED_NOTE)}</p>' + html
+        if self.failure:
+            html = f'<p class="error" role="alert">{escape(self.failure)}</p>' + html
+        if finished:
+            seed = escape(str(self.record.settings["seed"]))
+            href = escape(link + "/log", quote=True) if link else "log"
+            html += (f'<p class="replay">The game is over. Its seed was <code class="seed">{seed}</code>; '
+                     f'<a href="{href}" download="tapster-game.json">the replay log</a> (<code>tapster replay</code>).</p>')
+        return {"version": version, "html": html, "finished": finished, "yours": "decision" in obs}
+
+    # -- waiting for changes (from any thread) --------------------------------------------------
+
+    def notify(self) -> None:
+        """Wake every stream waiting for a change (safe from any thread)."""
+        with self._waiters_lock:
+            waiters = list(self._waiters)
+        for loop, event in waiters:
+            try:
+                loop.call_soon_threadsafe(event.set)
+            except RuntimeError:  # that event loop has closed
+                with self._waiters_lock:
+                    self._waiters.discard((loop, event))
+
+    async def wait_change(self, timeout: float) -> bool:
+        """Wait until :meth:`notify` or ``timeout`` seconds; True when notified."""
+        key = (asyncio.get_running_loop(), asyncio.Event())
+        with self._waiters_lock:
+            self._waiters.add(key)
+        try:
+            await asyncio.wait_for(key[1].wait(), timeout)
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            with self._waiters_lock:
+                self._waiters.discard(key)
+
+
+def _like(default: Any, value: Any) -> bool:
+    """Whether a client's parameter ``value`` is of its default's kind: a whole number for a whole
+    number, a number for a number, text, true/false, or a list whose items are all like the
+    default's first item (a ruleset's declaration then checks its range)."""
+    if type(default) is bool or type(value) is bool:
+        return type(default) is type(value)
+    if type(default) is int:
+        return type(value) is int
+    if type(default) is float:
+        return type(value) in (int, float)
+    if isinstance(default, list):
+        return isinstance(value, list) and (not default or all(_like(default[0], v) for v in value))
+    return type(default) is type(value)
+
+
+def _rules_key(settings: dict) -> str:
+    """The compiled ruleset a table's settings name: ruleset, variant and parameters as JSON."""
+    return json.dumps([settings["ruleset"], settings.get("variant") or None, settings.get("params") or {}], sort_keys=True)
+
+
+class _TooMany(TapsterError):
+    """A client has reached a quota (answered 429)."""
+
+
+class TableServer:
+    """The tables of one server, kept in ``store`` and restored from it on creation.
+
+    ``rulesets``: the rulesets a table may be created with (names or paths; default the shipped
+    ones); ``limits``: what each client may ask for (:class:`Limits`).  On creation, every
+    stored table is restored, expired ones are deleted, and the agents of a table that was
+    waiting for them move on.  Raises TapsterError when a stored table no longer loads.
+    """
+
+    def __init__(self, store: TableStore, rulesets: list[str] | None = None, limits: Limits | None = None):
+        self.store = store
+        self.limits = limits or Limits()
+        self._compiled: OrderedDict = OrderedDict()
+        self._sources: dict[str, str] = {}  # the name a client uses -> what loads it (a name, or the operator's path)
+        self.rulesets: list[str] = []
+        for source in rulesets or available_rulesets():
+            name = load_ruleset(source).name if ("/" in source or "\\" in source or source.endswith((".yaml", ".yml"))) else source
+            self._sources[name] = source
+            self.rulesets.append(name)
+        self._compile_lock = threading.Lock()
+        self._created: OrderedDict = OrderedDict()  # client -> deque of creation times
+        self._tables_lock = threading.Lock()
+        self.pool = FairPool(self.limits.agent_workers)
+        self.tables: dict[str, Table] = {}
+        for rec in store.load_all():
+            rs = self.ruleset(rec.settings)
+            self.tables[rec.id] = Table(rec, rs, restore_state(rs, rec.state))
+        self.sweep()
+        for table in list(self.tables.values()):
+            self.schedule_agents(table)
+
+    def close(self) -> None:
+        """Stop the agent workers (moves under way finish) and close the store."""
+        self.pool.shutdown()
+        self.store.close()
+
+    # -- rulesets -------------------------------------------------------------------------------
+
+    def source(self, name: str) -> str:
+        """What loads the ruleset clients call ``name`` (a ruleset given as a path is offered by its
+        own name, so no server path reaches a client)."""
+        return self._sources.get(name, name)
+
+    def ruleset(self, settings: dict) -> Ruleset:
+        """The compiled ruleset of a table's settings, from a bounded cache (least recently used
+        dropped).  Raises TapsterError as ``load_ruleset`` does."""
+        params = settings.get("params") or {}
+        key = _rules_key(settings)
+        with self._compile_lock:
+            rs = self._compiled.get(key)
+            if rs is not None:
+                self._compiled.move_to_end(key)
+                return rs
+        if not isinstance(params, dict):
+            raise TapsterError("params: expected NAME: VALUE pairs")
+        try:
+            rs = load_ruleset(self.source(settings["ruleset"]), settings.get("variant") or None, {"params": params} if params else None)
+        except TapsterError as exc:
+            errors = getattr(exc, "errors", None)  # a ruleset's problems: the first one says what is wrong
+            if errors:
+                raise TapsterError(_say(getattr(errors[0], "message", errors[0]))) from None
+            raise
+        with self._compile_lock:
+            self._compiled[key] = rs
+            while len(self._compiled) > self.limits.compiled_cache:
+                self._compiled.popitem(last=False)
+        return rs
+
+    def _validated_ruleset(self, ruleset: str, variant: str | None, params: dict) -> Ruleset:
+        """The ruleset a request asks for, compiled only once its name, variant and parameters
+        are known to be among those offered.  Raises TapsterError."""
+        if ruleset not in self.rulesets:
+            raise TapsterError(f"ruleset {_say(ruleset)!r} is not offered here; rulesets: {', '.join(map(_say, self.rulesets))}")
+        base = self.ruleset({"ruleset": ruleset})
+        if variant:
+            known = getattr(base, "variants", {}) or {}
+            for part in variant.split(","):
+                if part.strip() not in known:
+                    raise TapsterError(f"{base.title} has no variant {_say(part.strip())!r}; variants: {', '.join(known) or 'none'}")
+        rs = self.ruleset({"ruleset": ruleset, "variant": variant}) if variant else base
+        for name, value in params.items():
+            if name not in rs.params:
+                raise TapsterError(f"{rs.title} has no parameter {_say(name)!r}; parameters: {', '.join(rs.params) or 'none'}")
+            if not _like(rs.params[name], value):
+                raise TapsterError(f"parameter {name} must be like its default {_say(json.dumps(rs.params[name]))}")
+        return rs
+
+    # -- tables ---------------------------------------------------------------------------------
+
+    def _admit(self, client: str, now: float) -> None:
+        """Raise _TooMany when ``client`` may not create a table now (its live tables, its
+        creations in the last hour, the server's total)."""
+        lim = self.limits
+        if len(self.tables) >= lim.max_tables:
+            raise _TooMany(f"this server holds {lim.max_tables} tables already; try again later")
+        mine = sum(1 for t in self.tables.values() if t.record.settings.get("client") == client)
+        if mine >= lim.tables_per_client:
+            raise _TooMany(f"you have {lim.tables_per_client} tables here already (the most one client may hold); "
+                           "delete one or wait until one expires")
+        times = self._created.get(client)
+        if times is not None:
+            while times and times[0] < now - 3600:
+                times.popleft()
+            if len(times) >= lim.creations_per_hour:
+                raise _TooMany(f"you created {lim.creations_per_hour} tables in the last hour (the most allowed); try again later")
+
+    def _count_creation(self, client: str, now: float) -> None:
+        times = self._created.pop(client, None) or deque()
+        times.append(now)
+        self._created[client] = times
+        while len(self._created) > 10_000:
+            self._created.popitem(last=False)
+
+    def create(self, ruleset: str, variant: str | None, players: int | None, agents: list[str],
+               seed: int | None = None, params: dict | None = None, client: str = "local") -> tuple[Table, dict[int, str]]:
+        """A new table and the token of each human seat (seat -> token); the creator's token
+        (to delete the table) is ``tokens["delete"]``.
+
+        ``agents``: one entry per seat (``"human"`` or an agent spec; the last repeats).
+        ``seed``: None for a secure seed (:func:`interpreter.engine.rng.secure_seed`); a number makes
+        a practice table whose every page says its creator chose the seed.  ``client``: who
+        asks (their address, for the quotas).
+        Raises TapsterError: a ruleset not offered here, a bad variant, parameter, player count
+        or agent, an agent beyond the limits, no human seat; _TooMany: a quota reached.
+        """
+        now = time.time()
+        client_key = _hash(f"client:{client_address(client)}")[:32]
+        params = params or {}
+        with self._tables_lock:
+            self._admit(client_key, now)
+        rs = self._validated_ruleset(ruleset, variant or None, params)
+        agents = [a.strip() for a in agents if a.strip()] or ["human"]
+        agents = [a if a == "human" else _agent_within(a, self.limits) for a in agents]
+        n = rs.default_players if players is None else players
+        if type(n) is not int or not rs.min_players <= n <= rs.max_players:
+            raise TapsterError(f"{rs.title} is for {rs.min_players} to {rs.max_players} players, not {_say(n)}")
+        if len(agents) > n:
+            raise TapsterError(f"{len(agents)} seats given for {n} players")
+        agents = agents + [agents[-1]] * (n - len(agents))
+        if "human" not in agents:
+            raise TapsterError("at least one seat must be a person (human)")
+        if params:
+            key = _rules_key({"ruleset": ruleset, "variant": variant or None, "params": params})
+            with self._tables_lock:
+                custom = {_rules_key(t.record.settings) for t in self.tables.values() if t.record.settings.get("params")}
+            if key not in custom and len(custom) >= self.limits.custom_rulesets:
+                raise _TooMany(f"this server holds tables with {self.limits.custom_rulesets} different parameter settings already "
+                               "(the most it keeps); play with the defaults or a variant, or try again later")
+            rs = self.ruleset({"ruleset": ruleset, "variant": variant or None, "params": params})
+        if seed is None:
+            seed_value: int | str = rng_mod.secure_seed()
+            seeded_by = "server"
+        else:
+            if type(seed) is not int or not 0 <= seed <= MAX_SEED:
+                raise TapsterError("the seed is a whole number from 0 to 2**64 - 1")
+            seed_value, seeded_by = seed, "creator"
+        tokens: dict[Any, str] = {p: secrets.token_urlsafe(32) for p, a in enumerate(agents) if a == "human"}
+        hashes = [(_hash(tokens[p]) if p in tokens else None) for p in range(n)]
+        tokens["delete"] = secrets.token_urlsafe(32)
+        settings: dict[str, Any] = {"ruleset": ruleset, "variant": variant or None, "params": params, "players": n,
+                                    "agents": agents, "seed": seed_value, "seeded_by": seeded_by, "client": client_key,
+                                    "delete_hash": _hash(tokens["delete"])}
+        st = rs.new_game(n, seed=seed_value, log=True)
+        tid = secrets.token_urlsafe(9)
+        rec = TableRecord(tid, settings, hashes, st.to_json(), updated=now)
+        with self._tables_lock:
+            self._admit(client_key, now)  # again: another request may have come in meanwhile
+            try:
+                self.store.create(rec)
+            except TapsterError:
+                raise
+            except Exception as exc:  # the database refused the write (locked, full, gone)
+                log.warning("a new table could not be written: %s", exc)
+                raise TapsterError("the table could not be saved just now; try again") from None
+            self._count_creation(client_key, now)
+            table = Table(rec, rs, st)
+            self.tables[tid] = table
+        return table, tokens
+
+    def find(self, tid: str, token: str) -> tuple[Table, int] | None:
+        """The table and seat of a link, or None for any unknown table or token."""
+        table = self.tables.get(tid)
+        if table is None:
+            _hash(token)  # the same work as a known table
+            return None
+        seat = table.seat_of(token)
+        return None if seat is None else (table, seat)
+
+    def delete(self, table: Table) -> None:
+        """Delete a table: from the store, from memory; its streams end."""
+        with self._tables_lock:
+            self.store.delete(table.record.id)
+            self.tables.pop(table.record.id, None)
+        table.deleted = True
+        table.notify()
+
+    def sweep(self, now: float | None = None) -> int:
+        """Delete the tables that expired: finished ``finished_ttl`` seconds ago, or untouched
+        for ``idle_ttl`` seconds.  Returns how many were deleted."""
+        now = time.time() if now is None else now
+        gone = 0
+        for table in list(self.tables.values()):
+            age = now - table.updated
+            if age > self.limits.idle_ttl or (table.state.finished and age > self.limits.finished_ttl):
+                try:
+                    self.delete(table)
+                except Exception as exc:  # noqa: BLE001 - a busy database: the next sweep deletes it
+                    log.warning("table %s could not be deleted yet: %s", table.record.id, exc)
+                    continue
+                gone += 1
+        return gone
+
+    def take(self, table: Table, seat: int, action: str, version: int | None) -> None:
+        """Take ``action`` for ``seat`` and commit it with the new state (no agents).
+
+        Raises:
+            IllegalActionError: not the seat's turn, a stale ``version``, an illegal action,
+                the game is over (nothing changes).
+            TapsterError: the table could not be written (nothing changes).
+        """
+        with table.lock:
+            st = table.state
+            if table.deleted:
+                raise IllegalActionError("this table was deleted", ())
+            if st.is_terminal():
+                raise IllegalActionError("the game is over: no action can be taken", ())
+            if version is not None and version != table.version:
+                raise IllegalActionError(f"this page was out of date (the table moved on to move {table.version}); "
+                                         "the view is refreshed, choose again", ())
+            if seat not in st.current_players():
+                raise IllegalActionError("it is not your turn", ())
+            self._commit(table, seat, action)
+            self.schedule_agents(table)
+
+    def _commit(self, table: Table, seat: int, action: Any) -> None:
+        new = table.state.clone()
+        new.apply(action)  # raises IllegalActionError with nothing changed
+        text = str(action) if not isinstance(action, str) else str(_found(table.state, action))
+        try:
+            self.store.record(table.record.id, table.version, seat, text, new.to_json())
+        except StaleTableError as exc:
+            raise IllegalActionError(str(exc), ()) from None
+        except TapsterError:
+            raise
+        except Exception as exc:  # the database refused the write (locked, full, gone): nothing changed
+            log.warning("table %s: the move could not be written: %s", table.record.id, exc)
+            raise TapsterError("the table could not be saved just now (nothing changed); try again") from None
+        table.record.version += 1
+        table.record.actions.append([seat, text])
+        table.state = new
+        table.updated = time.time()
+
+    # -- agents ---------------------------------------------------------------------------------
+
+    def waiting_for_agent(self, table: Table) -> bool:
+        """Whether an agent is to move at ``table`` now."""
+        st = table.state
+        if table.deleted or table.failure or st.is_terminal():
+            return False
+        return table.record.settings["agents"][st.current_players()[0]] != "human"
+
+    def schedule_agents(self, table: Table, delay: float = 0.0, wait: bool = True) -> None:
+        """Queue the next agent move of ``table`` in the worker pool when an agent is to move
+        and none is queued; each move queues the next, so the tables' agents take turns in the
+        pool (and clients in turn: :class:`FairPool`).  ``delay`` seconds first (a retry after a failed write); ``wait=False`` gives up
+        at once when the table is busy (a check from the event loop, which must not block)."""
+        if delay > 0:
+            timer = threading.Timer(delay, self.schedule_agents, (table,))
+            timer.daemon = True
+            timer.start()
+            return
+        if not table.lock.acquire(blocking=wait):
+            return
+        try:
+            if table.job is not None or not self.waiting_for_agent(table):
+                return
+            try:
+                table.job = self.pool.submit(table.record.settings.get("client", ""), self._agent_job, table)
+            except RuntimeError:  # the pool is shut down: the server is stopping
+                table.job = None
+        finally:
+            table.lock.release()
+
+    def _agent_job(self, table: Table) -> None:
+        moved, again = False, 0.0
+        try:
+            moved = self._agent_move(table)
+            table.retries = 0
+        except IllegalActionError:
+            moved = True  # the table moved on meanwhile: think again
+        except TapsterError as exc:
+            if getattr(exc, "retry", False):  # the move could not be written: again after 0.5, 1, 2 ... 30 s
+                again = min(30.0, 0.5 * 2 ** table.retries)
+                table.retries += 1
+            else:
+                table.failure = _say(f"an agent failed: {exc.message}")
+                log.warning("table %s: %s", table.record.id, table.failure)
+        except Exception as exc:  # noqa: BLE001 - a worker must never die silently
+            table.failure = _say(f"an agent failed: {type(exc).__name__}")
+            log.exception("table %s: agent move failed", table.record.id)
+        finally:
+            with table.lock:  # the next move is queued before this one is seen done
+                table.job = None
+                if moved and not again:
+                    self.schedule_agents(table)
+        table.notify()
+        if again:
+            self.schedule_agents(table, again)
+
+    def _agent_move(self, table: Table) -> bool:
+        """One agent's move at ``table`` (thought outside the table's lock, committed under it
+        when the table has not moved meanwhile).  Returns whether it moved."""
+        with table.lock:
+            if not self.waiting_for_agent(table):
+                return False
+            st = table.state.clone()
+            version = table.version
+            p = st.current_players()[0]
+            spec = table.record.settings["agents"][p]
+        seed = f"{agent_seed(table.record.settings['seed'], p)}:{version}"
+        action = make_agent(spec, seed).act(st, p)
+        with table.lock:
+            if table.version != version or table.deleted:
+                return True
+            try:
+                self._commit(table, p, action)
+            except TapsterError as exc:
+                if isinstance(exc, IllegalActionError):
+                    raise
+                exc.retry = True
+                raise
+            table.rs.check_length(table.state, table.version)
+        return True
+
+    def agents_move(self, table: Table) -> int:
+        """Let the agents take their turns, here and now, until a person must decide or the game
+        ends; each action is committed.  Returns the number of actions taken."""
+        taken = 0
+        while self._agent_move(table):
+            taken += 1
+        return taken
+
+    async def settle(self, table: Table, timeout: float) -> None:
+        """Wait (without holding a thread) until no agent move of ``table`` is queued or under
+        way, or ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while table.job is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            await table.wait_change(min(left, 0.2))
+
+
+def _found(st: State, text: str) -> Any:
+    """The legal action a text names (its canonical text is what the log records)."""
+    for a in st.legal_actions():
+        if str(a) == text:
+            return a
+    d = st.decision()
+    found = d.find(text) if d else None
+    return found if found is not None else text
+
