@@ -19,8 +19,9 @@ STAGES = [
     ("lang", ["builtins", "runtime", "codegen", "parser", "scope", "evaluator", "expression"]),  # the language's functions;
     # what generated code calls; the code generator; the parser; name resolution (Scope, Env); the reference evaluator;
     # compile_expression and templates
-    ("engine", ["rng", "places", "flow", "effectgen", "flowgen", "chance", "saved", "state"]),  # the generator; zone references
-    # and value limits; verbs and runner; decision-free effects as code; blocks as code; chance; a saved state as JSON; a game
+    ("engine", ["rng", "places", "flow", "effectgen", "flowgen", "chance", "saved", "state", "worlds"]),  # the generator; zone
+    # references and value limits; verbs and runner; decision-free effects as code; blocks as code; chance; a saved state as JSON;
+    # a game; determinised worlds drawn again and again
     ("views", ["publicity", "faces", "render", "view", "termview", "screen", "terminal", "maplabels", "webview"]),  # what people see
     ("compile", ["lint", "ruleset", "names", "context", "declarations", "functions", "outcome", "compiler", "facts"]),
     # warnings; the compiled ruleset; why a name is out of scope; the compilation context effects see; its stages: declarations, functions,

@@ -10,6 +10,8 @@
 - ``chance``: explicit chance points and lazy deals.
 - ``saved``: a saved state as JSON data: values encoded and decoded, documents checked.
 - ``state``: one game: zones, properties, variables, legal actions and ``apply``.
+- ``worlds``: determinised worlds of one position for one seat, prepared once and drawn again
+  and again (``State.determinize``'s worlds, for a search's every iteration).
 
 Imports only the stages below (``interpreter.lang``, ``interpreter.loader``, the roots).
 """

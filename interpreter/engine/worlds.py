@@ -1,0 +1,144 @@
+"""Determinised worlds of one state for one seat, drawn again and again: what
+:meth:`State.determinize <interpreter.engine.state.State.determinize>` does, with the work that
+depends only on the state and the seat done once.
+
+An information-set search (``ismcts``) draws a new world at every iteration, a hundred or more
+from the same position; :meth:`State.determinize` finds the places the seat cannot see, sorts
+them, groups their components into pools of look-alikes and masks the record of decisions each
+time.  :class:`Worlds` does that once and then, for each :meth:`Worlds.draw`, only copies the
+state, shuffles the pools and deals them back.  ``Worlds(state, p).draw(rng)`` gives the same
+world as ``state.determinize(p, rng)``, byte for byte, and leaves ``rng`` in the same state
+(``tests/engine/test_worlds.py`` compares them on every shipped ruleset and variant): the worlds,
+and so every seeded agent's choices, are exactly as before.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..errors import TapsterError
+from . import chance as chance_mod
+from .rng import below as rng_below
+from .rng import seed_state
+from .state import _by_index, _leaves_with_path, _masked_record, _relabel_unseen
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .rng import Rng
+    from .state import State
+
+__all__ = ["Worlds"]
+
+
+class Worlds:
+    """The worlds seat ``player`` cannot tell from ``state``, ready to be drawn.
+
+    Built once from a copy of ``state`` taken now (later changes to ``state`` do not reach it):
+    the places ``player`` cannot see, in the canonical order of :meth:`State.determinize`; their
+    components grouped in pools of look-alikes (one kind, the same ``back:`` fields), each
+    pool's slots in that order and its components sorted by index, from which every draw
+    starts its shuffle; and ``canonical``, the world where every pool lies in that sorted order
+    (references the seat cannot see and mutable properties following the components as
+    :meth:`State.determinize` has them follow, no log, the record with other seats' secret
+    actions masked, a generator state of its own).  A draw copies ``canonical`` and deals each
+    pool shuffled.  ``canonical`` depends only on what ``player`` sees, as every world does:
+    a :class:`Worlds` holds nothing of the real arrangement of what the seat cannot see, nor of
+    the real generator.
+
+    Raises:
+        TapsterError: ``player`` is not a seat of this game.
+    """
+
+    __slots__ = ("player", "canonical", "places", "pools")
+
+    def __init__(self, state: State, player: int):
+        if type(player) is not int or not 0 <= player < state.num_players:
+            raise TapsterError(f"no seat {player!r} in a game of {state.num_players}")
+        st = state.clone()
+        st.log = None  # a world keeps no log
+        st.base = None  # and never points back at the real game
+        st.history = None
+        st.record = _masked_record(st.record, player)  # another seat's secret action is not in a world
+        st._outcome = None
+        st.rng = seed_state(0)  # not the real generator: every draw reseeds its world
+        rs = st.ruleset
+        found = []  # (sort key, how to find the place in a copy, list): every place the seat cannot see
+        for decl in rs.zone_list:
+            name = decl.name
+            z = st.zones[name]
+            vis = decl.visibility
+            if decl.keyed:
+                if vis != "public":
+                    found.extend(((name, repr(k)), (name, k, ()), sub) for k, sub in z.items())
+            elif decl.per_player:
+                for i, sub in enumerate(z):
+                    if vis == "hidden" or (vis == "owner" and i != player):
+                        found.extend(((name, i, path), (name, None, (i, *path)), leaf)
+                                     for path, leaf in _leaves_with_path(sub, decl.depth - 1))
+            elif vis != "public":
+                found.extend(((name, path), (name, None, path), leaf) for path, leaf in _leaves_with_path(z, decl.depth))
+        found.sort(key=lambda f: repr(f[0]))
+        #: How to find each place in a copy: (zone name, the key in a keyed zone or None, indexes).
+        self.places = tuple(where for _, where, _ in found)
+        pools: dict = {}  # (kind, back) -> [slots (place number, index)], [components]
+        kinds = rs.kinds
+        for n, (_, _, place) in enumerate(found):
+            for i, c in enumerate(place):
+                back = kinds[c.kind].back
+                key = (c.kind, tuple(repr(c.fields.get(f)) for f in back)) if back else c.kind
+                slots, comps = pools.setdefault(key, ([], []))
+                slots.append((n, i))
+                comps.append(c)
+        #: Each pool in the canonical order: (its slots, its components sorted by index).
+        self.pools = tuple((tuple(slots), tuple(sorted(comps, key=_by_index)))
+                           for slots, comps in (pools[key] for key in sorted(pools, key=repr)))
+        moved: dict = {}  # the real component in a slot -> the one the canonical world has there
+        for slots, ordered in self.pools:
+            for (n, i), c in zip(slots, ordered, strict=True):
+                place = found[n][2]
+                was = place[i]
+                place[i] = c
+                if c is not was:
+                    moved[was] = c
+        if moved:
+            _relabel_unseen(state, st, player, moved)
+        if st.lazy:  # a redealt place is in random order already
+            redealt = {id(f[2]) for f in found}
+            st.lazy = {k: g for k, g in st.lazy.items() if id(chance_mod.zone_at(st, k)) not in redealt}
+        self.player = player
+        self.canonical = st
+
+    def draw(self, rng: Rng) -> State:
+        """A new world, the same as ``state.determinize(player, rng)`` would give (see
+        :meth:`State.determinize <interpreter.engine.state.State.determinize>`), drawing the same
+        numbers from ``rng`` (an :class:`~interpreter.engine.rng.Rng`)."""
+        canonical = self.canonical
+        st = canonical.clone()
+        zones = st.zones
+        places = []
+        for name, key, path in self.places:
+            z = zones[name]
+            if key is not None:
+                z = z[key]
+            for i in path:
+                z = z[i]
+            places.append(z)
+        r = rng.state
+        moved: dict = {}  # the component in a slot of the canonical world -> the one dealt there
+        for slots, ordered in self.pools:
+            comps = list(ordered)
+            for i in range(len(comps) - 1, 0, -1):  # Fisher-Yates with the agent's generator
+                r, j = rng_below(r, i + 1)
+                comps[i], comps[j] = comps[j], comps[i]
+            for (n, i), c, was in zip(slots, comps, ordered, strict=True):
+                places[n][i] = c
+                if c is not was:
+                    moved[was] = c
+        if moved:
+            _relabel_unseen(canonical, st, self.player, moved)
+        r, seed = rng_below(r, 1 << 63)
+        rng.state = r
+        st.rng = seed_state(seed)
+        # Rebuilt from a copy of itself if a move in it fails: not from the real game's seed and
+        # moves, which an agent holding the world could otherwise reach.
+        st.checkpoint()
+        return st
