@@ -26,7 +26,36 @@ if TYPE_CHECKING:  # pragma: no cover
     from .rng import Rng
     from .state import State
 
-__all__ = ["Worlds"]
+__all__ = ["Worlds", "shuffled"]
+
+_M = 0xFFFFFFFFFFFFFFFF
+
+
+def shuffled(s: int, items) -> tuple[int, list]:
+    """``items`` as a new list shuffled by Fisher-Yates from the last place down, each swap drawn
+    as :func:`~interpreter.engine.rng.below` draws it from generator state ``s``; returns (the new
+    state, the list).  The same numbers and the same order as a loop of ``below`` calls (what
+    :meth:`State.determinize` runs), with SplitMix64's step written out: a world's redeal is
+    most of a draw.  A secure state (more than 64 bits) goes through ``below`` itself."""
+    out = list(items)
+    if s > _M:
+        for i in range(len(out) - 1, 0, -1):
+            s, j = rng_below(s, i + 1)
+            out[i], out[j] = out[j], out[i]
+        return s, out
+    for i in range(len(out) - 1, 0, -1):
+        n = i + 1
+        limit = 0x10000000000000000 - 0x10000000000000000 % n  # rejection: no modulo bias
+        while True:
+            s = (s + 0x9E3779B97F4A7C15) & _M
+            z = ((s ^ (s >> 30)) * 0xBF58476D1CE4E5B9) & _M
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M
+            z ^= z >> 31
+            if z < limit:
+                j = z % n
+                break
+        out[i], out[j] = out[j], out[i]
+    return s, out
 
 
 class Worlds:
@@ -125,10 +154,7 @@ class Worlds:
         r = rng.state
         moved: dict = {}  # the component in a slot of the canonical world -> the one dealt there
         for slots, ordered in self.pools:
-            comps = list(ordered)
-            for i in range(len(comps) - 1, 0, -1):  # Fisher-Yates with the agent's generator
-                r, j = rng_below(r, i + 1)
-                comps[i], comps[j] = comps[j], comps[i]
+            r, comps = shuffled(r, ordered)
             for (n, i), c, was in zip(slots, comps, ordered, strict=True):
                 places[n][i] = c
                 if c is not was:

@@ -73,3 +73,18 @@ def test_worlds_for_a_seat_that_is_not_in_the_game_is_a_clear_error():
     for bad in (2, -1, "0"):
         with pytest.raises(TapsterError, match="no seat"):
             Worlds(st, bad)
+
+
+@pytest.mark.parametrize("seed", [0, 1, "x", "blake2b:" + "ab" * 32])
+def test_a_redeal_draws_as_a_loop_of_below_draws(seed):
+    # SplitMix64 seeds and a secure (BLAKE2b) one: the same permutation, the same state after.
+    from interpreter.engine.worlds import shuffled
+
+    for size in (0, 1, 2, 3, 7, 52, 130):
+        rng = Rng(seed)
+        want = list(range(size))
+        for i in range(size - 1, 0, -1):
+            j = rng.below(i + 1)
+            want[i], want[j] = want[j], want[i]
+        state, got = shuffled(Rng(seed).state, range(size))
+        assert got == want and state == rng.state
