@@ -1,17 +1,26 @@
 """How strong the search agents are, and what a decision costs (issue 18): not a timed test.
 
     python tools/bench_agents.py [--quick]
+    python tools/bench_agents.py --targets [--games N]
 
 Tic-tac-toe: ``mcts`` with 1,000 iterations against ``random`` (it must never lose) and against
 itself (a draw in at least 90% of games).  Beer Flights, Beer Cards and Drink & Beat: ``ismcts``
 against ``random`` and against ``greedy``, seats rotated, with the mean margin of the searcher's
 win share over its fair share and a 95% interval (normal approximation; the interval must
 exclude zero).  Each line gives the CPU seconds per decision of the searcher.
+
+``--targets``: issue 24's search targets, the CPU seconds of one whole game (every agent's
+choices and every move) of Beer Knight (2 players) and of Belgian Beers Race (3 players) with one
+``ismcts:iterations=100`` player in seat 0 against ``random`` (targets: 2 s and 8 s); games seeded
+``0:0``, ``0:1``, ... as ``tapster simulate --seed 0`` seeds them, so runs before and after a change
+play the same games; each line ends with a digest of the game's actions (the same digest: the same
+choices).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import math
 import sys
 import time
@@ -72,12 +81,46 @@ def match(name, searcher, other, games, players=None, seed=0):
     return mean, half, losses, draws
 
 
+#: Issue 24's search targets: (ruleset, players, CPU seconds a game may take, default games).
+TARGETS = [("beer_knight", 2, 2.0, 3), ("belgian_beers_race", 3, 8.0, 2)]
+
+
+def targets(games: int | None, searcher: str = "ismcts:iterations=100") -> None:
+    """Print the CPU seconds of whole games with ``searcher`` in seat 0 against ``random``."""
+    for name, n, goal, default in TARGETS:
+        rs = load_ruleset(name)
+        specs = [searcher] + ["random"] * (n - 1)
+        times = []
+        for g in range(games if games is not None else default):
+            seed = game_seed(0, g)
+            st = rs.new_game(n, seed=seed)
+            agents = [make_agent(s, agent_seed(seed, p)) for p, s in enumerate(specs)]
+            taken = []
+            t0 = time.process_time()
+            while not st.is_terminal():
+                p = st.current_players()[0]
+                a = agents[p].act(st, p)
+                taken.append(str(a))
+                st.apply(a)
+            dt = time.process_time() - t0
+            times.append(dt)
+            digest = hashlib.sha256(" ".join(taken).encode()).hexdigest()[:12]
+            print(f"{name:20} game {seed:5} {searcher} vs random: {dt:6.2f} s CPU, {len(taken)} decisions, "
+                  f"winners {list(st.outcome().winners)}, actions {digest}", flush=True)
+        mean = sum(times) / len(times)
+        print(f"{name:20} mean {mean:.2f} s CPU a game (target <= {goal:g} s: {'met' if mean <= goal else 'NOT met'})", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer games and iterations (a smoke run)")
     ap.add_argument("--games", type=int, default=None, help="games of every match (overrides the defaults)")
     ap.add_argument("--iterations", type=int, default=None, help="iterations of every searcher (overrides the defaults)")
+    ap.add_argument("--targets", action="store_true", help="only issue 24's search targets: CPU seconds of a whole game")
     args = ap.parse_args()
+    if args.targets:
+        targets(args.games, f"ismcts:iterations={args.iterations or 100}")
+        return
     q = args.quick
 
     def games(quick: int, full: int) -> int:

@@ -15,7 +15,9 @@ shuffle or a die from the real generator.
 - ``ismcts``: single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012): every
   iteration draws a new world, walks one tree of action sequences with UCB1 counted over the
   iterations where an action was available, and backs up each seat's reward at the nodes where
-  that seat chose.
+  that seat chose.  Its worlds come from one :class:`~interpreter.engine.worlds.Worlds` per
+  decision: what the seat sees is prepared once, and each iteration only copies and redeals
+  (the same worlds as :meth:`State.determinize`, drawing the same numbers).
 
 Rewards: a finished game gives each winner ``1/k`` of a shared win and the others 0 (a game
 without winners gives every seat ``1/n``); a playout cut at ``depth`` actions is scored by the
@@ -29,8 +31,11 @@ import math
 import time
 from typing import Any
 
+from ..engine.chance import CHANCE
 from ..engine.rng import Rng
+from ..engine.rng import below as rng_below
 from ..engine.state import State
+from ..engine.worlds import Worlds
 from ..errors import TapsterError
 from ..lang.expression import Env
 from ..model import Action
@@ -75,16 +80,29 @@ def _settle(st: State, rng: Rng) -> None:
 
 
 def _playout(st: State, rng: Rng, depth: int) -> list[float]:
-    """Random actions from ``st`` (used up) until the end or ``depth`` actions; the rewards."""
+    """Random actions from ``st`` (used up) until the end or ``depth`` actions; the rewards.
+    Chance points (explicit chance) are sampled from ``rng`` and do not count as actions."""
     steps = 0
-    while not st.finished and steps < depth:
-        actions = st.pending[2]
-        if st.is_chance():
-            st.apply(st.sample_chance(rng))
-            continue
-        st.apply(actions[rng.below(len(actions))])
-        steps += 1
+    apply = st.apply
+    r = rng.state  # the generator's state drawn from here, written back below (as ``rng.below`` would)
+    try:
+        while not st.finished and steps < depth:
+            pending = st.pending
+            if pending[3] == _CHANCE_ONLY:
+                rng.state = r
+                apply(st.sample_chance(rng))
+                r = rng.state
+                continue
+            actions = pending[2]
+            r, k = rng_below(r, len(actions))
+            apply(actions[k])
+            steps += 1
+    finally:
+        rng.state = r
     return rewards(st)
+
+
+_CHANCE_ONLY = (CHANCE,)
 
 
 #: Each agent's parameters: name -> (type, default, low, high, description).
@@ -197,49 +215,63 @@ class _Search:
 
     def _iterate(self, root: _Node, world: State, player: int, availability: bool) -> None:
         """One iteration from ``world`` (used up): select with UCB1, expand one node, play out,
-        back up."""
+        back up.  With ``availability`` (ISMCTS), a child's count of the iterations where its
+        action was legal stands for its parent's visits in UCB1."""
         rng = self.rng
         node = root
         path = [root]
         c = self.c
+        sqrt = math.sqrt
+        log = math.log
+        apply = world.apply
         while not world.finished:
-            if world.is_chance():
-                world.apply(world.sample_chance(rng))
+            pending = world.pending
+            if pending[3] == _CHANCE_ONLY:
+                apply(world.sample_chance(rng))
                 continue
-            actions = world.pending[2]
-            mover = world.pending[3][0]
+            actions = pending[2]
             children = node.children
-            untried = [a for a in actions if a not in children]
+            get = children.get
+            untried = []
             if availability:
                 for a in actions:
-                    child = children.get(a)
-                    if child is not None:
+                    child = get(a)
+                    if child is None:
+                        untried.append(a)
+                    else:
                         child.avail += 1
+            else:
+                untried = [a for a in actions if a not in children]
             if untried:
                 a = untried[rng.below(len(untried))]
-                child = children[a] = _Node(mover)
+                child = children[a] = _Node(pending[3][0])
                 child.avail = 1
-                world.apply(a)
+                apply(a)
                 path.append(child)
                 break
-            log_n = math.log(max(node.visits, 1))
             best = None
             best_value = -1.0
-            for a in actions:
-                ch = children[a]
-                n = ch.avail if availability else node.visits
-                value = ch.reward / ch.visits + c * math.sqrt(math.log(max(n, 1)) / ch.visits) if availability else \
-                    ch.reward / ch.visits + c * math.sqrt(log_n / ch.visits)
-                if value > best_value:
-                    best, best_value = a, value
+            if availability:
+                for a in actions:
+                    ch = children[a]
+                    value = ch.reward / ch.visits + c * sqrt(log(max(ch.avail, 1)) / ch.visits)
+                    if value > best_value:
+                        best, best_value = a, value
+            else:
+                log_n = log(max(node.visits, 1))
+                for a in actions:
+                    ch = children[a]
+                    value = ch.reward / ch.visits + c * sqrt(log_n / ch.visits)
+                    if value > best_value:
+                        best, best_value = a, value
             node = children[best]
-            world.apply(best)
+            apply(best)
             path.append(node)
         result = _playout(world, rng, self.depth)
-        for n in path:
+        root.visits += 1
+        for n in path[1:]:
             n.visits += 1
-            if n is not root:
-                n.reward += result[n.player]
+            n.reward += result[n.player]
 
     @staticmethod
     def _pick(root: _Node, actions: tuple, rng: Rng) -> Action:
@@ -300,7 +332,8 @@ class MCTSAgent(_Search):
 
 class ISMCTSAgent(_Search):
     """Single-observer information-set MCTS: each iteration draws a new world consistent with
-    what the seat sees (:meth:`State.determinize`) and walks one shared tree of action
+    what the seat sees (:meth:`Worlds.draw <interpreter.engine.worlds.Worlds.draw>`, the worlds
+    of :meth:`State.determinize`) and walks one shared tree of action
     sequences, UCB1 counted over the iterations where an action was available.  Parameters:
     see :data:`PARAMS` ``["ismcts"]``."""
 
@@ -317,10 +350,11 @@ class ISMCTSAgent(_Search):
         if len(actions) == 1:
             return actions[0]
         root = _Node(player)
+        worlds = Worlds(state, player)  # what the seat sees, prepared once for every iteration's world
         go = self._budget()
         i = 0
         while go(i):
-            self._iterate(root, state.determinize(player, self.rng), player, availability=True)
+            self._iterate(root, worlds.draw(self.rng), player, availability=True)
             i += 1
         self.last_iterations = i
         return self._pick(root, actions, self.rng)

@@ -13,7 +13,8 @@
   function resumable where a frame saved it.
 - ``chance``: explicit chance points and lazy deals.
 - ``saved``: a saved state as JSON data: values encoded and decoded, documents checked.
-- ``worlds``: states a seat cannot tell from the real one (``determinize``), for search.
+- ``worlds``: determinised worlds of one position for one seat, prepared once and drawn again
+  and again (``State.determinize`` draws one; a search, one every iteration).
 - ``state``: one game: zones, properties, variables, legal actions and ``apply``.
 
 Imports only the stages below (``interpreter.lang``, ``interpreter.loader``, the roots).

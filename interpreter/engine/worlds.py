@@ -1,10 +1,14 @@
 """Worlds: states a seat cannot tell from the real one, drawn at random, for agents that search
 games of hidden information (ISMCTS, determinized MCTS, the OpenSpiel adapter's resampling).
 
-:func:`determinize` redeals what a seat may not see among the places it may not see, keeps every
-reference consistent with the redeal (:func:`_relabel_unseen`) and reseeds the random generator,
-so that nothing of the real hidden arrangement or the real future chance reaches an agent
-holding the world.  ``State.determinize`` calls it.
+:class:`Worlds` finds what a seat may not see once per position (the hidden places in a
+canonical order, the pools of look-alike components, the record with other seats' secrets
+masked, a canonical world holding nothing the seat cannot see); each :meth:`Worlds.draw` then
+copies that world, redeals every pool among its places (:func:`shuffled`), keeps every
+reference consistent with the redeal (:func:`_relabel_unseen`) and reseeds the random
+generator, so that nothing of the real hidden arrangement or the real future chance reaches an
+agent holding the world.  An information-set search draws a hundred or more worlds from one
+position; :func:`determinize` (``State.determinize``) draws one.
 """
 
 from __future__ import annotations
@@ -17,12 +21,16 @@ from . import chance as chance_mod
 from . import flow
 from .chance import CHANCE
 from .places import _leaves_with_path
+from .rng import below as rng_below
 from .rng import seed_state
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .rng import Rng
     from .state import State
 
-__all__ = ["determinize"]
+__all__ = ["Worlds", "determinize", "shuffled"]
+
+_M = 0xFFFFFFFFFFFFFFFF
 
 
 def determinize(real: State, player: int, rng) -> State:
@@ -51,61 +59,146 @@ def determinize(real: State, player: int, rng) -> State:
     Raises:
         TapsterError: ``player`` is not a seat of this game.
     """
-    if type(player) is not int or not 0 <= player < real.num_players:
-        raise TapsterError(f"no seat {player!r} in a game of {real.num_players}")
-    st = real.clone()
-    st.base = None  # set below: a world never points back at the real game
-    st.history = None
-    st.record = _masked_record(st.record, player)  # another seat's secret action is not in the world
-    rs = st.ruleset
-    places = []  # (sort key, list): every place the seat cannot see, in a canonical order
-    for decl in rs.zone_list:
-        z = st.zones[decl.name]
-        vis = decl.visibility
-        if decl.keyed:
-            if vis != "public":
-                places.extend(((decl.name, repr(k)), sub) for k, sub in z.items())
-        elif decl.per_player:
-            for i, sub in enumerate(z):
-                if vis == "hidden" or (vis == "owner" and i != player):
-                    places.extend(((decl.name, i, path), leaf) for path, leaf in _leaves_with_path(sub, decl.depth - 1))
-        elif vis != "public":
-            places.extend(((decl.name, path), leaf) for path, leaf in _leaves_with_path(z, decl.depth))
-    places.sort(key=lambda kp: repr(kp[0]))
-    pools: dict = {}  # (kind, back) -> [slots (place, index)], [components]
-    kinds = rs.kinds
-    for _, place in places:
-        for i, c in enumerate(place):
-            back = kinds[c.kind].back
-            key = (c.kind, tuple(repr(c.fields.get(f)) for f in back)) if back else c.kind
-            slots, comps = pools.setdefault(key, ([], []))
-            slots.append((place, i))
-            comps.append(c)
-    r = rng
-    moved: dict = {}  # component that lay in a slot -> the one dealt into it
-    for key in sorted(pools, key=repr):
-        slots, comps = pools[key]
-        old = list(comps)
-        comps.sort(key=_by_index)
-        for i in range(len(comps) - 1, 0, -1):  # Fisher-Yates with the agent's generator
-            j = r.below(i + 1)
-            comps[i], comps[j] = comps[j], comps[i]
-        for (place, i), c, was in zip(slots, comps, old, strict=True):
-            place[i] = c
-            if c is not was:
-                moved[was] = c
-    if moved:
-        _relabel_unseen(real, st, player, moved)
-    if st.lazy:  # a redealt place is in random order already
-        redealt = {id(place) for _, place in places}
-        st.lazy = {k: g for k, g in st.lazy.items() if id(chance_mod.zone_at(st, k)) not in redealt}
-    st.rng = seed_state(r.below(1 << 63))
-    st._outcome = None
-    st.log = None
-    # Rebuilt from a copy of itself if a move in it fails: not from the real game's seed and
-    # moves, which an agent holding the world could otherwise reach.
-    st.checkpoint()
-    return st
+    return Worlds(real, player).draw(rng)
+
+
+def shuffled(s: int, items) -> tuple[int, list]:
+    """``items`` as a new list shuffled by Fisher-Yates from the last place down, each swap drawn
+    as :func:`~interpreter.engine.rng.below` draws it from generator state ``s``; returns (the new
+    state, the list).  The same numbers and the same order as a loop of ``below`` calls (the
+    loop the first implementation of ``determinize`` ran), with SplitMix64's step written out: a world's redeal is
+    most of a draw.  A secure state (more than 64 bits) goes through ``below`` itself."""
+    out = list(items)
+    if s > _M:
+        for i in range(len(out) - 1, 0, -1):
+            s, j = rng_below(s, i + 1)
+            out[i], out[j] = out[j], out[i]
+        return s, out
+    for i in range(len(out) - 1, 0, -1):
+        n = i + 1
+        limit = 0x10000000000000000 - 0x10000000000000000 % n  # rejection: no modulo bias
+        while True:
+            s = (s + 0x9E3779B97F4A7C15) & _M
+            z = ((s ^ (s >> 30)) * 0xBF58476D1CE4E5B9) & _M
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M
+            z ^= z >> 31
+            if z < limit:
+                j = z % n
+                break
+        out[i], out[j] = out[j], out[i]
+    return s, out
+
+
+class Worlds:
+    """The worlds seat ``player`` cannot tell from ``state``, ready to be drawn.
+
+    Built once from a copy of ``state`` taken now (later changes to ``state`` do not reach it):
+    the places ``player`` cannot see, in the canonical order of :meth:`State.determinize`; their
+    components grouped in pools of look-alikes (one kind, the same ``back:`` fields), each
+    pool's slots in that order and its components sorted by index, from which every draw
+    starts its shuffle; and ``canonical``, the world where every pool lies in that sorted order
+    (references the seat cannot see and mutable properties following the components as
+    :meth:`State.determinize` has them follow, no log, the record with other seats' secret
+    actions masked, a generator state of its own).  A draw copies ``canonical`` and deals each
+    pool shuffled.  ``canonical`` depends only on what ``player`` sees, as every world does:
+    a :class:`Worlds` holds nothing of the real arrangement of what the seat cannot see, nor of
+    the real generator.
+
+    Raises:
+        TapsterError: ``player`` is not a seat of this game.
+    """
+
+    __slots__ = ("player", "canonical", "places", "pools")
+
+    def __init__(self, state: State, player: int):
+        if type(player) is not int or not 0 <= player < state.num_players:
+            raise TapsterError(f"no seat {player!r} in a game of {state.num_players}")
+        st = state.clone()
+        st.log = None  # a world keeps no log
+        st.base = None  # and never points back at the real game
+        st.history = None
+        st.record = _masked_record(st.record, player)  # another seat's secret action is not in a world
+        st._outcome = None
+        st.rng = seed_state(0)  # not the real generator: every draw reseeds its world
+        rs = st.ruleset
+        found = []  # (sort key, how to find the place in a copy, list): every place the seat cannot see
+        for decl in rs.zone_list:
+            name = decl.name
+            z = st.zones[name]
+            vis = decl.visibility
+            if decl.keyed:
+                if vis != "public":
+                    found.extend(((name, repr(k)), (name, k, ()), sub) for k, sub in z.items())
+            elif decl.per_player:
+                for i, sub in enumerate(z):
+                    if vis == "hidden" or (vis == "owner" and i != player):
+                        found.extend(((name, i, path), (name, None, (i, *path)), leaf)
+                                     for path, leaf in _leaves_with_path(sub, decl.depth - 1))
+            elif vis != "public":
+                found.extend(((name, path), (name, None, path), leaf) for path, leaf in _leaves_with_path(z, decl.depth))
+        found.sort(key=lambda f: repr(f[0]))
+        #: How to find each place in a copy: (zone name, the key in a keyed zone or None, indexes).
+        self.places = tuple(where for _, where, _ in found)
+        pools: dict = {}  # (kind, back) -> [slots (place number, index)], [components]
+        kinds = rs.kinds
+        for n, (_, _, place) in enumerate(found):
+            for i, c in enumerate(place):
+                back = kinds[c.kind].back
+                key = (c.kind, tuple(repr(c.fields.get(f)) for f in back)) if back else c.kind
+                slots, comps = pools.setdefault(key, ([], []))
+                slots.append((n, i))
+                comps.append(c)
+        #: Each pool in the canonical order: (its slots, its components sorted by index).
+        self.pools = tuple((tuple(slots), tuple(sorted(comps, key=_by_index)))
+                           for slots, comps in (pools[key] for key in sorted(pools, key=repr)))
+        moved: dict = {}  # the real component in a slot -> the one the canonical world has there
+        for slots, ordered in self.pools:
+            for (n, i), c in zip(slots, ordered, strict=True):
+                place = found[n][2]
+                was = place[i]
+                place[i] = c
+                if c is not was:
+                    moved[was] = c
+        if moved:
+            _relabel_unseen(state, st, player, moved)
+        if st.lazy:  # a redealt place is in random order already
+            redealt = {id(f[2]) for f in found}
+            st.lazy = {k: g for k, g in st.lazy.items() if id(chance_mod.zone_at(st, k)) not in redealt}
+        self.player = player
+        self.canonical = st
+
+    def draw(self, rng: Rng) -> State:
+        """A new world, the same as ``state.determinize(player, rng)`` would give (see
+        :meth:`State.determinize <interpreter.engine.state.State.determinize>`), drawing the same
+        numbers from ``rng`` (an :class:`~interpreter.engine.rng.Rng`)."""
+        canonical = self.canonical
+        st = canonical.clone()
+        zones = st.zones
+        places = []
+        for name, key, path in self.places:
+            z = zones[name]
+            if key is not None:
+                z = z[key]
+            for i in path:
+                z = z[i]
+            places.append(z)
+        r = rng.state
+        moved: dict = {}  # the component in a slot of the canonical world -> the one dealt there
+        for slots, ordered in self.pools:
+            r, comps = shuffled(r, ordered)
+            for (n, i), c, was in zip(slots, comps, ordered, strict=True):
+                places[n][i] = c
+                if c is not was:
+                    moved[was] = c
+        if moved:
+            _relabel_unseen(canonical, st, self.player, moved)
+        r, seed = rng_below(r, 1 << 63)
+        rng.state = r
+        st.rng = seed_state(seed)
+        # Rebuilt from a copy of itself if a move in it fails: not from the real game's seed and
+        # moves, which an agent holding the world could otherwise reach.
+        st.checkpoint()
+        return st
 
 
 def _by_index(c: Component) -> int:
