@@ -13,8 +13,10 @@ A section is a dict with a ``kind``:
 - ``grid``: ``title``, ``zone``, ``cells`` ({(x, y): pile}) — a keyed zone of (x, y) places;
 - ``map``: ``title``, ``map`` (name), ``zones``, ``pieces`` ({node: [component id]}),
   ``colour``/``label`` (node attributes, or None);
-- ``piles``: ``title``, ``zone``, ``rows`` ([(seat or None, pile)], the viewer's own first);
-- ``keyed``: ``title``, ``zone``, ``rows`` ([(key, pile)]) — a keyed zone of other keys;
+- ``piles``: ``title``, ``zone``, ``rows`` ([(seat or None, pile)], the viewer's own first), and
+  ``acts`` (option names attached to the pile, ``display.table``'s ``acts``) when declared;
+- ``keyed``: ``title``, ``zone``, ``rows`` ([(key, pile)]) — a keyed zone of other keys (``acts``
+  as for piles);
 - ``track``: ``title``, ``var``, ``rows`` ([(seat or None, value or None)]), ``low``, ``high``;
 - ``counter``: ``title``, ``var``, ``rows`` ([(seat or None, value)]).
 
@@ -222,7 +224,10 @@ class _Sections:
     def item(self, it: dict) -> dict:
         kind, name, title = it["kind"], it["name"], it["title"]
         if kind in ("hand", "pile"):
-            return self.zone_section(name, title, it.get("show") or "all")
+            sec = self.zone_section(name, title, it.get("show") or "all")
+            if it.get("acts"):
+                sec["acts"] = list(it["acts"])
+            return sec
         value = self.obs["vars"].get(name)
         rows = self.var_rows(name, value)
         if kind == "track":
