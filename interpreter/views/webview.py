@@ -16,8 +16,10 @@ terminal's :mod:`interpreter.views.termview` shares, so both show the same thing
 - without a display, every zone by owner (a keyed zone of ``(x, y)`` places as a grid, of map
   nodes on the map) and the variables marked ``shown: true``;
 - the decision's question above the table; every legal action is attached to the things on the
-  table it names (:func:`table_acts`: a visible card, a board's place, a map's node or route,
-  ``data-acts``), and clicking them (or Enter on the focused thing) takes it — at once when one
+  table it names (:func:`table_acts`: a visible card, a board's place — with the components the
+  seat sees there —, a map's node or route, ``data-acts``) or that the display attaches it to (a
+  ``table`` item's ``acts``: the pile, the seat's own row, one of its groups; the board's
+  ``side_acts``: a side of the board, drawn as a strip around the grid), and clicking them (or Enter on the focused thing) takes it — at once when one
   click singles it out, else each click narrows the actions to those naming everything clicked
   (``static/table.js``);
 - what the things alone cannot single out — a question naming nothing on the table (yes/no,
