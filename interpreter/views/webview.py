@@ -19,9 +19,9 @@ terminal's :mod:`interpreter.views.termview` shares, so both show the same thing
   table it names (:func:`table_acts`: a visible card, a board's place — with the components the
   seat sees there —, a map's node or route, ``data-acts``) or that the display attaches it to (a
   ``table`` item's ``acts``: the pile, the seat's own row, one of its groups; the board's
-  ``side_acts``: a side of the board, drawn as a strip around the grid), and clicking them (or Enter on the focused thing) takes it — at once when one
-  click singles it out, else each click narrows the actions to those naming everything clicked
-  (``static/table.js``);
+  ``side_acts``: a side of the board, drawn as a strip around the grid), and clicking them (or
+  Enter on the focused thing) takes it — at once when one click singles it out, else each click
+  narrows the actions to those naming everything clicked (``static/table.js``);
 - what the things alone cannot single out — a question naming nothing on the table (yes/no,
   "draw two cards"), the way of a move to a node (by bike, bus or thumb), the pile a swap draws
   from — gets a *table-side control*: a dashed chip on the table with the words of its label
@@ -419,19 +419,20 @@ class _View:
         cells = {(x, y): rows for x, y, rows in b["cells"]}
         named = [tuple(map(int, t.split(","))) for t in self.acts if "," in t and ":" not in t]  # places an action names: drawn too
         sided = {int(t[5:]) for t in self.acts if t.startswith("side:")}
-        markers = {int(side): text for side, text in b["edges"]}
-        edges = "".join(f'<p class="edge side-{int(side)}">{escape(text)}</p>' for side, text in b["edges"] if int(side) not in sided)
+        markers: dict[int, str] = {}  # side -> the markers beside it
+        for side, text in b["edges"]:
+            markers[int(side)] = (markers.get(int(side), "") + " " + text).strip()
+        edges = "".join(f'<p class="edge side-{int(side)}">{escape(text)}</p>' for side, text in b["edges"])
         if not cells and not named:
             return f'<section class="display-board"><h3>{title}</h3>{edges}<p class="empty">empty</p></section>'
         xs = [x for x, _ in cells] + [x for x, _ in named]
         ys = [y for _, y in cells] + [y for _, y in named]
         x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
-        out = [f'<section class="display-board"><h3>{title}</h3>{edges}<div class="board-frame">']
-        for side in sorted(sided):
+        out = [f'<section class="display-board"><h3>{title}</h3><div class="board-frame">']
+        for side in sorted(sided | set(markers)):  # each marker on its side; a side with moves is clicked
             acts = self.acts_attr(f"side:{side}")
-            text = markers.get(side, "")
-            out.append(f'<div class="board-side side-{side} actionable" tabindex="0" data-side="{side}"{acts} '
-                       f'title="{"the board" + chr(39) + "s side at " + str(side)}°">{escape(text)}</div>')
+            more = ' actionable" tabindex="0' if acts else ""
+            out.append(f'<div class="board-side side-{side}{more}" data-side="{side}"{acts}>{escape(markers.get(side, ""))}</div>')
         out.append(f'<div class="grid board-grid" style="grid-template-columns: repeat({x1 - x0 + 1}, minmax(3em, 11em))">')
         for y in range(y0, y1 + 1):
             for x in range(x0, x1 + 1):

@@ -1,8 +1,9 @@
 """Whole games played in Chromium by clicking only on the table (issue 27): the cards, the piles,
 flights and Trash the display attaches moves to, the places and sides of a board, the map's nodes
 and routes — never the fallback list of action buttons, and the table-side controls only for the
-options :data:`CONTROLLED` still lists.  Every legal action must be reachable so; after each move the server's state is the one the chosen action gives, and
-no page shows what its seat may not see.  ``pytest -k click`` selects these tests."""
+options :data:`CONTROLLED` still lists.  Every legal action must be reachable so; after each move
+the server's state is the one the chosen action gives, and no page shows what its seat may not
+see.  ``pytest -k click`` selects these tests."""
 
 from __future__ import annotations
 
