@@ -87,7 +87,8 @@ class TableItem:
     only public information: the item is drawn when it holds; None: always), ``acts`` (the
     options whose actions are attached to the item in the browser: a zone's pile, the deciding
     seat's own for a hand; one of a zone's ``count`` groups when the action's first argument is
-    a whole number, the group's index)."""
+    a whole number, the group's index; a track or counter, the seat's own row of a per-player
+    variable)."""
 
     __slots__ = ("kind", "name", "title", "show", "low", "high", "cond", "acts")
 
@@ -263,8 +264,6 @@ def _table_item(ctx: Ctx, know: Knowledge, spec: Any, path: tuple) -> TableItem:
     t.low = spec.get("min")
     t.high = spec.get("max")
     t.acts = _act_names(ctx, spec.get("acts"), path + ("acts",))
-    if t.acts and t.kind not in ("hand", "pile"):
-        raise ctx.error(f"`acts` attaches actions to a zone's pile: a `hand` or `pile` item, not a {t.kind}", path + ("acts",))
     for bound in ("low", "high"):
         v = getattr(t, bound)
         if isinstance(v, str):  # a parameter's name

@@ -18,7 +18,8 @@ A section is a dict with a ``kind``:
 - ``keyed``: ``title``, ``zone``, ``rows`` ([(key, pile)]) — a keyed zone of other keys (``acts``
   as for piles);
 - ``track``: ``title``, ``var``, ``rows`` ([(seat or None, value or None)]), ``low``, ``high``;
-- ``counter``: ``title``, ``var``, ``rows`` ([(seat or None, value)]).
+- ``counter``: ``title``, ``var``, ``rows`` ([(seat or None, value)]);
+  both with ``acts`` (option names attached to the item) when declared.
 
 A *pile* is ``{"ids": [component id], "show": "all" | "top" | "count"}``, ``{"count": n,
 "backs": [[back, k], ...]}`` for a zone the viewer may not look into (the backs another seat's
@@ -230,14 +231,15 @@ class _Sections:
             return sec
         value = self.obs["vars"].get(name)
         rows = self.var_rows(name, value)
+        acts = {"acts": list(it["acts"])} if it.get("acts") else {}
         if kind == "track":
             nums = [v for _, v in rows if isinstance(v, (int, float)) and not isinstance(v, bool)]
             low = it.get("low")
             high = it.get("high")
             low = low if low is not None else min([0, *nums])
             high = high if high is not None else max([low + 1, *nums])
-            return {"kind": "track", "title": title, "var": name, "rows": rows, "low": low, "high": high}
-        return {"kind": "counter", "title": title, "var": name, "rows": rows}
+            return {"kind": "track", "title": title, "var": name, "rows": rows, "low": low, "high": high, **acts}
+        return {"kind": "counter", "title": title, "var": name, "rows": rows, **acts}
 
     def var_rows(self, name: str, value: Any) -> list:
         decl = self.rs.vars.get(name)

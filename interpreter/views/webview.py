@@ -120,7 +120,8 @@ def table_acts(rs: Ruleset, obs: dict) -> dict[str, list[int]]:
     edge component too: the map is public), a place ``"x,y"`` (an ``(x, y)`` argument) or a map
     node ``"node:N"``; and the things the display attaches options to (``display.table``'s
     ``acts``: a zone's pile ``"zone:Z"``, or its group ``"zone:Z:k"`` when the zone has
-    ``count`` groups and the action's first argument is the whole number k; ``display.board``'s
+    ``count`` groups and the action's first argument is the whole number k; a track or counter
+    ``"var:V"``; ``display.board``'s
     ``side_acts``: a side of the board ``"side:B"``, B the action's first argument as a bearing
     0, 90, 180 or 270).  Built from the observation's decision (canonical action texts), the
     components it shows, its display data and the ruleset's maps; a card the seat cannot see
@@ -133,9 +134,10 @@ def table_acts(rs: Ruleset, obs: dict) -> dict[str, list[int]]:
         seen.update(c.id for _, _, c in gm.graph.edges(data="component") if c is not None)
     disp = obs.get("display") or {}
     zone_of: dict[str, list[str]] = {}  # option -> the zones whose piles carry its actions
+    var_of: dict[str, list[str]] = {}  # option -> the tracks and counters carrying its actions
     for item in disp.get("table") or []:
         for opt in item.get("acts") or ():
-            zone_of.setdefault(opt, []).append(item["name"])
+            (zone_of if item["kind"] in ("hand", "pile") else var_of).setdefault(opt, []).append(item["name"])
     board = disp.get("board") or {}
     sides = set(board.get("side_acts") or ())
     out: dict[str, list[int]] = {}
@@ -151,6 +153,7 @@ def table_acts(rs: Ruleset, obs: dict) -> dict[str, list[int]]:
             k = _first_int(text)
             grouped = decl is not None and getattr(decl, "count", None) is not None
             things.add(f"zone:{z}:{k}" if grouped and k is not None else f"zone:{z}")
+        things |= {f"var:{v}" for v in var_of.get(opt, ())}
         if opt in sides:
             b = _first_int(text)
             if b is not None and b % 90 == 0:
@@ -517,34 +520,51 @@ class _View:
         return (f'<section class="zone map-zone" data-zones="{escape(zones, quote=True)}">'
                 f'<h3>{escape(sec["title"])}</h3>{svg}</section>')
 
+    def var_acts(self, sec: dict, p: int | None) -> str:
+        """`` data-acts`` (with the actionable class's attributes) of a track's or counter's row
+        for seat ``p`` (None: the whole variable): the actions ``acts`` attaches to it, on the
+        deciding seat's own row of a per-player variable, else ''."""
+        if not sec.get("acts") or (p is not None and p != self.me):
+            return ""
+        acts = self.acts_attr(f"var:{sec['var']}")
+        return f' tabindex="0"{acts}' if acts else ""
+
     def s_track(self, sec: dict) -> str:
         lo, hi = sec["low"], sec["high"]
         rows = []
         for p, x in sec["rows"]:
             who = escape(self.who(p) or sec["title"])
+            acts = self.var_acts(sec, p)
+            cls = "track-row actionable" if acts else "track-row"
             if x is None:
-                rows.append(f'<div class="track-row"><span class="owner">{who}</span> hidden</div>')
+                rows.append(f'<div class="{cls}"{acts}><span class="owner">{who}</span> hidden</div>')
                 continue
             if not isinstance(x, (int, float)) or isinstance(x, bool):
-                rows.append(f'<div class="track-row"><span class="owner">{who}</span> {escape(self.value_text(x))}</div>')
+                rows.append(f'<div class="{cls}"{acts}><span class="owner">{who}</span> {escape(self.value_text(x))}</div>')
                 continue
             if isinstance(lo, int) and isinstance(hi, int) and 0 < hi - lo + 1 <= MAX_TRACK_CELLS:
                 cells = "".join(f'<span class="space{" on" if i == x else ""}">{i}</span>' for i in range(lo, hi + 1))
             else:
                 pct = 100 * min(max((x - lo) / ((hi - lo) or 1), 0), 1)
                 cells = f'<span class="bar"><span class="fill" style="width:{pct:.0f}%"></span></span><b>{x}</b>'
-            rows.append(f'<div class="track-row"><span class="owner">{who}</span><span class="spaces">{cells}</span></div>')
+            rows.append(f'<div class="{cls}"{acts}><span class="owner">{who}</span><span class="spaces">{cells}</span></div>')
         return (f'<section class="track" data-var="{escape(sec["var"], quote=True)}"><h3>{escape(sec["title"])}</h3>'
                 + "".join(rows) + "</section>")
 
     def s_counter(self, sec: dict) -> str:
         rows = sec["rows"]
+        var = escape(sec["var"], quote=True)
         if len(rows) == 1 and rows[0][0] is None:
-            text = self.value_text(rows[0][1])
-        else:
-            text = "; ".join(f"{self.who(p)}: {self.value_text(v)}" for p, v in rows)
-        return (f'<section class="counter" data-var="{escape(sec["var"], quote=True)}"><span class="name">'
-                f'{escape(sec["title"])}</span> <span class="value">{escape(text)}</span></section>')
+            acts = self.var_acts(sec, None)
+            return (f'<section class="counter{" actionable" if acts else ""}" data-var="{var}"{acts}><span class="name">'
+                    f'{escape(sec["title"])}</span> <span class="value">{escape(self.value_text(rows[0][1]))}</span></section>')
+        values = []
+        for p, v in rows:  # a value per seat; the seat's own carries the actions attached to it
+            acts = self.var_acts(sec, p)
+            values.append(f'<span class="value{" actionable" if acts else ""}"{acts}>'
+                          f'{escape(self.who(p))}: {escape(self.value_text(v))}</span>')
+        return (f'<section class="counter" data-var="{var}"><span class="name">{escape(sec["title"])}</span> '
+                + "; ".join(values) + "</section>")
 
     def map_svg(self, gm: Any, pieces: dict, colour_attr: str | None = None, label_attr: str | None = None,
                 edges: list | None = None) -> str:

@@ -1,6 +1,6 @@
-"""Moves attached to piles, groups and board sides (issue 27): ``display.table``'s ``acts`` and
-``display.board``'s ``side_acts`` put every move of Beer Flights and Little Railways, and Drink &
-Beat's mug, Barman and Reserve moves, on a thing drawn on the table, so the browser takes them by
+"""Moves attached to piles, groups, counters and board sides (issue 27): ``display.table``'s
+``acts`` and ``display.board``'s ``side_acts`` put every move of Beer Flights, Beer Cards and
+Little Railways, and Drink & Beat's mug, Barman and Reserve moves, on a thing drawn on the table, so the browser takes them by
 clicks on the table alone (no table-side control); nothing is attached on another seat's page."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def single_out(things: list[tuple[str, set[str]]], i: int) -> bool:
     return bool(naming) and set.intersection(*naming) == {str(i)}
 
 
-def games(name: str, variant: str | None, n: int = 3, players: int | None = None, **params):
+def games(name: str, variant: str | None, n: int = 4, players: int | None = None, **params):
     """``(ruleset, state)`` at every decision of ``n`` random games."""
     rs = load_ruleset(name, variant, {"params": params}) if params else compiled(name, variant)
     for seed in range(n):
@@ -50,6 +50,7 @@ def games(name: str, variant: str | None, n: int = 3, players: int | None = None
     ("beer_flights", None, {}, None),
     ("beer_flights", "five_player", {}, None),
     ("little_railways", None, {"rounds": 6}, None),
+    ("beer_cards", None, {"games": 1}, None),
     ("drink_and_beat", None, {}, {"lay", "mug", "keep_mug", "barman"}),
     ("drink_and_beat", "complex", {}, {"lay", "stack", "reserve", "mug", "keep_mug", "barman", "pick"}),
 ])
@@ -68,6 +69,8 @@ def test_moves_are_taken_by_clicking_table_things_alone(name, variant, params, o
     assert wanted <= seen, f"never offered: {wanted - seen}"
     if name == "beer_flights":
         assert {"draw", "take", "keep", "start", "front", "back", "trash"} <= seen
+    if name == "beer_cards":
+        assert {"play", "stop"} <= seen
 
 
 def test_beer_flights_the_things_carry_their_moves():
@@ -129,3 +132,23 @@ def test_side_acts_name_options(tmp_path):
     with pytest.raises(TapsterError) as exc:
         load_ruleset(str(path))
     assert "no option is named 'barmen'" in str(exc.value) and "ruleset.yaml:" in str(exc.value)
+
+
+def test_beer_cards_a_draw_is_agreed_on_the_barrels_and_played_on_from_the_hands():
+    # IX (R3): at a draw the tied players agree ("each receives a Beer Barrel") or play on ("put
+    # one more card face down"): the seat's own Beer Barrels and hands carry them
+    for found in games("beer_cards", None, n=40, games=1):
+        if found[1].legal_actions()[0].name in ("agree", "play_on"):
+            break
+    else:
+        pytest.fail("no draw in 40 games")
+    rs, st = found
+    p = st.current_players()[0]
+    obs = view_observation(st, p)
+    texts = obs["decision"]["actions"]
+    acts = table_acts(rs, obs)
+    assert [texts[i] for i in acts["zone:barrels"]] == ["agree"]
+    assert [texts[i] for i in acts["zone:white_hand"]] == ["play_on"] == [texts[i] for i in acts["zone:black_hand"]]
+    html = seat_html(rs, obs, [])
+    things = things_of(html)
+    assert all(single_out(things, i) for i in range(len(texts)))

@@ -29,10 +29,9 @@ _SELECTED = "() => Array.from(document.querySelectorAll('#view .selected, #view 
 
 #: The options each game still reaches through a table-side control (a yes/no question, a die, a
 #: way of travel: nothing on the table stands for them yet); every other action of these games —
-#: and every action of Beer Flights and Little Railways — must be taken by clicking table things
+#: and every action of Beer Flights, Beer Cards and Little Railways — must be taken by clicking table things
 #: alone (cards, piles, flights, the Trash, the board's places and sides, map nodes and routes).
 CONTROLLED = {
-    "beer_cards": {"stop", "agree", "play_on"},  # "Play no (more) cards", agree to a draw or play on
     "beer_knight": None,  # dice and the yes/no of Hold My Beer and Last Call: see the test's note
     "belgian_beers_race": None,  # by bike, bus or thumb to the same node; buying at a brewery
     "drink_and_beat": {"use_ability", "skip_ability", "push", "no_push", "rotate", "token_here", "token_to_cellar"},
@@ -138,7 +137,7 @@ def test_click_a_whole_game_on_the_table(browser, tmp_path, name, variant, playe
             assert "final scores" in text and "game over" in text
             assert not page.locator("#view [data-acts]").count(), "nothing to click once the game is over"
         assert moves >= 5
-        if name in ("beer_flights", "little_railways"):
+        if name in ("beer_flights", "beer_cards", "little_railways"):
             assert controls == 0, "every action of this game is on the table"
     finally:
         for ctx in contexts:
