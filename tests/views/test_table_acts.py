@@ -51,6 +51,7 @@ def games(name: str, variant: str | None, n: int = 4, players: int | None = None
     ("beer_flights", "five_player", {}, None),
     ("little_railways", None, {"rounds": 6}, None),
     ("beer_cards", None, {"games": 1}, None),
+    ("beer_knight", "speed", {}, {"pick", "hmb", "pass", "last_call", "no_last_call", "stand"}),
     ("drink_and_beat", None, {}, {"lay", "mug", "keep_mug", "barman"}),
     ("drink_and_beat", "complex", {}, {"lay", "stack", "reserve", "mug", "keep_mug", "barman", "pick"}),
 ])
