@@ -358,12 +358,14 @@ def test_table_things_carry_the_actions_naming_them(name, variant):
         attached_to = {opt: item["name"] for item in obs["display"].get("table") or [] for opt in item.get("acts") or ()}
         sided = set((obs["display"].get("board") or {}).get("side_acts") or ())
         for thing, idx in table_acts(rs, obs).items():
-            if thing.startswith(("zone:", "side:")):
-                # a pile, a group or a side of the board the display attaches these options to
+            if thing.startswith(("zone:", "var:", "side:")):
+                # a pile, a group, a track or counter, or a side of the board the display attaches these options to
                 for i in idx:
                     opt = texts[i].split("(")[0]
                     if thing.startswith("side:"):
                         assert opt in sided and texts[i].startswith(f"{opt}({thing[5:]}"), (thing, texts[i])
+                    elif thing.startswith("var:"):
+                        assert attached_to.get(opt) == thing[4:], (thing, texts[i])
                     else:
                         _, zone, *group = thing.split(":")
                         assert attached_to.get(opt) == zone, (thing, texts[i])
