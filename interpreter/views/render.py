@@ -73,23 +73,29 @@ class BoardDisplay:
     """A compiled ``display.board``: ``zone`` name (or None) or ``places`` (Compiled giving
     (place, value) pairs), per-place ``lets`` ((name, Compiled)), ``lines`` (each a tuple of one
     template or three: left, centre, right), ``width``, ``empty`` text, ``edges`` ((side
-    Compiled, text template)); ``why`` None when public, else why it is private."""
+    Compiled, text template)), ``side_acts`` (the options whose actions are attached to a side of
+    the board: their first argument is the side's bearing); ``why`` None when public, else why it
+    is private."""
 
-    __slots__ = ("zone", "places", "lets", "lines", "width", "empty", "edges", "why", "mark")
+    __slots__ = ("zone", "places", "lets", "lines", "width", "empty", "edges", "side_acts", "why", "mark")
 
 
 class TableItem:
     """A ``display.table`` item: ``kind`` (hand | pile | track | counter), ``name`` (the zone
     or variable), ``title``, ``show`` (all | top | count, for zones), ``low``/``high`` (a
     track's range, or None to fit the values), ``cond`` (``if:``, a Compiled condition reading
-    only public information: the item is drawn when it holds; None: always)."""
+    only public information: the item is drawn when it holds; None: always), ``acts`` (the
+    options whose actions are attached to the item in the browser: a zone's pile, the deciding
+    seat's own for a hand; one of a zone's ``count`` groups when the action's first argument is
+    a whole number, the group's index; a track or counter, the seat's own row of a per-player
+    variable)."""
 
-    __slots__ = ("kind", "name", "title", "show", "low", "high", "cond")
+    __slots__ = ("kind", "name", "title", "show", "low", "high", "cond", "acts")
 
     def to_json(self) -> dict:
         """The item as JSON data (what :mod:`interpreter.views.view` reads)."""
         return {"kind": self.kind, "name": self.name, "title": self.title, "show": self.show,
-                "low": self.low, "high": self.high}
+                "low": self.low, "high": self.high, "acts": list(self.acts)}
 
 
 class Display:
@@ -227,6 +233,7 @@ def _compile_board(ctx: Ctx, know: Knowledge, bspec: dict, bpath: tuple) -> Boar
             b.why = b.why or _why_template(know, line, level)
     b.width = min(int(bspec.get("width", 0)), MAX_CELL_WIDTH)
     b.empty = str(bspec.get("empty", ""))
+    b.side_acts = _act_names(ctx, bspec.get("side_acts"), bpath + ("side_acts",))
     b.edges = []
     for i, e in enumerate(bspec.get("edges") or []):
         epath = bpath + ("edges", i)
@@ -256,6 +263,7 @@ def _table_item(ctx: Ctx, know: Knowledge, spec: Any, path: tuple) -> TableItem:
                             f"it {why}", path + ("if",))
     t.low = spec.get("min")
     t.high = spec.get("max")
+    t.acts = _act_names(ctx, spec.get("acts"), path + ("acts",))
     for bound in ("low", "high"):
         v = getattr(t, bound)
         if isinstance(v, str):  # a parameter's name
@@ -277,6 +285,23 @@ def _table_item(ctx: Ctx, know: Knowledge, spec: Any, path: tuple) -> TableItem:
         if t.name not in ctx.vars:
             raise ctx.error(f"`{t.kind}` must name a declared variable, not {t.name!r}", path + (t.kind,))
     return t
+
+
+def _act_names(ctx: Ctx, names: Any, path: tuple) -> tuple[str, ...]:
+    """``acts``/``side_acts``: a list of option names (the ``action:`` of options of the flow's
+    ``choose`` effects), checked against the options declared.
+
+    Raises:
+        CompileError: not a list of names, or a name no option has (with the names there are)."""
+    if names is None:
+        return ()
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ctx.error("a list of option names (each an option's `action:`) was expected", path)
+    known = {o.name for c in getattr(ctx, "chooses", ()) for o in c.options}
+    for i, n in enumerate(names):
+        if n not in known:
+            raise ctx.error(f"no option is named {n!r} (the options: {', '.join(sorted(known)) or 'none'})", path + (i,))
+    return tuple(names)
 
 
 def _text_line(ctx: Ctx, know: Knowledge, spec: Any, path: tuple, scope) -> Line:
@@ -415,7 +440,8 @@ def _board_data(state: State, b: BoardDisplay) -> dict:
         for name, expr in b.lets:
             env.loc[name] = expr(env)
         cells_out.append([key[0], key[1], [[t(env) for t in parts] for parts in b.lines]])
-    return {"zone": b.zone, "cells": cells_out, "width": b.width, "empty": b.empty, "edges": edges, "height": max(1, len(b.lines))}
+    return {"zone": b.zone, "cells": cells_out, "width": b.width, "empty": b.empty, "edges": edges, "height": max(1, len(b.lines)),
+            "side_acts": list(b.side_acts)}
 
 
 def draw_board(data: dict) -> list[str]:

@@ -13,10 +13,13 @@ A section is a dict with a ``kind``:
 - ``grid``: ``title``, ``zone``, ``cells`` ({(x, y): pile}) — a keyed zone of (x, y) places;
 - ``map``: ``title``, ``map`` (name), ``zones``, ``pieces`` ({node: [component id]}),
   ``colour``/``label`` (node attributes, or None);
-- ``piles``: ``title``, ``zone``, ``rows`` ([(seat or None, pile)], the viewer's own first);
-- ``keyed``: ``title``, ``zone``, ``rows`` ([(key, pile)]) — a keyed zone of other keys;
+- ``piles``: ``title``, ``zone``, ``rows`` ([(seat or None, pile)], the viewer's own first), and
+  ``acts`` (option names attached to the pile, ``display.table``'s ``acts``) when declared;
+- ``keyed``: ``title``, ``zone``, ``rows`` ([(key, pile)]) — a keyed zone of other keys (``acts``
+  as for piles);
 - ``track``: ``title``, ``var``, ``rows`` ([(seat or None, value or None)]), ``low``, ``high``;
-- ``counter``: ``title``, ``var``, ``rows`` ([(seat or None, value)]).
+- ``counter``: ``title``, ``var``, ``rows`` ([(seat or None, value)]);
+  both with ``acts`` (option names attached to the item) when declared.
 
 A *pile* is ``{"ids": [component id], "show": "all" | "top" | "count"}``, ``{"count": n,
 "backs": [[back, k], ...]}`` for a zone the viewer may not look into (the backs another seat's
@@ -222,17 +225,21 @@ class _Sections:
     def item(self, it: dict) -> dict:
         kind, name, title = it["kind"], it["name"], it["title"]
         if kind in ("hand", "pile"):
-            return self.zone_section(name, title, it.get("show") or "all")
+            sec = self.zone_section(name, title, it.get("show") or "all")
+            if it.get("acts"):
+                sec["acts"] = list(it["acts"])
+            return sec
         value = self.obs["vars"].get(name)
         rows = self.var_rows(name, value)
+        acts = {"acts": list(it["acts"])} if it.get("acts") else {}
         if kind == "track":
             nums = [v for _, v in rows if isinstance(v, (int, float)) and not isinstance(v, bool)]
             low = it.get("low")
             high = it.get("high")
             low = low if low is not None else min([0, *nums])
             high = high if high is not None else max([low + 1, *nums])
-            return {"kind": "track", "title": title, "var": name, "rows": rows, "low": low, "high": high}
-        return {"kind": "counter", "title": title, "var": name, "rows": rows}
+            return {"kind": "track", "title": title, "var": name, "rows": rows, "low": low, "high": high, **acts}
+        return {"kind": "counter", "title": title, "var": name, "rows": rows, **acts}
 
     def var_rows(self, name: str, value: Any) -> list:
         decl = self.rs.vars.get(name)

@@ -16,10 +16,12 @@ terminal's :mod:`interpreter.views.termview` shares, so both show the same thing
 - without a display, every zone by owner (a keyed zone of ``(x, y)`` places as a grid, of map
   nodes on the map) and the variables marked ``shown: true``;
 - the decision's question above the table; every legal action is attached to the things on the
-  table it names (:func:`table_acts`: a visible card, a board's place, a map's node or route,
-  ``data-acts``), and clicking them (or Enter on the focused thing) takes it — at once when one
-  click singles it out, else each click narrows the actions to those naming everything clicked
-  (``static/table.js``);
+  table it names (:func:`table_acts`: a visible card, a board's place — with the components the
+  seat sees there —, a map's node or route, ``data-acts``) or that the display attaches it to (a
+  ``table`` item's ``acts``: the pile, the seat's own row, one of its groups; the board's
+  ``side_acts``: a side of the board, drawn as a strip around the grid), and clicking them (or
+  Enter on the focused thing) takes it — at once when one click singles it out, else each click
+  narrows the actions to those naming everything clicked (``static/table.js``);
 - what the things alone cannot single out — a question naming nothing on the table (yes/no,
   "draw two cards"), the way of a move to a node (by bike, bus or thumb), the pile a swap draws
   from — gets a *table-side control*: a dashed chip on the table with the words of its label
@@ -86,18 +88,58 @@ def seat_html(rs: Ruleset, obs: dict, log: list[str], seat_names: list[str] | No
 _PLACE = re.compile(r"\((-?\d+), (-?\d+)\)")
 
 
+def _ids(z: Any) -> list[str]:
+    """The component ids in an observed stack (nested lists walked; hidden counts skipped)."""
+    if isinstance(z, str):
+        return [z]
+    if isinstance(z, list):
+        return [i for x in z for i in _ids(x)]
+    return []
+
+
+def _first_int(text: str) -> int | None:
+    """The first argument of an action's canonical text (``start(1)``, ``barman(90)``) when it
+    is a whole number, else None."""
+    args = text[text.index("(") + 1:].rstrip(")") if "(" in text else ""
+    depth, first = 0, ""
+    for ch in args:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            break
+        first += ch
+    first = first.strip()
+    return int(first) if re.fullmatch(r"-?\d+", first) else None
+
+
 def table_acts(rs: Ruleset, obs: dict) -> dict[str, list[int]]:
     """Click-to-act: the legal actions of the seat's decision attached to the things on the
     table they name, ``{thing: [action index]}``, a thing being a visible component's id (a map's
     edge component too: the map is public), a place ``"x,y"`` (an ``(x, y)`` argument) or a map
-    node ``"node:N"``.  Built from the observation's decision (canonical action texts), the
-    components it shows and the ruleset's maps; a card the seat cannot see never gets one."""
+    node ``"node:N"``; and the things the display attaches options to (``display.table``'s
+    ``acts``: a zone's pile ``"zone:Z"``, or its group ``"zone:Z:k"`` when the zone has
+    ``count`` groups and the action's first argument is the whole number k; a track or counter
+    ``"var:V"``; ``display.board``'s
+    ``side_acts``: a side of the board ``"side:B"``, B the action's first argument as a bearing
+    0, 90, 180 or 270).  Built from the observation's decision (canonical action texts), the
+    components it shows, its display data and the ruleset's maps; a card the seat cannot see
+    never gets one."""
     d = obs.get("decision") or {}
     seen = set(visible_ids(rs, obs))
     nodes: set[str] = set()
     for gm in (getattr(rs, "maps", {}) or {}).values():
         nodes.update(str(n) for n in gm.graph.nodes)
         seen.update(c.id for _, _, c in gm.graph.edges(data="component") if c is not None)
+    disp = obs.get("display") or {}
+    zone_of: dict[str, list[str]] = {}  # option -> the zones whose piles carry its actions
+    var_of: dict[str, list[str]] = {}  # option -> the tracks and counters carrying its actions
+    for item in disp.get("table") or []:
+        for opt in item.get("acts") or ():
+            (zone_of if item["kind"] in ("hand", "pile") else var_of).setdefault(opt, []).append(item["name"])
+    board = disp.get("board") or {}
+    sides = set(board.get("side_acts") or ())
     out: dict[str, list[int]] = {}
     for i, text in enumerate(d.get("actions") or []):
         text = str(text)
@@ -105,6 +147,17 @@ def table_acts(rs: Ruleset, obs: dict) -> dict[str, list[int]]:
         things = {t for t in words if t in seen}
         things |= {f"{x},{y}" for x, y in _PLACE.findall(text)}
         things |= {f"node:{t}" for t in words if t in nodes and t not in seen}
+        opt = text.split("(")[0]
+        for z in zone_of.get(opt, ()):
+            decl = rs.zones.get(z)
+            k = _first_int(text)
+            grouped = decl is not None and getattr(decl, "count", None) is not None
+            things.add(f"zone:{z}:{k}" if grouped and k is not None else f"zone:{z}")
+        things |= {f"var:{v}" for v in var_of.get(opt, ())}
+        if opt in sides:
+            b = _first_int(text)
+            if b is not None and b % 90 == 0:
+                things.add(f"side:{b % 360}")
         for t in sorted(things):
             out.setdefault(t, []).append(i)
     return out
@@ -244,8 +297,9 @@ class _View:
         if not d:
             return ""
         return (f'<div class="decision"><p class="prompt">{escape(str(d["prompt"] or "Choose"))}</p>'
-                '<p class="hint">Click on the table: a card, a place, a map node or route, or one of the dashed '
-                'controls (Enter on the keyboard); every move is also in the list below the table.</p></div>')
+                '<p class="hint">Click on the table: a card, a pile, a place or side of the board, a map node or route, '
+                'or one of the dashed controls (Enter on the keyboard); every move is also in the list below the '
+                'table.</p></div>')
 
     def actions(self) -> str:
         """The fallback: every legal action as a button (the accessible list), below the table."""
@@ -279,8 +333,10 @@ class _View:
         return ('<div class="outcome"><h3>Final scores</h3><table class="scores"><tr><th>Place</th><th>Seat</th><th>Score</th>'
                 '<th></th></tr>' + "".join(rows) + f'</table><p class="reason">Game over: {reason}.</p></div>')
 
-    def cards(self, pile: dict) -> str:
-        """A pile (see :mod:`interpreter.views.view`) as labelled cards, or a face-down count."""
+    def cards(self, pile: dict, zone: str | None = None) -> str:
+        """A pile (see :mod:`interpreter.views.view`) as labelled cards, or a face-down count;
+        ``zone``: the zone of the viewer's own pile, whose groups carry the actions attached to
+        them (``zone:Z:k``, :func:`table_acts`)."""
         if "count" in pile:
             k = pile["count"]
             if not k:
@@ -291,9 +347,12 @@ class _View:
                 return f'<div class="pile hidden-pile" title="face down ({k})">{backs}</div>'
             return f'<div class="pile hidden-pile" title="face down"><span class="back">{k}</span> face down</div>'
         if "subs" in pile:
-            return '<div class="groups">' + "".join(
-                f'<div class="group"><span class="group-name">{i + 1}</span>{self.cards(sub)}</div>'
-                for i, sub in enumerate(pile["subs"])) + "</div>"
+            out = []
+            for i, sub in enumerate(pile["subs"]):
+                acts = self.acts_attr(f"zone:{zone}:{i}") if zone is not None else ""
+                more = ' actionable" tabindex="0' if acts else ""
+                out.append(f'<div class="group{more}"{acts}><span class="group-name">{i + 1}</span>{self.cards(sub)}</div>')
+            return '<div class="groups">' + "".join(out) + "</div>"
         ids = pile["ids"]
         if not ids:
             return '<div class="pile empty">empty</div>'
@@ -349,22 +408,40 @@ class _View:
         return '<div class="display-text">' + "".join(f'<p class="line">{escape(ln)}</p>' for ln in lines) + "</div>"
 
     def s_board(self, sec: dict) -> str:
+        """The display's board: a grid of places, each its lines; a place carries the actions
+        naming it and those naming a component the seat sees there (a mat drawn as text in its
+        cell is clicked in the cell); the sides ``side_acts`` attaches actions to are drawn around
+        the grid, each carrying its actions, with the board's markers on their sides."""
         b = sec["board"]
         title = escape((b.get("zone") or "board").replace("_", " "))
-        edges = "".join(f'<p class="edge side-{int(side)}">{escape(text)}</p>' for side, text in b["edges"])
+        at: dict[tuple[int, int], list[str]] = {}  # place -> the components the seat sees there
+        z = (self.obs.get("zones") or {}).get(b.get("zone") or "")
+        if isinstance(z, list):
+            for entry in z:
+                if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], dict) and len(entry[0].get("t") or ()) == 2:
+                    at[tuple(entry[0]["t"])] = [i for i in _ids(entry[1]) if i in self.acts]
         cells = {(x, y): rows for x, y, rows in b["cells"]}
-        named = [tuple(map(int, t.split(","))) for t in self.acts if "," in t]  # places an action names: drawn too
+        named = [tuple(map(int, t.split(","))) for t in self.acts if "," in t and ":" not in t]  # places an action names: drawn too
+        sided = {int(t[5:]) for t in self.acts if t.startswith("side:")}
+        markers: dict[int, str] = {}  # side -> the markers beside it
+        for side, text in b["edges"]:
+            markers[int(side)] = (markers.get(int(side), "") + " " + text).strip()
+        edges = "".join(f'<p class="edge side-{int(side)}">{escape(text)}</p>' for side, text in b["edges"])
         if not cells and not named:
             return f'<section class="display-board"><h3>{title}</h3>{edges}<p class="empty">empty</p></section>'
         xs = [x for x, _ in cells] + [x for x, _ in named]
         ys = [y for _, y in cells] + [y for _, y in named]
         x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
-        out = [f'<section class="display-board"><h3>{title}</h3>{edges}'
-               f'<div class="grid board-grid" style="grid-template-columns: repeat({x1 - x0 + 1}, minmax(3em, 11em))">']
+        out = [f'<section class="display-board"><h3>{title}</h3><div class="board-frame">']
+        for side in sorted(sided | set(markers)):  # each marker on its side; a side with moves is clicked
+            acts = self.acts_attr(f"side:{side}")
+            more = ' actionable" tabindex="0' if acts else ""
+            out.append(f'<div class="board-side side-{side}{more}" data-side="{side}"{acts}>{escape(markers.get(side, ""))}</div>')
+        out.append(f'<div class="grid board-grid" style="grid-template-columns: repeat({x1 - x0 + 1}, minmax(3em, 11em))">')
         for y in range(y0, y1 + 1):
             for x in range(x0, x1 + 1):
                 rows = cells.get((x, y))
-                acts = self.acts_attr(f"{x},{y}")
+                acts = self.cell_acts(f"{x},{y}", at.get((x, y), []))
                 more = ' actionable" tabindex="0' if acts else ""
                 if rows is None:
                     out.append(f'<div class="cell empty{more}" data-place="{x},{y}"{acts}>{escape(b["empty"])}</div>')
@@ -373,19 +450,40 @@ class _View:
                     '<div class="cell-line">' + "".join(f'<span class="part">{escape(t)}</span>' for t in parts) + "</div>"
                     for parts in rows)
                 out.append(f'<div class="cell{more}" data-place="{x},{y}"{acts}>{inner}</div>')
-        out.append("</div></section>")
+        out.append("</div></div></section>")
         return "".join(out)
 
+    def cell_acts(self, place: str, ids: list[str]) -> str:
+        """`` data-acts`` of a board's place: the actions naming the place or a component the
+        seat sees there (each such thing counted as drawn), else ''."""
+        idx: set[int] = set()
+        for thing in [place, *ids]:
+            if self.acts.get(thing):
+                self.drawn.add(thing)
+                idx.update(self.acts[thing])
+        return f' data-acts="{" ".join(map(str, sorted(idx)))}"' if idx else ""
+
     def s_piles(self, sec: dict) -> str:
-        name = escape(sec["zone"], quote=True)
+        """A zone's piles; with ``acts`` (``display.table``), the pile (the seat's own row of a
+        per-player zone) and its groups carry the actions attached to them (:func:`table_acts`)."""
+        zone = sec["zone"]
+        name = escape(zone, quote=True)
         title = f'<h3>{escape(sec["title"])}</h3>'
         rows = sec["rows"]
+        attached = bool(sec.get("acts"))
         if len(rows) == 1 and rows[0][0] is None:
-            return f'<section class="zone" data-zone="{name}">{title}{self.cards(rows[0][1])}</section>'
-        body = "".join(
-            f'<div class="seat-zone{" mine" if p == self.me else ""}"><span class="owner">{escape(self.who(p))}</span>'
-            f'{self.cards(pile)}</div>' for p, pile in rows)
-        return f'<section class="zone per-player" data-zone="{name}">{title}{body}</section>'
+            acts = self.acts_attr(f"zone:{zone}") if attached else ""
+            more = ' actionable" tabindex="0' if acts else ""
+            return (f'<section class="zone{more}" data-zone="{name}"{acts}>{title}'
+                    f'{self.cards(rows[0][1], zone if attached else None)}</section>')
+        body = []
+        for p, pile in rows:
+            mine = attached and p == self.me
+            acts = self.acts_attr(f"zone:{zone}") if mine else ""
+            more = ' actionable" tabindex="0' if acts else ""
+            body.append(f'<div class="seat-zone{" mine" if p == self.me else ""}{more}"{acts}>'
+                        f'<span class="owner">{escape(self.who(p))}</span>{self.cards(pile, zone if mine else None)}</div>')
+        return f'<section class="zone per-player" data-zone="{name}">{title}{"".join(body)}</section>'
 
     def s_keyed(self, sec: dict) -> str:
         body = "".join(f'<div class="keyed"><span class="key">{escape(self.value_text(k))}</span>{self.cards(pile)}</div>'
@@ -422,34 +520,51 @@ class _View:
         return (f'<section class="zone map-zone" data-zones="{escape(zones, quote=True)}">'
                 f'<h3>{escape(sec["title"])}</h3>{svg}</section>')
 
+    def var_acts(self, sec: dict, p: int | None) -> str:
+        """`` data-acts`` (with the actionable class's attributes) of a track's or counter's row
+        for seat ``p`` (None: the whole variable): the actions ``acts`` attaches to it, on the
+        deciding seat's own row of a per-player variable, else ''."""
+        if not sec.get("acts") or (p is not None and p != self.me):
+            return ""
+        acts = self.acts_attr(f"var:{sec['var']}")
+        return f' tabindex="0"{acts}' if acts else ""
+
     def s_track(self, sec: dict) -> str:
         lo, hi = sec["low"], sec["high"]
         rows = []
         for p, x in sec["rows"]:
             who = escape(self.who(p) or sec["title"])
+            acts = self.var_acts(sec, p)
+            cls = "track-row actionable" if acts else "track-row"
             if x is None:
-                rows.append(f'<div class="track-row"><span class="owner">{who}</span> hidden</div>')
+                rows.append(f'<div class="{cls}"{acts}><span class="owner">{who}</span> hidden</div>')
                 continue
             if not isinstance(x, (int, float)) or isinstance(x, bool):
-                rows.append(f'<div class="track-row"><span class="owner">{who}</span> {escape(self.value_text(x))}</div>')
+                rows.append(f'<div class="{cls}"{acts}><span class="owner">{who}</span> {escape(self.value_text(x))}</div>')
                 continue
             if isinstance(lo, int) and isinstance(hi, int) and 0 < hi - lo + 1 <= MAX_TRACK_CELLS:
                 cells = "".join(f'<span class="space{" on" if i == x else ""}">{i}</span>' for i in range(lo, hi + 1))
             else:
                 pct = 100 * min(max((x - lo) / ((hi - lo) or 1), 0), 1)
                 cells = f'<span class="bar"><span class="fill" style="width:{pct:.0f}%"></span></span><b>{x}</b>'
-            rows.append(f'<div class="track-row"><span class="owner">{who}</span><span class="spaces">{cells}</span></div>')
+            rows.append(f'<div class="{cls}"{acts}><span class="owner">{who}</span><span class="spaces">{cells}</span></div>')
         return (f'<section class="track" data-var="{escape(sec["var"], quote=True)}"><h3>{escape(sec["title"])}</h3>'
                 + "".join(rows) + "</section>")
 
     def s_counter(self, sec: dict) -> str:
         rows = sec["rows"]
+        var = escape(sec["var"], quote=True)
         if len(rows) == 1 and rows[0][0] is None:
-            text = self.value_text(rows[0][1])
-        else:
-            text = "; ".join(f"{self.who(p)}: {self.value_text(v)}" for p, v in rows)
-        return (f'<section class="counter" data-var="{escape(sec["var"], quote=True)}"><span class="name">'
-                f'{escape(sec["title"])}</span> <span class="value">{escape(text)}</span></section>')
+            acts = self.var_acts(sec, None)
+            return (f'<section class="counter{" actionable" if acts else ""}" data-var="{var}"{acts}><span class="name">'
+                    f'{escape(sec["title"])}</span> <span class="value">{escape(self.value_text(rows[0][1]))}</span></section>')
+        values = []
+        for p, v in rows:  # a value per seat; the seat's own carries the actions attached to it
+            acts = self.var_acts(sec, p)
+            values.append(f'<span class="value{" actionable" if acts else ""}"{acts}>'
+                          f'{escape(self.who(p))}: {escape(self.value_text(v))}</span>')
+        return (f'<section class="counter" data-var="{var}"><span class="name">{escape(sec["title"])}</span> '
+                + "; ".join(values) + "</section>")
 
     def map_svg(self, gm: Any, pieces: dict, colour_attr: str | None = None, label_attr: str | None = None,
                 edges: list | None = None) -> str:

@@ -337,7 +337,8 @@ def test_a_port_in_use_is_a_clear_error(tmp_path):
 
 
 @pytest.mark.parametrize("name,variant", [("drink_and_beat", None), ("beer_knight", None), ("beer_flights", None),
-                                          ("belgian_beers_race", "short"), ("little_railways", None)])
+                                          ("belgian_beers_race", "short"), ("little_railways", None),
+                                          ("drink_and_beat", "complex")])
 def test_table_things_carry_the_actions_naming_them(name, variant):
     from interpreter.views.webview import table_acts
 
@@ -354,7 +355,22 @@ def test_table_things_carry_the_actions_naming_them(name, variant):
         html = seat_html(rs, obs, [])
         texts = [str(a) for a in st.legal_actions()]
         seen = visible_ids(st, p)
+        attached_to = {opt: item["name"] for item in obs["display"].get("table") or [] for opt in item.get("acts") or ()}
+        sided = set((obs["display"].get("board") or {}).get("side_acts") or ())
         for thing, idx in table_acts(rs, obs).items():
+            if thing.startswith(("zone:", "var:", "side:")):
+                # a pile, a group, a track or counter, or a side of the board the display attaches these options to
+                for i in idx:
+                    opt = texts[i].split("(")[0]
+                    if thing.startswith("side:"):
+                        assert opt in sided and texts[i].startswith(f"{opt}({thing[5:]}"), (thing, texts[i])
+                    elif thing.startswith("var:"):
+                        assert attached_to.get(opt) == thing[4:], (thing, texts[i])
+                    else:
+                        _, zone, *group = thing.split(":")
+                        assert attached_to.get(opt) == zone, (thing, texts[i])
+                        assert not group or texts[i].startswith(f"{opt}({group[0]}"), (thing, texts[i])
+                continue
             # only things the seat sees (a card's id, a place, a map's node or route: the map is public),
             # and only actions naming them
             node = thing[5:] if thing.startswith("node:") else None
@@ -367,7 +383,17 @@ def test_table_things_carry_the_actions_naming_them(name, variant):
         # what the page attaches: a card (data-id) or a place (data-place) with the actions naming it
         acts = table_acts(rs, obs)
         for kind, thing, attr in re.findall(r'data-(id|place|node|route)="([^"]+)"[^>]*?data-acts="([^"]+)"', html):
-            assert [int(i) for i in attr.split()] == acts[("node:" if kind == "node" else "") + unescape(thing)]
+            got = [int(i) for i in attr.split()]
+            if kind == "place":  # a board's place: the actions naming it, and those naming a component the seat sees there
+                board_zone = obs["zones"].get((obs["display"].get("board") or {}).get("zone") or "") or []
+                there: set = set()
+                for k, ids in board_zone:
+                    if k.get("t") == [int(v) for v in thing.split(",")]:
+                        _collect_zone(ids, there)
+                expect = set(acts.get(thing, ())) | {i for t in there for i in acts.get(t, ())}
+                assert set(got) == expect and set(acts.get(thing, ())) <= set(got), (thing, got, expect)
+            else:
+                assert got == acts[("node:" if kind == "node" else "") + unescape(thing)]
             attached += 1
         # every control on the table is one of the seat's own options, by its label's words
         labels = obs["decision"]["labels"] if obs.get("decision") else []

@@ -1,0 +1,155 @@
+"""Moves attached to piles, groups, counters and board sides (issue 27): ``display.table``'s
+``acts`` and ``display.board``'s ``side_acts`` put every move of Beer Flights, Beer Cards and
+Little Railways, and Drink & Beat's mug, Barman and Reserve moves, on a thing drawn on the table, so the browser takes them by
+clicks on the table alone (no table-side control); nothing is attached on another seat's page."""
+
+from __future__ import annotations
+
+import random
+import re
+from html import unescape
+
+import pytest
+
+from interpreter import load_ruleset
+from interpreter.errors import TapsterError
+from interpreter.views.render import view_observation
+from interpreter.views.webview import seat_html, table_acts
+from tests.conftest import compiled, copy_ruleset, replace_once
+
+#: data-acts of every thing drawn on the table, the controls and the fallback buttons left out.
+_THINGS = re.compile(r'<(\w+)([^>]*?)data-acts="([^"]*)"')
+
+
+def things_of(html: str) -> list[tuple[str, set[str]]]:
+    """``(opening tag's attributes, action indexes)`` of each table thing in a page."""
+    return [(attrs, set(acts.split())) for tag, attrs, acts in _THINGS.findall(html)
+            if tag != "button" and 'class="control' not in attrs]
+
+
+def single_out(things: list[tuple[str, set[str]]], i: int) -> bool:
+    """Whether clicking every table thing naming action ``i`` leaves ``i`` alone (table.js narrows
+    the actions to those naming everything clicked)."""
+    naming = [s for _, s in things if str(i) in s]
+    return bool(naming) and set.intersection(*naming) == {str(i)}
+
+
+def games(name: str, variant: str | None, n: int = 4, players: int | None = None, **params):
+    """``(ruleset, state)`` at every decision of ``n`` random games."""
+    rs = load_ruleset(name, variant, {"params": params}) if params else compiled(name, variant)
+    for seed in range(n):
+        st = rs.new_game(players or rs.min_players, seed=seed)
+        rng = random.Random(seed)
+        while not st.is_terminal():
+            yield rs, st
+            legal = st.legal_actions()
+            st.apply(legal[rng.randrange(len(legal))])
+
+
+@pytest.mark.parametrize("name,variant,params,options", [
+    ("beer_flights", None, {}, None),
+    ("beer_flights", "five_player", {}, None),
+    ("little_railways", None, {"rounds": 6}, None),
+    ("beer_cards", None, {"games": 1}, None),
+    ("beer_knight", "speed", {}, {"pick", "hmb", "pass", "last_call", "no_last_call", "stand"}),
+    ("drink_and_beat", None, {}, {"lay", "mug", "keep_mug", "barman"}),
+    ("drink_and_beat", "complex", {}, {"lay", "stack", "reserve", "mug", "keep_mug", "barman", "pick"}),
+])
+def test_moves_are_taken_by_clicking_table_things_alone(name, variant, params, options):
+    seen: set[str] = set()
+    for rs, st in games(name, variant, **params):
+        p = st.current_players()[0]
+        html = seat_html(rs, view_observation(st, p), [])
+        things = things_of(html)
+        for i, a in enumerate(st.legal_actions()):
+            opt = a.name
+            if options is None or opt in options:
+                assert single_out(things, i), f"{a}: no clicks on table things single it out"
+                seen.add(opt)
+    wanted = options or set()
+    assert wanted <= seen, f"never offered: {wanted - seen}"
+    if name == "beer_flights":
+        assert {"draw", "take", "keep", "start", "front", "back", "trash"} <= seen
+    if name == "beer_cards":
+        assert {"play", "stop"} <= seen
+
+
+def test_beer_flights_the_things_carry_their_moves():
+    rs = compiled("beer_flights")
+    st = rs.new_game(2, seed=1)
+    st.apply(next(a for a in st.legal_actions() if a.name == "draw"))
+    st.apply(st.legal_actions()[0])  # keep one: now where does it go?
+    p = st.current_players()[0]
+    obs = view_observation(st, p)
+    html = seat_html(rs, obs, [])
+    texts = obs["decision"]["actions"]
+    acts = table_acts(rs, obs)
+    # flight 1 (group 0) of the seat's own flights carries "start flight 1", the Trash its "trash"
+    assert [texts[i] for i in acts["zone:flight:0"]] == ["start(0)"]
+    assert [texts[i] for i in acts["zone:trash"]] == ["trash"]
+    assert "zone:flight:1" not in acts  # the second flight is started only after the first
+    mine = re.search(r'<div class="seat-zone mine actionable" tabindex="0" data-acts="(\d+)">', html)
+    assert mine and texts[int(mine.group(1))] == "trash"
+    assert re.search(r'<div class="group actionable" tabindex="0" data-acts="(\d+)"><span class="group-name">1</span>', html)
+    for other in range(st.num_players):  # another seat's page attaches nothing
+        if other != p:
+            assert "data-acts" not in seat_html(rs, view_observation(st, other), [])
+
+
+def test_drink_and_beat_the_barman_goes_to_the_side_clicked():
+    rs = compiled("drink_and_beat")
+    for _, st in games("drink_and_beat", None, n=1):
+        if st.legal_actions()[0].name == "barman":
+            break
+    else:
+        pytest.fail("no Barman move")
+    obs = view_observation(st, st.current_players()[0])
+    html = seat_html(rs, obs, [])
+    texts = obs["decision"]["actions"]
+    sides = re.findall(r'<div class="board-side side-(\d+) actionable" tabindex="0" data-side="\1" data-acts="(\d+)">([^<]*)</div>',
+                       html)
+    assert sorted((int(s), texts[int(i)]) for s, i, _ in sides) == [(b, f"barman({b})") for b in (0, 90, 180, 270)]
+    barman = obs["vars"]["barman"]
+    if barman is not None:  # the marker stands on its side
+        assert {int(s): unescape(t) for s, _, t in sides}[barman] == "[BARMAN]"
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("{hand: trash, title: Trash, acts: [trash]}", "{hand: trash, title: Trash, acts: [bin]}", "no option is named 'bin'"),
+    ("{hand: trash, title: Trash, acts: [trash]}", "{hand: trash, title: Trash, acts: trash}", "is not of type 'array'"),
+])
+def test_bad_acts_are_errors_with_a_place(tmp_path, old, new, message):
+    path = copy_ruleset(tmp_path, "beer_flights")
+    replace_once(path, old, new)
+    with pytest.raises(TapsterError) as exc:
+        load_ruleset(str(path))
+    text = str(exc.value)
+    assert message in text and "ruleset.yaml:" in text
+
+
+def test_side_acts_name_options(tmp_path):
+    path = copy_ruleset(tmp_path, "drink_and_beat")
+    replace_once(path, "side_acts: [barman]", "side_acts: [barmen]")
+    with pytest.raises(TapsterError) as exc:
+        load_ruleset(str(path))
+    assert "no option is named 'barmen'" in str(exc.value) and "ruleset.yaml:" in str(exc.value)
+
+
+def test_beer_cards_a_draw_is_agreed_on_the_barrels_and_played_on_from_the_hands():
+    # IX (R3): at a draw the tied players agree ("each receives a Beer Barrel") or play on ("put
+    # one more card face down"): the seat's own Beer Barrels and hands carry them
+    for found in games("beer_cards", None, n=40, games=1):
+        if found[1].legal_actions()[0].name in ("agree", "play_on"):
+            break
+    else:
+        pytest.fail("no draw in 40 games")
+    rs, st = found
+    p = st.current_players()[0]
+    obs = view_observation(st, p)
+    texts = obs["decision"]["actions"]
+    acts = table_acts(rs, obs)
+    assert [texts[i] for i in acts["zone:barrels"]] == ["agree"]
+    assert [texts[i] for i in acts["zone:white_hand"]] == ["play_on"] == [texts[i] for i in acts["zone:black_hand"]]
+    html = seat_html(rs, obs, [])
+    things = things_of(html)
+    assert all(single_out(things, i) for i in range(len(texts)))
