@@ -1,6 +1,7 @@
 """Moves attached to piles, groups, counters and board sides (issue 27): ``display.table``'s
 ``acts`` and ``display.board``'s ``side_acts`` put every move of Beer Flights, Beer Cards and
-Little Railways, and Drink & Beat's mug, Barman and Reserve moves, on a thing drawn on the table, so the browser takes them by
+Little Railways, Drink & Beat's mug, Barman and Reserve moves, and Belgian Beers Race's ways of
+travel, tastings, buying, camping and ending the day, on a thing drawn on the table, so the browser takes them by
 clicks on the table alone (no table-side control); nothing is attached on another seat's page."""
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ def games(name: str, variant: str | None, n: int = 4, players: int | None = None
     ("beer_cards", None, {"games": 1}, None),
     ("beer_knight", "speed", {}, {"pick", "hmb", "pass", "last_call", "no_last_call", "stand"}),
     ("drink_and_beat", None, {}, {"lay", "mug", "keep_mug", "barman"}),
+    ("belgian_beers_race", None, {}, {"bike", "transport", "hitch", "taste", "buy", "eat_cheese", "camp", "end_day", "keep",
+                                      "discard", "keep_beers", "sleep"}),
     ("drink_and_beat", "complex", {}, {"lay", "stack", "reserve", "mug", "keep_mug", "barman", "pick"}),
 ])
 def test_moves_are_taken_by_clicking_table_things_alone(name, variant, params, options):
@@ -153,3 +156,27 @@ def test_beer_cards_a_draw_is_agreed_on_the_barrels_and_played_on_from_the_hands
     html = seat_html(rs, obs, [])
     things = things_of(html)
     assert all(single_out(things, i) for i in range(len(texts)))
+
+
+def test_belgian_beers_race_a_move_is_the_node_and_the_way_of_travel():
+    # the map node names bike, bus and thumb to it; the seat's own row of "By bike", "By public
+    # transport" or "Hitchhiking" picks the way: node + way single the move out
+    rs = compiled("belgian_beers_race")
+    st = rs.new_game(3, seed=0)
+    p = st.current_players()[0]
+    obs = view_observation(st, p)
+    texts = obs["decision"]["actions"]
+    acts = table_acts(rs, obs)
+    for var, option in (("bike_run", "bike"), ("sips", "transport"), ("tries", "hitch")):
+        assert [texts[i] for i in acts[f"var:{var}"]] == [t for t in texts if t.startswith(option + "(")] != []
+    assert sorted(texts[i] for i in acts["node:B9"]) == ["bike(B9)", "hitch(B9)", "transport(B9)"]
+    html = seat_html(rs, obs, [])
+    for var in ("bike_run", "sips", "tries"):  # the seat's own value alone carries the moves
+        section = re.search(rf'<section class="counter" data-var="{var}">(.*?)</section>', html).group(1)
+        assert section.count("data-acts") == 1 and section.count('class="value') == 3
+    things = things_of(html)
+    assert all(single_out(things, i) for i in range(len(texts)))
+    assert "table-controls" not in html  # nothing left for a control
+    for other in range(3):
+        if other != p:
+            assert "data-acts" not in seat_html(rs, view_observation(st, other), [])

@@ -33,7 +33,8 @@ _SELECTED = "() => Array.from(document.querySelectorAll('#view .selected, #view 
 #: alone (cards, piles, flights, the Trash, the board's places and sides, map nodes and routes).
 CONTROLLED = {
     "beer_knight": None,  # the dice, the card swap's pile, trades, Baronies (but see ON_TABLE)
-    "belgian_beers_race": None,  # by bike, bus or thumb to the same node; buying at a brewery
+    # hitchhiking paid with beers; a beer of one colour from the backpack (on the way, camping)
+    "belgian_beers_race": {"pay_hitch", "sip", "convert"},
     "drink_and_beat": {"use_ability", "skip_ability", "push", "no_push", "rotate", "token_here", "token_to_cellar"},
 }
 
@@ -155,9 +156,9 @@ def test_click_a_whole_game_on_the_table(browser, tmp_path, name, variant, playe
         server.kill()
 
 
-def test_click_by_keyboard_a_control_then_a_map_node(browser, tmp_path):  # noqa: F811
-    # Belgian Beers Race: Tab to the "Cycle to …" control and press Enter, then focus a node and
-    # press Enter: the bike ride to that node is taken, no mouse and no button involved
+def test_click_by_keyboard_a_way_of_travel_then_a_map_node(browser, tmp_path):  # noqa: F811
+    # Belgian Beers Race: focus the seat's own "By bike" counter and press Enter, then focus a
+    # node and press Enter: the bike ride to that node is taken, no mouse, control or button involved
     name, variant, players, agents, params = next(g for g in GAMES if g[0] == "belgian_beers_race")
     server = Server(tmp_path / "tables.sqlite").start()
     ctx = browser.new_context()
@@ -192,8 +193,10 @@ def test_click_by_keyboard_a_control_then_a_map_node(browser, tmp_path):  # noqa
         i = bikes[-1]
         node = legal[i][len("bike("):-1]
         known = set(_taken(server, table))
-        control = page.locator("#view .table-controls .control", has_text="Cycle to")
-        control.focus()
+        assert not page.locator("#view .table-controls .control", has_text="Cycle to").count()
+        bike = page.locator('#view .counter[data-var="bike_run"] .value.actionable')
+        assert bike.count() == 1  # the seat's own row alone
+        bike.focus()
         page.keyboard.press("Enter")
         assert "candidate" in (page.locator(f'#view g.node[data-node="{node}"]').get_attribute("class") or "")
         page.locator(f'#view g.node[data-node="{node}"]').focus()
