@@ -53,6 +53,8 @@ def games(name: str, variant: str | None, n: int = 4, players: int | None = None
     ("little_railways", None, {"rounds": 6}, None),
     ("beer_cards", None, {"games": 1}, None),
     ("beer_knight", "speed", {}, {"pick", "hmb", "pass", "last_call", "no_last_call", "stand"}),
+    ("beer_knight", None, {}, {"pick", "hmb", "pass", "last_call", "no_last_call", "stand", "no_swap", "reroll",
+                               "reroll_doubles", "swap_in", "keep_dice", "swap_foe", "keep_foe"}),
     ("drink_and_beat", None, {}, {"lay", "mug", "keep_mug", "barman"}),
     ("belgian_beers_race", None, {}, {"bike", "transport", "hitch", "taste", "buy", "eat_cheese", "camp", "end_day", "keep",
                                       "discard", "keep_beers", "sleep"}),

@@ -32,22 +32,17 @@ _SELECTED = "() => Array.from(document.querySelectorAll('#view .selected, #view 
 #: and every action of Beer Flights, Beer Cards and Little Railways — must be taken by clicking table things
 #: alone (cards, piles, flights, the Trash, the board's places and sides, map nodes and routes).
 CONTROLLED = {
-    "beer_knight": None,  # the dice, the card swap's pile, trades, Baronies (but see ON_TABLE)
+    # the card swap (its pile is a type named in words), taking from a discard pile (R13), trades, Baronies
+    "beer_knight": {"swap", "take", "draw_type", "trade", "no_trade", "trade_back", "take_barony", "challenge_barony"},
     # hitchhiking paid with beers; a beer of one colour from the backpack (on the way, camping)
     "belgian_beers_race": {"pay_hitch", "sip", "convert"},
     "drink_and_beat": {"use_ability", "skip_ability", "push", "no_push", "rotate", "token_here", "token_to_cellar"},
 }
 
-#: Options of a game that CONTROLLED leaves open which must still be taken on table things alone.
-ON_TABLE = {
-    "beer_knight": {"pick", "hmb", "pass", "last_call", "no_last_call", "stand", "keep_dice"},
-}
-
 
 def allowed_control(name: str, option: str) -> bool:
     """Whether ``option`` of game ``name`` may be reached through a table-side control."""
-    allowed = CONTROLLED.get(name, set())
-    return option not in ON_TABLE.get(name, ()) and (allowed is None or option in allowed)
+    return option in CONTROLLED.get(name, set())
 
 
 def click_plan(things: list[tuple[str, str]], i: int, controls: bool = False) -> list[int]:
