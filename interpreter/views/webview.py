@@ -23,7 +23,8 @@ terminal's :mod:`interpreter.views.termview` shares, so both show the same thing
   Enter on the focused thing) takes it — at once when one click singles it out, else each click
   narrows the actions to those naming everything clicked (``static/table.js``);
 - what the things alone cannot single out — a question naming nothing on the table (yes/no,
-  "draw two cards"), the way of a move to a node (by bike, bus or thumb), the pile a swap draws
+  "draw two cards"), the way of a move to a node when the display attaches none of the ways to
+  a thing (by bike, bus or thumb), the pile a swap draws
   from — gets a *table-side control*: a dashed chip on the table with the words of its label
   that are not the things' (``Move to …``, ``Pass``; :func:`table_controls`), clicked
   like a thing.  This is the decided answer for actions with no table thing: a control drawn
@@ -98,20 +99,23 @@ def _ids(z: Any) -> list[str]:
 
 
 def _first_int(text: str) -> int | None:
-    """The first argument of an action's canonical text (``start(1)``, ``barman(90)``) when it
-    is a whole number, else None."""
+    """The first top-level argument of an action's canonical text that is a whole number
+    (``start(1)`` 1, ``barman(90)`` 90, ``rotate(mat-3, 270)`` 270), else None."""
     args = text[text.index("(") + 1:].rstrip(")") if "(" in text else ""
-    depth, first = 0, ""
+    depth, parts, arg = 0, [], ""
     for ch in args:
         if ch in "([":
             depth += 1
         elif ch in ")]":
             depth -= 1
         elif ch == "," and depth == 0:
-            break
-        first += ch
-    first = first.strip()
-    return int(first) if re.fullmatch(r"-?\d+", first) else None
+            parts.append(arg)
+            arg = ""
+            continue
+        arg += ch
+    parts.append(arg)
+    whole = [int(a.strip()) for a in parts if re.fullmatch(r"-?\d+", a.strip())]
+    return whole[0] if whole else None
 
 
 def table_acts(rs: Ruleset, obs: dict) -> dict[str, list[int]]:
@@ -120,10 +124,10 @@ def table_acts(rs: Ruleset, obs: dict) -> dict[str, list[int]]:
     edge component too: the map is public), a place ``"x,y"`` (an ``(x, y)`` argument) or a map
     node ``"node:N"``; and the things the display attaches options to (``display.table``'s
     ``acts``: a zone's pile ``"zone:Z"``, or its group ``"zone:Z:k"`` when the zone has
-    ``count`` groups and the action's first argument is the whole number k; a track or counter
+    ``count`` groups and the action's first whole-number argument is k; a track or counter
     ``"var:V"``; ``display.board``'s
-    ``side_acts``: a side of the board ``"side:B"``, B the action's first argument as a bearing
-    0, 90, 180 or 270).  Built from the observation's decision (canonical action texts), the
+    ``side_acts``: a side of the board ``"side:B"``, B the action's first whole-number argument as
+    a bearing 0, 90, 180 or 270).  Built from the observation's decision (canonical action texts), the
     components it shows, its display data and the ruleset's maps; a card the seat cannot see
     never gets one."""
     d = obs.get("decision") or {}

@@ -1,6 +1,7 @@
 """Moves attached to piles, groups, counters and board sides (issue 27): ``display.table``'s
 ``acts`` and ``display.board``'s ``side_acts`` put every move of Beer Flights, Beer Cards and
-Little Railways, Drink & Beat's mug, Barman and Reserve moves, and Belgian Beers Race's ways of
+Little Railways, Drink & Beat's mug, Barman, Reserve, turning and ability moves, Beer Knight's
+dice choices, and Belgian Beers Race's ways of
 travel, tastings, buying, camping and ending the day, on a thing drawn on the table, so the browser takes them by
 clicks on the table alone (no table-side control); nothing is attached on another seat's page."""
 
@@ -58,7 +59,7 @@ def games(name: str, variant: str | None, n: int = 4, players: int | None = None
     ("drink_and_beat", None, {}, {"lay", "mug", "keep_mug", "barman"}),
     ("belgian_beers_race", None, {}, {"bike", "transport", "hitch", "taste", "buy", "eat_cheese", "camp", "end_day", "keep",
                                       "discard", "keep_beers", "sleep"}),
-    ("drink_and_beat", "complex", {}, {"lay", "stack", "reserve", "mug", "keep_mug", "barman", "pick"}),
+    ("drink_and_beat", "complex", {}, {"lay", "stack", "reserve", "mug", "keep_mug", "barman", "pick", "rotate", "use_ability"}),
 ])
 def test_moves_are_taken_by_clicking_table_things_alone(name, variant, params, options):
     seen: set[str] = set()
@@ -182,3 +183,22 @@ def test_belgian_beers_race_a_move_is_the_node_and_the_way_of_travel():
     for other in range(3):
         if other != p:
             assert "data-acts" not in seat_html(rs, view_observation(st, other), [])
+
+
+def test_drink_and_beat_a_mat_is_turned_by_clicking_it_then_a_side():
+    # rotate(m, a): the mat m in its place, then the side a bears (90 east: a quarter turn
+    # clockwise; 180 south; 270 west) — side_acts reads an action's first whole-number argument
+    for found in games("drink_and_beat", "complex", n=6):
+        if found[1].legal_actions()[0].name == "rotate":
+            break
+    else:
+        pytest.fail("no mat turned in 6 games")
+    rs, st = found
+    obs = view_observation(st, st.current_players()[0])
+    texts = obs["decision"]["actions"]
+    acts = table_acts(rs, obs)
+    for a in (90, 180, 270):
+        assert sorted(texts[i] for i in acts[f"side:{a}"]) == sorted(t for t in texts if t.endswith(f", {a})"))
+    assert "side:0" not in acts  # no turn leaves the mat as it is
+    things = things_of(seat_html(rs, obs, []))
+    assert all(single_out(things, i) for i in range(len(texts)))

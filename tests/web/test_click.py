@@ -27,8 +27,8 @@ _THINGS = """() => Array.from(document.querySelectorAll('#view [data-acts]')).ma
 _SELECTED = "() => Array.from(document.querySelectorAll('#view .selected, #view .candidate')).map(e => e.outerHTML.slice(0, 120))"
 
 
-#: The options each game still reaches through a table-side control (a yes/no question, a die, a
-#: way of travel: nothing on the table stands for them yet); every other action of these games —
+#: The options each game still reaches through a table-side control (a "no" to a question, a
+#: beer of one colour, the pile a swap draws from: nothing on the table stands for them yet); every other action of these games —
 #: and every action of Beer Flights, Beer Cards and Little Railways — must be taken by clicking table things
 #: alone (cards, piles, flights, the Trash, the board's places and sides, map nodes and routes).
 CONTROLLED = {
@@ -36,7 +36,8 @@ CONTROLLED = {
     "beer_knight": {"swap", "take", "draw_type", "trade", "no_trade", "trade_back", "take_barony", "challenge_barony"},
     # hitchhiking paid with beers; a beer of one colour from the backpack (on the way, camping)
     "belgian_beers_race": {"pay_hitch", "sip", "convert"},
-    "drink_and_beat": {"use_ability", "skip_ability", "push", "no_push", "rotate", "token_here", "token_to_cellar"},
+    # declining an ability or a push; a beer mug token (drawn as text on its mat) moved by an ability
+    "drink_and_beat": {"skip_ability", "no_push", "token_here", "token_to_cellar"},
 }
 
 
