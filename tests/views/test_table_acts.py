@@ -135,7 +135,7 @@ def test_bad_acts_are_errors_with_a_place(tmp_path, old, new, message):
 
 def test_side_acts_name_options(tmp_path):
     path = copy_ruleset(tmp_path, "drink_and_beat")
-    replace_once(path, "side_acts: [barman]", "side_acts: [barmen]")
+    replace_once(path, "side_acts: [barman, rotate]", "side_acts: [barmen, rotate]")
     with pytest.raises(TapsterError) as exc:
         load_ruleset(str(path))
     assert "no option is named 'barmen'" in str(exc.value) and "ruleset.yaml:" in str(exc.value)
