@@ -82,7 +82,13 @@ def test_map_nodes_carry_the_moves_that_name_them_and_only_the_deciding_seat_get
     legal = [str(a) for a in st.legal_actions()]
     for node, acts in re.findall(r'<g class="node actionable" tabindex="0" data-node="([^"]+)" data-acts="([^"]+)"', html):
         assert {legal[int(i)] for i in acts.split()} == {a for a in legal if re.search(rf"\({re.escape(node)}[,)]", a)}
-    assert 'class="control actionable"' in html and "Cycle to …" in html
+    # The way of travel is the seat's own counter of that way (the bike's, the bus's, the thumb's),
+    # each carrying exactly that way's moves: a node and a counter single a move out.
+    ways = [set(acts.split()) for acts in re.findall(r'<span class="value actionable" tabindex="0" data-acts="([^"]+)"', html)]
+    for way in ("bike", "transport", "hitch"):
+        mine = {str(i) for i, a in enumerate(legal) if a.startswith(way + "(")}
+        assert mine and mine in ways, (way, ways)
+    assert "table-controls" not in html
     other = seat_html(rs, view_observation(st, (p + 1) % st.num_players), [])
     assert "data-acts" not in other and "table-controls" not in other
 
