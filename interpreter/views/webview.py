@@ -100,7 +100,7 @@ def _ids(z: Any) -> list[str]:
 
 def _first_int(text: str) -> int | None:
     """The first top-level argument of an action's canonical text that is a whole number
-    (``start(1)`` 1, ``barman(90)`` 90, ``rotate(mat-3, 270)`` 270), else None."""
+    (``a(1)`` 1, ``b(90)`` 90, ``c(card-3, 270)`` 270), else None."""
     args = text[text.index("(") + 1:].rstrip(")") if "(" in text else ""
     depth, parts, arg = 0, [], ""
     for ch in args:
