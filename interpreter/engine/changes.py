@@ -244,6 +244,17 @@ class Add(Set):
             except TypeError as exc:
                 raise ExpressionError(f"cannot add to `{lv.text}`: {exc}", lv.mark) from None
 
+    def pair(self, st, k: int) -> None:
+        """Pair ``k`` of :meth:`run` alone, with ``st.env.loc`` already set: the generated run's
+        way (:mod:`interpreter.engine.effectgen`) for a sum that is not of two whole numbers, or
+        that failed (this gives the same value, or the same error, as :meth:`run`)."""
+        lv, ex = self.pairs[k]
+        env = st.env
+        try:
+            lv.set(env, lv.get(env) + ex(env))
+        except TypeError as exc:
+            raise ExpressionError(f"cannot add to `{lv.text}`: {exc}", lv.mark) from None
+
 
 class Let(Effect):
     """``let: {NAME: EXPR, ...}``: bind local names for the effects after it in the block."""

@@ -250,6 +250,37 @@ def _assign(w: _Writer, lv, v: str) -> None:
     w.line(f"    {name}.set(env, {v})")
 
 
+def _add(w: _Writer, eff) -> None:
+    """``add``, pair by pair as :meth:`~interpreter.engine.changes.Add.run`: a variable or an
+    item of one read, the amount evaluated and the two whole numbers added inline; a sum of
+    anything else, a property, or any failure runs the pair through ``Add.pair`` (the same
+    value or the same error; expressions are pure, so evaluating again changes nothing)."""
+    eff_name = w.ns.bind(eff, "EFF")
+    for k, (lv, ex) in enumerate(eff.pairs):
+        w.line("env.loc = loc")
+        try:
+            if lv.kind not in ("var", "item"):
+                raise GenerationFailed(lv.text)
+            place = f"st.vars[{lv.name!r}]"
+            if lv.kind == "item":
+                if lv.index.source is None:
+                    raise GenerationFailed(lv.text)
+                place += f"[{_tree_frag(w.gen, lv.index, {})}]"
+            amount = w.ns.const(ex.constant) if ex.source is None else _tree_frag(w.gen, ex, {})
+        except GenerationFailed:
+            w.line(f"{eff_name}.pair(st, {k})")
+            continue
+        v = w.fresh("v")
+        w.line("try:")
+        w.line(f"    {v} = {place} + {amount}")
+        w.line("except Exception:")
+        w.line(f"    {v} = None")
+        w.line(f"if {v}.__class__ is H_int:")
+        w.line(f"    {place} = {v}")
+        w.line("else:")
+        w.line(f"    {eff_name}.pair(st, {k})")
+
+
 def _let(w: _Writer, eff) -> None:
     w.line("env.loc = loc")
     vals = []
@@ -530,6 +561,7 @@ _NESTS = (flow.If, flow.ForEach, flow.Repeat, flow.While, flow.Turn, flow.Phase,
 _HANDLERS = {
     flow.Move: _move,
     flow.Set: _set,
+    flow.Add: _add,
     flow.Let: _let,
     flow.Log: _log,
     flow.If: _if,

@@ -10,6 +10,7 @@ and the generated code (:mod:`interpreter.engine.effectgen`) use them.
 
 from __future__ import annotations
 
+from itertools import chain
 from typing import Any
 
 from ..errors import ExpressionError, Mark
@@ -147,6 +148,8 @@ _CONTAINERS = (list, dict, tuple)
 _FLAT = frozenset((list, dict, tuple, str))  # the item types _copy_stored must look into
 _NESTED = frozenset(_CONTAINERS)
 _DICTS = {dict}
+_STR = {str}
+_chain = chain.from_iterable
 
 
 def _copy_stored(value: Any, place: LValue) -> Any:
@@ -200,9 +203,23 @@ def _copy(v: Any, depth: int, left: list, place: LValue) -> Any:
         if _NESTED.isdisjoint(types):  # and text: counted in one sum, then one copy
             _text_total(v, left, place)
             return v[:]
+        if types == _DICTS and depth < MAX_VALUE_DEPTH:
+            # records (a list of moves made): when no record holds a container, count every key
+            # and value at once; within the limits that is the whole check, and the copy one
+            # C-level map.  Over a limit, the loop below finds the same first error as before.
+            values = list(_chain(map(dict.values, v)))
+            vtypes = set(map(type, values))
+            if _NESTED.isdisjoint(vtypes):
+                keys = list(_chain(v))
+                chars = sum(map(len, values)) if vtypes == _STR else sum([len(x) for x in values if x.__class__ is str])
+                chars += sum(map(len, keys)) if set(map(type, keys)) == _STR else sum([len(k) for k in keys if k.__class__ is str])
+                if left[0] >= len(values) and left[1] >= chars:
+                    left[0] -= len(values)
+                    left[1] -= chars
+                    return list(map(dict.copy, v))
         if types == _DICTS and depth < MAX_VALUE_DEPTH and all(
             [_NESTED.isdisjoint(set(map(type, d.values()))) for d in v]
-        ):  # records of plain values (a list of moves made): the general path's counts, unrolled
+        ):  # records of plain values, over a limit: the general path's counts, unrolled
             out = []
             for d in v:
                 left[0] -= len(d)

@@ -408,3 +408,68 @@ def test_keyed_moves_in_block_code_are_the_verbs(tmp_path):
         assert not st.zones["field"] and len(st.zones["box"]) == 2 and st.is_terminal()
         seen.append((str(info.value), after_step, json.dumps(st.to_json(), sort_keys=True)))
     assert seen[0] == seen[1] and "is not in `field[(0, 0)]`" in seen[0][0]
+
+
+ADDS = """\
+name: Adds
+players: {min: 2, max: 2}
+components:
+  chip:
+    items: [{key: a}]
+    start: pool
+    props: {power: 1}
+zones:
+  pool: {}
+vars: {n: 0, w: [1, 2, 3], xs: [], t: "a", r: {initial: {k: 1}}}
+flow:
+  - repeat:
+      times: 4
+      do:
+        - choose:
+            options:
+              - {action: int, do: [{add: {n: 2}}, {add: {n: "n * 3"}}]}
+              - {action: item, do: [{add: {"w[n]": 5, "w[0]": "w[n] + n"}}]}
+              - {action: order, do: [{add: {n: 1, "w[n % 3]": 10}}]}
+              - {action: list, do: [{add: {xs: "[n, 'b']"}}]}
+              - {action: record, do: [{add: {"r['k']": 4}}]}
+              - {action: truth, do: [{add: {n: "true"}}]}
+              - {action: prop, do: [{add: {"first(pool).power": 2}}]}
+              - {action: text, do: [{add: {t: 1}}]}
+              - {action: index, do: [{add: {"w[9]": 1}}]}
+              - {action: badkey, do: [{add: {"w['x']": 1}}]}
+              - {action: none, do: [{add: {n: "none"}}]}
+"""
+
+
+@pytest.mark.parametrize("action", ["int", "item", "order", "list", "record", "truth", "prop", "text", "index", "badkey", "none"])
+def test_add_in_generated_code_is_the_verbs(tmp_path, monkeypatch, action):
+    """``add`` in generated code (whole numbers added inline, anything else through the verb's
+    own pair) gives what the interpreted verb gives: the same state after each of a few moves
+    (pair by pair: a later pair reads what an earlier one added), or the same error, and a
+    failed move changes nothing."""
+    from interpreter.engine import effectgen, flow
+
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(ADDS)
+    outcomes = []
+    for generated in (True, False):
+        if not generated:
+            monkeypatch.delitem(effectgen._HANDLERS, flow.Add)
+        rs = load_ruleset(path)
+        st = rs.new_game(2)
+        seen = []
+        for _ in range(3):
+            before = json.dumps(st.to_json(), sort_keys=True)
+            try:
+                st.apply(action)
+            except TapsterError as exc:
+                seen.append(("error", str(exc)))
+                assert json.dumps(st.to_json(), sort_keys=True) == before
+                break
+            seen.append(("state", st.to_json()["vars"], st.to_json().get("props")))
+        outcomes.append(seen)
+    assert outcomes[0] == outcomes[1]
+    if action in ("text", "index", "badkey", "none"):
+        assert outcomes[0][0][0] == "error", outcomes[0]
+    else:
+        assert outcomes[0][-1][0] == "state"
