@@ -63,6 +63,11 @@ def _count(iterable=None, value=None, *_):
 def _distinct(iterable):
     # A set for what is hashable (a list would make it quadratic: `distinct(range(10**6))`
     # never ended), a list for what is not (lists); equal values are dropped either way.
+    if type(iterable) is list or type(iterable) is tuple:
+        try:
+            return list(dict.fromkeys(iterable))  # the same first of equal values, in C
+        except TypeError:
+            pass  # a list among the items: the loop below
     out = []
     seen = set()
     unhashable = []

@@ -181,3 +181,28 @@ def _play_twisted(rs, data) -> None:
             assert action in legal
             legal_one = legal[legal.index(action)]
             assert all(type(a) is type(b) for a, b in zip(action.args, legal_one.args))
+
+
+# -- builtins against their plain definitions --------------------------------------------------
+
+_VALUES = st.recursive(
+    st.one_of(st.integers(-3, 3), st.booleans(), st.none(), st.sampled_from(["a", "b", ""]), st.sampled_from([1.0, 2.5])),
+    lambda inner: st.lists(inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@BUDGET
+@given(items=st.lists(_VALUES, max_size=12), as_tuple=st.booleans())
+def test_distinct_keeps_the_first_of_equal_values_in_order(items, as_tuple):
+    """``distinct`` (a C-level pass for hashable items) equals its definition: each item kept
+    unless an equal one came before, in order (``1``, ``True`` and ``1.0`` are equal)."""
+    from interpreter.lang.builtins import _distinct
+
+    expected = []
+    for v in items:
+        if not any(v == e for e in expected):
+            expected.append(v)
+    got = _distinct(tuple(items) if as_tuple else items)
+    assert got == expected
+    assert [type(v) for v in got] == [type(v) for v in expected]
