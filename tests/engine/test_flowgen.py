@@ -256,7 +256,7 @@ def _payload_ruleset(payload: str) -> str:
         "name": payload,
         "players": {"min": 2, "max": 2},
         "params": {"k": payload},
-        "vars": {"t": ""},
+        "vars": {"t": "", "u": "", "n": 0},
         "procedures": {"ask": {"params": ["q"], "do": [
             {"choose": {"prompt": braces, "options": [{"action": "say", "for": "s", "in": f"[q, {lit}]", "label": "{s}"}],
                         }},
@@ -267,6 +267,7 @@ def _payload_ruleset(payload: str) -> str:
                     {"if": f"w == {lit}", "then": [
                         {"call": {"procedure": "ask", "with": {"q": f"w + {lit}"}}},
                         {"set": {"t": f"t + w + {lit}"}},
+                        {"add": {"u": lit, "n": f"len({lit})"}},
                         {"log": braces + " {t}"},
                     ]},
                 ]}},
@@ -299,6 +300,7 @@ def test_no_ruleset_text_becomes_block_code(tmp_path, monkeypatch, index):
         st.apply(d.actions[0])
     assert st.is_terminal() and st.outcome().reason == payload
     assert st.vars["t"] == (payload + payload) * 2
+    assert st.vars["u"] == payload * 2 and st.vars["n"] == 2 * len(payload)  # `add`: text through the verb, numbers inline
     assert st.visible_log() == [payload + " " + payload + payload, payload + " " + (payload + payload) * 2]
     assert not (tmp_path / "CANARY").exists()
     assert list(tmp_path.iterdir()) == [path]
