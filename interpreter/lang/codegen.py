@@ -113,6 +113,10 @@ __all__ = ["WorkExceeded", "MemoryExceeded", "generate_expression", "generate_te
 #: (set by the compiler; ``Ruleset.sources``, which ``tapster info --source`` prints).
 SINK: list | None = None
 
+#: False: a listing's conditions call every ruleset function (the form its written-out calls
+#: must agree with, value and work charged; a test compares them).
+INLINE = True
+
 #: Where the generator gave up and the closure evaluator runs instead: (place, why); a test
 #: checks that no shipped ruleset has any.
 FALLBACKS: list[tuple[str, str]] = []
@@ -122,10 +126,12 @@ from .frags import (  # noqa: E402,F401 - re-exported: the engine and the refere
     _NOCONST,
     ALLOCATING,
     CALL_COST,
+    INLINE_MARK,
     MAX_FOLD_ITEMS,
     MAX_UNROLL,
     Frag,
     GenerationFailed,
+    _chain,
     _Ns,
     call_arguments,
     range_arguments,
@@ -339,8 +345,7 @@ def generate_legal(choose, functions: FunctionTable | None):
                 if o.cond is None:
                     lines.append(f"append({act})")
                 else:
-                    cond = _tree_frag(gen, o.cond, {})
-                    lines.append(f"if {cond}: append({act})")
+                    lines += _test(gen, o.cond, {}, f"append({act})")
                 continue
             bound = {n: gen.pyname(n) for n in o.names}
             items_tree = o.items.source
@@ -349,12 +354,13 @@ def generate_legal(choose, functions: FunctionTable | None):
             if o.items.constant is not None and isinstance(o.items.constant, (list, tuple)) and len(o.names) == 1:
                 v = bound[o.names[0]]
                 pairs = ns.bind(tuple((x, Action(o.name, (x,))) for x in o.items.constant), "PAIRS")
-                cond = _tree_frag(gen, o.cond, bound) if o.cond is not None else None
                 lines.append(f"for {v}, act in {pairs}:")
-                lines.append(f"    if {cond}: append(act)" if cond else "    append(act)")
+                if o.cond is None:
+                    lines.append("    append(act)")
+                else:
+                    lines += ["    " + line for line in _test(gen, o.cond, bound, "append(act)")]
                 continue
             items = _tree_frag(gen, o.items, {})
-            cond = _tree_frag(gen, o.cond, bound) if o.cond is not None else None
             name = repr(o.name)
             # H_it written out: the items charged to the work budget before the loop
             lines += [f"I = {items}", "try:", "    env.left -= H_len(I)", "except TypeError:", "    pass",
@@ -368,7 +374,10 @@ def generate_legal(choose, functions: FunctionTable | None):
                 lines.append("for v in I:")
                 lines.append(f"    {', '.join(vs)}, = v")
                 add = f"append(H_tnew(H_Action, ({name}, ({', '.join(vs)},))))"
-            lines.append(f"    if {cond}: {add}" if cond else f"    {add}")
+            if o.cond is None:
+                lines.append(f"    {add}")
+            else:
+                lines += ["    " + line for line in _test(gen, o.cond, bound, add)]
         lines.append("return H_tuple(A)")
         body = "\n".join("    " + line for line in [*gen.prologue(), *lines])
         src = f"# {comment(choose.mark)}\ndef legal(env):\n{body}\n"
@@ -376,6 +385,75 @@ def generate_legal(choose, functions: FunctionTable | None):
     except Exception as exc:  # noqa: BLE001 - never a user's error: the interpreted listing runs instead
         _fell_back(str(choose.mark), exc)
         return None
+
+
+def _test(gen: _Gen, cond, bound: dict, then: str) -> list[str]:
+    """The lines of ``if <cond>: <then>`` in a listing, with the calls of ruleset functions
+    that the condition certainly makes written out in place (``ExpressionForms._inline``).
+
+    The condition's ``and`` chain becomes nested ``if``s, the same tests in the same order, and
+    before each link the work of the calls it certainly makes (``CALL_COST`` each: a call the
+    link makes only on one side of an ``and``, an ``or``, a conditional or a comparison chain,
+    or in a loop, is left a call, which charges itself).  So the work charged is what the
+    calls charged, at the link that makes them.  A link whose written-out bodies do not each
+    appear exactly once in its source (an operator that writes an operand twice) is generated
+    again without them."""
+    if cond.source is None:  # a YAML scalar: a constant
+        return [f"if {gen.ns.const(cond.constant)}: {then}"]
+    tree, scope = cond.source
+    links = _chain(tree, "and") if getattr(tree, "data", "").rstrip("_") == "and" else [tree]
+    out: list[tuple[str, int]] = []
+    for link in links:
+        calls: set[int] = set()
+        if INLINE:
+            _certain_calls(link, calls)
+        before = gen.inlined
+        gen.inline_calls = calls
+        try:
+            src = gen.g(link, scope, bound).src
+        finally:
+            gen.inline_calls = set()
+        n = gen.inlined - before
+        if n and src.count(INLINE_MARK) != 2 * n:
+            src, n = gen.g(link, scope, bound).src, 0
+        out.append((src.replace(INLINE_MARK, ""), n))
+    if not any(n for _, n in out):  # nothing written out: the condition as one test
+        return [f"if {gen.g(tree, scope, bound).src}: {then}"]
+    lines, indent = [], ""
+    for k, (src, n) in enumerate(out):
+        if n:
+            lines += [f"{indent}env.left -= {n * CALL_COST}", f"{indent}if env.left < 0: H_over(env)"]
+        lines.append(f"{indent}if {src}: {then}" if k == len(out) - 1 else f"{indent}if {src}:")
+        indent += "    "
+    return lines
+
+
+def _certain_calls(node, out: set[int]) -> None:
+    """Add to ``out`` the ``id`` of every call node that evaluating ``node`` certainly
+    evaluates (not only on one side of ``and``/``or``, in a branch of a conditional, past the
+    first comparison of a chain, or in a comprehension)."""
+    data = getattr(node, "data", None)
+    if data is None:
+        return
+    kind = data.rstrip("_")
+    if kind in ("and", "or"):
+        _certain_calls(node.children[0], out)
+        return
+    if kind == "ternary":
+        _certain_calls(node.children[1], out)
+        return
+    if kind == "compare":
+        _certain_calls(node.children[0], out)
+        if len(node.children) > 2:
+            _certain_calls(node.children[2], out)
+        return
+    if kind in ("call_gen", "listcomp"):
+        return
+    if kind == "call":
+        out.add(id(node))
+    for ch in node.children:
+        if ch is not None:
+            _certain_calls(ch, out)
 
 
 def _tree_frag(gen: _Gen, compiled, bound: dict) -> str:

@@ -27,6 +27,11 @@ MAX_UNROLL = 64
 #: Largest constant folded at load (items): bigger results are computed when used.
 MAX_FOLD_ITEMS = 4096
 
+#: Around a ruleset function's body written out in place (see ``ExpressionForms._inline``): a
+#: character no generated source holds otherwise (constants are written through ``repr``,
+#: which escapes it), removed by the caller that charges the call.
+INLINE_MARK = "\x00"
+
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _LOCAL = re.compile(r"(l_[A-Za-z0-9_]*|o_[0-9]+)\Z")  # a Python local: a bound name, or a hoisted frame local
 _SIMPLE = re.compile(r"(l_[A-Za-z0-9_]*|o_[0-9]+|loc\['[A-Za-z0-9_]*'\])\Z")

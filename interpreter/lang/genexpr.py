@@ -25,6 +25,7 @@ from .frags import (
     _PROLOGUE,
     _SIMPLE,
     ALLOCATING,
+    INLINE_MARK,
     MAX_FOLD_ITEMS,
     Frag,
     GenerationFailed,
@@ -40,6 +41,9 @@ from .runtime import (
 
 if TYPE_CHECKING:
     from .codegen import FunctionTable
+
+
+_COMPARISONS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 
 
 class ExpressionForms:
@@ -61,6 +65,10 @@ class ExpressionForms:
         #: frame local -> the Python name the prologue reads it into, where the frame's locals
         #: cannot change while the code runs (an expression, a listing); None: read ``loc`` each time
         self.hoisted: dict[str, str] | None = None
+        #: ``id``s of the call nodes of ruleset functions to write out in place (see
+        #: :meth:`_inline`; a listing's conditions name them), and how many were written out
+        self.inline_calls: set[int] = set()
+        self.inlined = 0
 
     def prologue(self) -> list[str]:
         """The lines that read what the generated code uses from ``env`` once, at its start
@@ -178,19 +186,28 @@ class ExpressionForms:
 
     def g_or(self, node, scope, bound):
         a, b = (self.g(ch, scope, bound) for ch in node.children)
+        if a.const:  # Python's `or` of a known first operand (an argument written out in place)
+            return a if a.value else b
         return Frag(f"({a.src} or {b.src})", bits=_max_bits(a, b))
 
     def g_and(self, node, scope, bound):
         a, b = (self.g(ch, scope, bound) for ch in node.children)
+        if a.const:
+            return b if a.value else a
         return Frag(f"({a.src} and {b.src})", bits=_max_bits(a, b))
 
     def g_not(self, node, scope, bound):
         a = self.g(node.children[0], scope, bound)
+        if a.const:
+            return Frag(self.ns.const(not a.value), not a.value)
         return Frag(f"(not {a.src})", bits=1)
 
     def g_compare(self, node, scope, bound):
         children = node.children
-        parts = [self.g(children[0], scope, bound).src]
+        if any(" ".join(str(t) for t in children[i].children) in ("is", "is not") for i in range(1, len(children), 2)):
+            return self._chain_with_is(children, scope, bound)
+        first = self.g(children[0], scope, bound)
+        parts = [first.src]
         ops = []
         for i in range(1, len(children), 2):
             op = " ".join(str(t) for t in children[i].children)
@@ -205,8 +222,10 @@ class ExpressionForms:
             else:
                 parts.append(f"{op} {right.src}")
             ops.append((op, right))
-        if any(op in ("is", "is not") for op, _ in ops):
-            return self._chain_with_is(children, scope, bound)
+        if len(ops) == 1 and ops[0][0] in _COMPARISONS and first.const:  # two constants (an argument written out in place)
+            folded = self._fold(_COMPARISONS[ops[0][0]], first, ops[0][1])
+            if folded is not None:
+                return folded
         return Frag("(" + " ".join(parts) + ")", bits=1)
 
     def _chain_with_is(self, children, scope, bound) -> Frag:
@@ -452,7 +471,37 @@ class ExpressionForms:
             raise GenerationFailed("positional after keyword")  # the reference evaluator reports it
         args = [self.g(ch, scope, bound) for ch in positional]
         kwargs = {k: self.g(v, scope, bound) for k, v in keywords}
+        if id(node) in self.inline_calls:
+            inlined = self._inline(builtin, args, kwargs)
+            if inlined is not None:
+                return inlined
         return self._emit_call(name, builtin, args, kwargs)
+
+    def _inline(self, builtin, args: list[Frag], kwargs: dict) -> Frag | None:
+        """A call of a ruleset function written out in place: its body generated with the
+        parameters bound to the arguments (constants fold: ``cost(p, n, 'bike')`` reads the
+        bike's time and multiplies by nothing), or None where it cannot be.  Only arguments
+        that are constants or Python locals are taken (their reading cannot fail, so reading
+        them where the body does is as good as before the call); nothing inside the body is
+        written out in turn.  The call's work (``CALL_COST``) is not charged here: the caller
+        that asked for it charges it where the call certainly happens (see
+        :func:`~interpreter.lang.codegen.generate_legal`), and finds the written-out body
+        between two ``INLINE_MARK``s, which it removes."""
+        body = getattr(builtin, "body", None)
+        if body is None or kwargs or self.functions is None or len(args) != len(body.params):
+            return None
+        if not all(a.const or _LOCAL.match(a.src) for a in args):
+            return None
+        bound = {p: (a if a.const else a.src) for p, a in zip(body.params, args)}
+        saved, self.inline_calls = self.inline_calls, set()
+        try:
+            f = self.g(body.tree, body.scope, bound)
+        except GenerationFailed:
+            return None
+        finally:
+            self.inline_calls = saved
+        self.inlined += 1
+        return Frag(f"{INLINE_MARK}({f.src}){INLINE_MARK}", bits=f.bits)
 
     def g_call_gen(self, node, scope, bound):
         name_tok, elt, clauses = node.children
