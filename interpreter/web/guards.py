@@ -6,10 +6,10 @@ it, and the bounded pool in which agents think.  Nothing here knows a table or a
   hour, body size, connections, time-outs: the ``tapster serve`` options of the same names).
 - The request bodies as data: :data:`CREATE_SCHEMA` (``POST /api/tables`` and the form) and
   :data:`ACT_SCHEMA` (``POST /t/<t>/<k>/act``), JSON Schema 2020-12; :func:`parse_json` turns
-  bytes into a checked ``dict``; ``_parse_params`` turns the form's ``NAME=VALUE`` lines into a
-  ``dict`` (values read as safe YAML); ``_agent_within`` checks an agent spec against the limits.
-- What may be sent back: ``_say`` cuts a message to :data:`MAX_MESSAGE` characters with no
-  file-system path; ``_hash`` is the SHA-256 (hex) kept in place of a token.
+  bytes into a checked ``dict``; ``parse_params_text`` turns the form's ``NAME=VALUE`` lines into a
+  ``dict`` (values read as safe YAML); ``agent_within`` checks an agent spec against the limits.
+- What may be sent back: ``fit_message`` cuts a message to :data:`MAX_MESSAGE` characters with no
+  file-system path; ``token_hash`` is the SHA-256 (hex) kept in place of a token.
 - :func:`client_address`: the client a connection counts as for the quotas (an IPv4 address, an
   IPv6 /64 network).
 - :class:`FairPool`: a fixed pool of worker threads taking one client's job after another's
@@ -38,8 +38,9 @@ from ..agents.search import PARAMS as AGENT_PARAMS
 from ..errors import TapsterError
 from ..loader.load import load_yaml_text
 
-__all__ = ["Limits", "CREATE_SCHEMA", "ACT_SCHEMA", "MAX_PARAMS_TEXT", "MAX_MESSAGE", "MAX_SEED", "parse_json",
-           "client_address", "FairPool"]
+__all__ = ["Limits", "CREATE_SCHEMA", "ACT_SCHEMA", "CREATE_CHECK", "ACT_CHECK", "MAX_PARAMS_TEXT", "MAX_MESSAGE",
+           "MAX_SEED", "parse_json", "client_address", "FairPool", "token_hash", "fit_message", "check_unicode",
+           "agent_within", "parse_params_text", "schema_error"]
 
 #: Limits on what a form may ask for.
 MAX_PARAMS_TEXT = 4000
@@ -86,8 +87,8 @@ ACT_SCHEMA: dict = {
     },
 }
 
-_CREATE_CHECK = jsonschema.Draft202012Validator(CREATE_SCHEMA)
-_ACT_CHECK = jsonschema.Draft202012Validator(ACT_SCHEMA)
+CREATE_CHECK = jsonschema.Draft202012Validator(CREATE_SCHEMA)
+ACT_CHECK = jsonschema.Draft202012Validator(ACT_SCHEMA)
 
 
 @dataclass(frozen=True)
@@ -122,21 +123,21 @@ class Limits:
     request_timeout: float = 10.0
 
 
-def _hash(token: str) -> str:
+def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
 
 
 _PATH = re.compile(r"(?<![\w.:/])(?:[A-Za-z]:\\|/)[^\s'\"]*[/\\]([^\s/\\'\"]+)")
 
 
-def _say(message: object) -> str:
+def fit_message(message: object) -> str:
     """A message fit to send back: no server file-system path (a path is cut to its file's
     name) and at most :data:`MAX_MESSAGE` characters."""
     text = _PATH.sub(lambda m: m.group(1), str(message))
     return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE - 1] + "\u2026"
 
 
-def _schema_error(validator, data) -> str | None:
+def schema_error(validator, data) -> str | None:
     """The first problem of ``data`` against a request schema, short and without the data."""
     err = jsonschema.exceptions.best_match(validator.iter_errors(data))
     if err is None:
@@ -158,12 +159,12 @@ def _schema_error(validator, data) -> str | None:
         detail = f" ({', '.join(map(str, value))})"
     elif kind == "additionalProperties":
         extra = sorted(set(err.instance) - set(err.schema.get("properties", {}))) if isinstance(err.instance, dict) else []
-        detail = f" ({', '.join(repr(_say(k)[:40]) for k in extra[:3])})" if extra else ""
+        detail = f" ({', '.join(repr(fit_message(k)[:40]) for k in extra[:3])})" if extra else ""
         where = "/".join(str(x) for x in err.absolute_path) or "the request"
-    return _say(f"{where}: {expected}{detail}")
+    return fit_message(f"{where}: {expected}{detail}")
 
 
-def _no_surrogates(value: Any, depth: int = 0) -> None:
+def check_unicode(value: Any, depth: int = 0) -> None:
     """Raise TapsterError for text that is not Unicode (a lone surrogate such as ``\\ud800``)."""
     if depth > 8:
         raise TapsterError("the request is nested too deeply")
@@ -174,11 +175,11 @@ def _no_surrogates(value: Any, depth: int = 0) -> None:
             raise TapsterError("the request holds text that is not Unicode (a lone surrogate)") from None
     elif isinstance(value, dict):
         for k, v in value.items():
-            _no_surrogates(k, depth + 1)
-            _no_surrogates(v, depth + 1)
+            check_unicode(k, depth + 1)
+            check_unicode(v, depth + 1)
     elif isinstance(value, list):
         for v in value:
-            _no_surrogates(v, depth + 1)
+            check_unicode(v, depth + 1)
 
 
 def _reject_constant(name: str):
@@ -205,14 +206,14 @@ def parse_json(body: bytes, validator) -> dict:
         raise TapsterError(f"expected a JSON object: {why}") from None
     if not isinstance(data, dict):
         raise TapsterError("expected a JSON object")
-    _no_surrogates(data)
-    problem = _schema_error(validator, data)
+    check_unicode(data)
+    problem = schema_error(validator, data)
     if problem:
         raise TapsterError(problem)
     return data
 
 
-def _agent_within(spec: str, limits: Limits) -> str:
+def agent_within(spec: str, limits: Limits) -> str:
     """``spec`` checked as an agent within the server's effort limits; returns it stripped.
 
     Raises:
@@ -315,7 +316,7 @@ class FairPool:
                 t.join()
 
 
-def _parse_params(text: str) -> dict:
+def parse_params_text(text: str) -> dict:
     """``NAME=VALUE`` lines (values read as plain YAML) -> dict.  Raises TapsterError."""
     if len(text) > MAX_PARAMS_TEXT:
         raise TapsterError(f"parameters: at most {MAX_PARAMS_TEXT} characters")
@@ -325,10 +326,10 @@ def _parse_params(text: str) -> dict:
             continue
         name, sep, value = line.partition("=")
         if not sep or not name.strip():
-            raise TapsterError(f"parameter {_say(line.strip())!r} is not NAME=VALUE (e.g. turns=5)")
+            raise TapsterError(f"parameter {fit_message(line.strip())!r} is not NAME=VALUE (e.g. turns=5)")
         try:
             out[name.strip()] = load_yaml_text(value, f"param {name.strip()}").data
         except (ValueError, OverflowError, RecursionError) as exc:
-            raise TapsterError(f"the value of {_say(name.strip())} cannot be read: {_say(exc)}") from None
+            raise TapsterError(f"the value of {fit_message(name.strip())} cannot be read: {fit_message(exc)}") from None
     return out
 

@@ -66,25 +66,25 @@ from typing import Any
 from ..compile.compiler import load_ruleset
 from ..errors import IllegalActionError, TapsterError
 from .guards import (
-    _ACT_CHECK,
-    _CREATE_CHECK,
+    ACT_CHECK,
     ACT_SCHEMA,
+    CREATE_CHECK,
     CREATE_SCHEMA,
     MAX_MESSAGE,
     MAX_PARAMS_TEXT,
     MAX_SEED,
     FairPool,
     Limits,
-    _hash,
-    _no_surrogates,
-    _parse_params,
-    _say,
-    _schema_error,
+    check_unicode,
     client_address,
+    fit_message,
     parse_json,
+    parse_params_text,
+    schema_error,
+    token_hash,
 )
 from .store import SQLiteStore
-from .tables import CREATOR_SEED_NOTE, Table, TableServer, _TooMany, restore_state
+from .tables import CREATOR_SEED_NOTE, Table, TableServer, TooMany, restore_state
 
 try:
     from starlette.applications import Starlette
@@ -140,7 +140,7 @@ def _forbidden() -> Response:
 
 
 def _error(message: str, status: int = 400, **extra: Any) -> JSONResponse:
-    return JSONResponse({"error": _say(message), **extra}, status_code=status, headers={"Cache-Control": "no-store"})
+    return JSONResponse({"error": fit_message(message), **extra}, status_code=status, headers={"Cache-Control": "no-store"})
 
 
 class _TooLarge(Exception):
@@ -224,7 +224,7 @@ def build_app(server: TableServer, default_ruleset: str | None = None, allowed_h
 
     agent_wait = max(30.0, server.limits.max_agent_seconds * 4)
     if default_ruleset is not None and default_ruleset not in server.rulesets:
-        default_ruleset = next((n for n, src in server._sources.items() if src == default_ruleset), default_ruleset)
+        default_ruleset = server.name_for(default_ruleset)
 
     def form_page(error: str = "", status: int = 400) -> HTMLResponse:
         opts = []
@@ -237,7 +237,7 @@ def build_app(server: TableServer, default_ruleset: str | None = None, allowed_h
             variants = ", ".join(getattr(rs, "variants", {}) or {}) or "none"
             opts.append(f'<option value="{escape(name, quote=True)}"{sel}>{escape(rs.title)} '
                         f'({rs.min_players}-{rs.max_players} players; variants: {escape(variants)})</option>')
-        err = f'<p class="error" role="alert">{escape(_say(error))}</p>' if error else ""
+        err = f'<p class="error" role="alert">{escape(fit_message(error))}</p>' if error else ""
         lim = server.limits
         body = f"""<main class="create"><h1>Tapster: a new table</h1>{err}
 <form method="post" action="/tables">
@@ -266,9 +266,9 @@ seat's page then says: &ldquo;{escape(CREATOR_SEED_NOTE)}&rdquo;</p></fieldset>
             agents = agents.split(",")
         params = data.get("params") or {}
         if isinstance(params, str):
-            params = _parse_params(params)
-            _no_surrogates(params)
-            problem = _schema_error(_CREATE_CHECK, {"params": params})
+            params = parse_params_text(params)
+            check_unicode(params)
+            problem = schema_error(CREATE_CHECK, {"params": params})
             if problem:
                 raise TapsterError(problem)
         players, seed = data.get("players"), data.get("seed")
@@ -300,9 +300,9 @@ seat's page then says: &ldquo;{escape(CREATOR_SEED_NOTE)}&rdquo;</p></fieldset>
             data[key] = value
         unknown = [k for k in form.keys() if k not in ("ruleset", "variant", "players", "agents", "seed", "params")]
         if unknown:
-            raise TapsterError(f"the form has no field {_say(unknown[0])[:40]!r}")
-        _no_surrogates(data)
-        problem = _schema_error(_CREATE_CHECK, data)
+            raise TapsterError(f"the form has no field {fit_message(unknown[0])[:40]!r}")
+        check_unicode(data)
+        problem = schema_error(CREATE_CHECK, data)
         if problem:
             raise TapsterError(problem)
         return data
@@ -314,7 +314,7 @@ seat's page then says: &ldquo;{escape(CREATOR_SEED_NOTE)}&rdquo;</p></fieldset>
             async with request.form(max_files=0, max_fields=20, max_part_size=MAX_PARAMS_TEXT * 2) as form:
                 data = _form_data(form)
             table, tokens = await _created(data, _client(request))
-        except _TooMany as exc:
+        except TooMany as exc:
             return form_page(exc.message, 429)
         except TapsterError as exc:
             return form_page(exc.message)
@@ -343,9 +343,9 @@ seat's page then says: &ldquo;{escape(CREATOR_SEED_NOTE)}&rdquo;</p></fieldset>
         if _media_type(request) != "application/json":
             return _error("the body must be JSON (Content-Type: application/json)", 415)
         try:
-            data = parse_json(await request.body(), _CREATE_CHECK)
+            data = parse_json(await request.body(), CREATE_CHECK)
             table, tokens = await _created(data, _client(request))
-        except _TooMany as exc:
+        except TooMany as exc:
             return _error(exc.message, 429)
         except TapsterError as exc:
             return _error(exc.message)
@@ -425,7 +425,7 @@ seat's page then says: &ldquo;{escape(CREATOR_SEED_NOTE)}&rdquo;</p></fieldset>
         if _media_type(request) != "application/json":
             return _error("the body must be JSON (Content-Type: application/json)", 415)
         try:
-            data = parse_json(await request.body(), _ACT_CHECK)
+            data = parse_json(await request.body(), ACT_CHECK)
         except TapsterError as exc:
             return _error(f'{exc.message}; expected {{"action": TEXT, "version": N}}')
         version = data.get("version")
@@ -446,7 +446,7 @@ seat's page then says: &ldquo;{escape(CREATOR_SEED_NOTE)}&rdquo;</p></fieldset>
     def _creator(request: Request) -> Table | None:
         table = server.tables.get(request.path_params["tid"])
         if table is None or not table.is_creator(request.path_params["token"]):
-            _hash(request.path_params["token"])
+            token_hash(request.path_params["token"])
             return None
         return table
 

@@ -20,7 +20,7 @@ and the action count), so a game restored after a restart goes on exactly as it 
 
 Errors: :class:`~interpreter.errors.TapsterError` for a request that cannot be met (a ruleset,
 variant, parameter, player count or agent not offered; a table the store could not write, marked
-``retry`` for an agent's move) and for a stored table that no longer loads; ``_TooMany`` (a
+``retry`` for an agent's move) and for a stored table that no longer loads; ``TooMany`` (a
 TapsterError, answered 429) for a quota reached; :class:`~interpreter.errors.IllegalActionError`
 for an action that is not legal now, not the seat's turn, or sent from a stale page.
 """
@@ -47,10 +47,10 @@ from ..engine.state import State
 from ..errors import IllegalActionError, TapsterError
 from ..views.render import view_observation
 from ..views.webview import seat_html
-from .guards import MAX_SEED, FairPool, Limits, _agent_within, _hash, _say, client_address
+from .guards import MAX_SEED, FairPool, Limits, agent_within, client_address, fit_message, token_hash
 from .store import StaleTableError, TableRecord, TableStore
 
-__all__ = ["Table", "TableServer", "restore_state", "CREATOR_SEED_NOTE"]
+__all__ = ["Table", "TableServer", "TooMany", "restore_state", "CREATOR_SEED_NOTE"]
 
 log = logging.getLogger("tapster.serve")
 
@@ -112,7 +112,7 @@ class Table:
 
     def seat_of(self, token: str) -> int | None:
         """The seat whose token this is, or None (constant-time comparisons)."""
-        h = _hash(token)
+        h = token_hash(token)
         seat = None
         for p, stored in enumerate(self.record.token_hashes):
             if stored is not None and hmac.compare_digest(stored, h):
@@ -122,7 +122,7 @@ class Table:
     def is_creator(self, token: str) -> bool:
         """Whether ``token`` is the creator's (the delete link's), compared in constant time."""
         stored = self.record.settings.get("delete_hash") or ""
-        return hmac.compare_digest(stored, _hash(token)) and bool(stored)
+        return hmac.compare_digest(stored, token_hash(token)) and bool(stored)
 
     def names(self, me: int) -> list[str]:
         agents = self.record.settings["agents"]
@@ -197,7 +197,7 @@ def _rules_key(settings: dict) -> str:
     return json.dumps([settings["ruleset"], settings.get("variant") or None, settings.get("params") or {}], sort_keys=True)
 
 
-class _TooMany(TapsterError):
+class TooMany(TapsterError):
     """A client has reached a quota (answered 429)."""
 
 
@@ -244,6 +244,11 @@ class TableServer:
         own name, so no server path reaches a client)."""
         return self._sources.get(name, name)
 
+    def name_for(self, source: str) -> str:
+        """The name clients use for ``source`` (a ruleset name or the operator's path), or
+        ``source`` itself when none is offered under a name."""
+        return next((n for n, src in self._sources.items() if src == source), source)
+
     def ruleset(self, settings: dict) -> Ruleset:
         """The compiled ruleset of a table's settings, from a bounded cache (least recently used
         dropped).  Raises TapsterError as ``load_ruleset`` does."""
@@ -261,7 +266,7 @@ class TableServer:
         except TapsterError as exc:
             errors = getattr(exc, "errors", None)  # a ruleset's problems: the first one says what is wrong
             if errors:
-                raise TapsterError(_say(getattr(errors[0], "message", errors[0]))) from None
+                raise TapsterError(fit_message(getattr(errors[0], "message", errors[0]))) from None
             raise
         with self._compile_lock:
             self._compiled[key] = rs
@@ -273,39 +278,40 @@ class TableServer:
         """The ruleset a request asks for, compiled only once its name, variant and parameters
         are known to be among those offered.  Raises TapsterError."""
         if ruleset not in self.rulesets:
-            raise TapsterError(f"ruleset {_say(ruleset)!r} is not offered here; rulesets: {', '.join(map(_say, self.rulesets))}")
+            offered = ", ".join(map(fit_message, self.rulesets))
+            raise TapsterError(f"ruleset {fit_message(ruleset)!r} is not offered here; rulesets: {offered}")
         base = self.ruleset({"ruleset": ruleset})
         if variant:
             known = getattr(base, "variants", {}) or {}
             for part in variant.split(","):
                 if part.strip() not in known:
-                    raise TapsterError(f"{base.title} has no variant {_say(part.strip())!r}; variants: {', '.join(known) or 'none'}")
+                    raise TapsterError(f"{base.title} has no variant {fit_message(part.strip())!r}; variants: {', '.join(known) or 'none'}")
         rs = self.ruleset({"ruleset": ruleset, "variant": variant}) if variant else base
         for name, value in params.items():
             if name not in rs.params:
-                raise TapsterError(f"{rs.title} has no parameter {_say(name)!r}; parameters: {', '.join(rs.params) or 'none'}")
+                raise TapsterError(f"{rs.title} has no parameter {fit_message(name)!r}; parameters: {', '.join(rs.params) or 'none'}")
             if not _like(rs.params[name], value):
-                raise TapsterError(f"parameter {name} must be like its default {_say(json.dumps(rs.params[name]))}")
+                raise TapsterError(f"parameter {name} must be like its default {fit_message(json.dumps(rs.params[name]))}")
         return rs
 
     # -- tables ---------------------------------------------------------------------------------
 
     def _admit(self, client: str, now: float) -> None:
-        """Raise _TooMany when ``client`` may not create a table now (its live tables, its
+        """Raise TooMany when ``client`` may not create a table now (its live tables, its
         creations in the last hour, the server's total)."""
         lim = self.limits
         if len(self.tables) >= lim.max_tables:
-            raise _TooMany(f"this server holds {lim.max_tables} tables already; try again later")
+            raise TooMany(f"this server holds {lim.max_tables} tables already; try again later")
         mine = sum(1 for t in self.tables.values() if t.record.settings.get("client") == client)
         if mine >= lim.tables_per_client:
-            raise _TooMany(f"you have {lim.tables_per_client} tables here already (the most one client may hold); "
+            raise TooMany(f"you have {lim.tables_per_client} tables here already (the most one client may hold); "
                            "delete one or wait until one expires")
         times = self._created.get(client)
         if times is not None:
             while times and times[0] < now - 3600:
                 times.popleft()
             if len(times) >= lim.creations_per_hour:
-                raise _TooMany(f"you created {lim.creations_per_hour} tables in the last hour (the most allowed); try again later")
+                raise TooMany(f"you created {lim.creations_per_hour} tables in the last hour (the most allowed); try again later")
 
     def _count_creation(self, client: str, now: float) -> None:
         times = self._created.pop(client, None) or deque()
@@ -324,19 +330,19 @@ class TableServer:
         a practice table whose every page says its creator chose the seed.  ``client``: who
         asks (their address, for the quotas).
         Raises TapsterError: a ruleset not offered here, a bad variant, parameter, player count
-        or agent, an agent beyond the limits, no human seat; _TooMany: a quota reached.
+        or agent, an agent beyond the limits, no human seat; TooMany: a quota reached.
         """
         now = time.time()
-        client_key = _hash(f"client:{client_address(client)}")[:32]
+        client_key = token_hash(f"client:{client_address(client)}")[:32]
         params = params or {}
         with self._tables_lock:
             self._admit(client_key, now)
         rs = self._validated_ruleset(ruleset, variant or None, params)
         agents = [a.strip() for a in agents if a.strip()] or ["human"]
-        agents = [a if a == "human" else _agent_within(a, self.limits) for a in agents]
+        agents = [a if a == "human" else agent_within(a, self.limits) for a in agents]
         n = rs.default_players if players is None else players
         if type(n) is not int or not rs.min_players <= n <= rs.max_players:
-            raise TapsterError(f"{rs.title} is for {rs.min_players} to {rs.max_players} players, not {_say(n)}")
+            raise TapsterError(f"{rs.title} is for {rs.min_players} to {rs.max_players} players, not {fit_message(n)}")
         if len(agents) > n:
             raise TapsterError(f"{len(agents)} seats given for {n} players")
         agents = agents + [agents[-1]] * (n - len(agents))
@@ -347,7 +353,7 @@ class TableServer:
             with self._tables_lock:
                 custom = {_rules_key(t.record.settings) for t in self.tables.values() if t.record.settings.get("params")}
             if key not in custom and len(custom) >= self.limits.custom_rulesets:
-                raise _TooMany(f"this server holds tables with {self.limits.custom_rulesets} different parameter settings already "
+                raise TooMany(f"this server holds tables with {self.limits.custom_rulesets} different parameter settings already "
                                "(the most it keeps); play with the defaults or a variant, or try again later")
             rs = self.ruleset({"ruleset": ruleset, "variant": variant or None, "params": params})
         if seed is None:
@@ -358,11 +364,11 @@ class TableServer:
                 raise TapsterError("the seed is a whole number from 0 to 2**64 - 1")
             seed_value, seeded_by = seed, "creator"
         tokens: dict[Any, str] = {p: secrets.token_urlsafe(32) for p, a in enumerate(agents) if a == "human"}
-        hashes = [(_hash(tokens[p]) if p in tokens else None) for p in range(n)]
+        hashes = [(token_hash(tokens[p]) if p in tokens else None) for p in range(n)]
         tokens["delete"] = secrets.token_urlsafe(32)
         settings: dict[str, Any] = {"ruleset": ruleset, "variant": variant or None, "params": params, "players": n,
                                     "agents": agents, "seed": seed_value, "seeded_by": seeded_by, "client": client_key,
-                                    "delete_hash": _hash(tokens["delete"])}
+                                    "delete_hash": token_hash(tokens["delete"])}
         st = rs.new_game(n, seed=seed_value, log=True)
         tid = secrets.token_urlsafe(9)
         rec = TableRecord(tid, settings, hashes, st.to_json(), updated=now)
@@ -384,7 +390,7 @@ class TableServer:
         """The table and seat of a link, or None for any unknown table or token."""
         table = self.tables.get(tid)
         if table is None:
-            _hash(token)  # the same work as a known table
+            token_hash(token)  # the same work as a known table
             return None
         seat = table.seat_of(token)
         return None if seat is None else (table, seat)
@@ -496,10 +502,10 @@ class TableServer:
                 again = min(30.0, 0.5 * 2 ** table.retries)
                 table.retries += 1
             else:
-                table.failure = _say(f"an agent failed: {exc.message}")
+                table.failure = fit_message(f"an agent failed: {exc.message}")
                 log.warning("table %s: %s", table.record.id, table.failure)
         except Exception as exc:  # noqa: BLE001 - a worker must never die silently
-            table.failure = _say(f"an agent failed: {type(exc).__name__}")
+            table.failure = fit_message(f"an agent failed: {type(exc).__name__}")
             log.exception("table %s: agent move failed", table.record.id)
         finally:
             with table.lock:  # the next move is queued before this one is seen done
