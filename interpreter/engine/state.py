@@ -249,8 +249,11 @@ class State:
             except ValueError:
                 found = None
             # Python's 4.0 == 4 and True == 1: an action is legal only with the same types as
-            # the legal one (a log written with `mark(4.0)` could not be replayed).
-            if found is None or (found is not action and not _same_types(action.args, found.args)):
+            # the legal one (a log written with `mark(4.0)` could not be replayed), which may
+            # come after an equal one of other types (`pick(1)`, then `pick(true)`).
+            if found is not None and found is not action and not _same_types(action.args, found.args):
+                found = next((a for a in actions if a == action and _same_types(action.args, a.args)), None)
+            if found is None:
                 raise IllegalActionError(self._illegal_message(str(action), actions), actions)
             action = found
         self.pending = None

@@ -368,7 +368,9 @@ def generate_legal(choose, functions: FunctionTable | None):
             if len(o.names) == 1:
                 v = bound[o.names[0]]
                 lines.append(f"for {v} in I:")
-                add = f"append(H_tnew(H_Action, ({name}, ({v},))))"
+                kept = ns.bind({}, "KEPT")  # this option's actions by value, built once (H_act)
+                add = (f"append(({kept}.get({v}) or H_act({kept}, {name}, {v})) if {v}.__class__ in H_KEPT"
+                       f" else H_tnew(H_Action, ({name}, ({v},))))")
             else:
                 vs = list(bound.values())
                 lines.append("for v in I:")

@@ -209,6 +209,24 @@ def _check_int(v):
 
 
 #: The namespace every generated function starts from (its constants are added per function).
+#: Most actions one option of a listing keeps for reuse (see :func:`_act`).
+MAX_KEPT_ACTIONS = 4096
+
+#: The classes of the values a listing's kept actions are looked up by: no two values of them
+#: are equal unless they are the same value of the same class (``1 == True`` is why bool is not).
+_KEPT_KEYS = frozenset({str, int, Component})
+
+
+def _act(kept: dict, name: str, value: Any) -> Action:
+    """``Action(name, (value,))``, kept in ``kept`` by ``value`` (one of :data:`_KEPT_KEYS`'
+    classes) while it holds fewer than :data:`MAX_KEPT_ACTIONS`, so that the next listing of the
+    option reuses it instead of building it: an action is an immutable tuple, equal to a new one."""
+    a = tuple.__new__(Action, (name, (value,)))
+    if len(kept) < MAX_KEPT_ACTIONS:
+        kept[value] = a
+    return a
+
+
 HELPERS: dict[str, Any] = {
     "H_it": _it,
     "H_itm": _itm,
@@ -231,6 +249,8 @@ HELPERS: dict[str, Any] = {
     "MAX_ITEMS": MAX_ITEMS,
     "H_Component": Component,
     "H_Action": Action,
+    "H_act": _act,
+    "H_KEPT": _KEPT_KEYS,
     "H_tnew": tuple.__new__,
     "H_tuple": tuple,
     "H_len": len,

@@ -150,3 +150,23 @@ def test_an_action_with_arguments_of_another_type_is_illegal_and_changes_nothing
     assert st.to_json() == before
     st.apply(Action("mark", (4,)))
     assert st.vars["board"][4] == 0
+
+
+def test_a_legal_action_after_an_equal_one_of_another_type_is_taken(tmp_path):
+    """`pick(true)` listed after `pick(1)` (equal in Python): each is legal with its own type
+    and takes its own branch; `pick(1.0)`, listed nowhere, is refused."""
+    from interpreter import IllegalActionError, load_ruleset
+    from interpreter.model import Action
+
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(
+        "name: Twins\nplayers: {min: 2, max: 2}\nvars: {got: []}\n"
+        "flow:\n  - repeat:\n      times: 2\n      do:\n"
+        "        - choose: {options: [{action: pick, for: v, in: \"[1, true]\", do: [{set: {got: \"got + [v]\"}}]}]}\n"
+    )
+    st = load_ruleset(path).new_game(2)
+    with pytest.raises(IllegalActionError):
+        st.apply(Action("pick", (1.0,)))
+    st.apply(Action("pick", (True,)))
+    st.apply(Action("pick", (1,)))
+    assert st.vars["got"] == [True, 1] and [type(v) for v in st.vars["got"]] == [bool, int]

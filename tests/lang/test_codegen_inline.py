@@ -169,3 +169,30 @@ def test_the_work_budget_stops_a_listing_at_the_same_item(tmp_path):
                 results.append(str(exc))
         assert results[0] == results[1], (limit, results)
         assert (results[0] != "ok") is fails, (limit, results)
+
+
+def test_kept_actions_are_the_actions_built(tmp_path):
+    """A listing keeps the actions of a one-name option by value (a text, a whole number or a
+    component) and reuses them: every listing gives actions equal to new ones, with the same
+    types (``1``, ``true`` and ``1.0`` stay three actions; a list stays unkept)."""
+    from interpreter.model import Action
+
+    text = (
+        "name: Kept\nplayers: {min: 2, max: 2}\nvars: {vals: [1, true, 1.0, 'a', 1, [2]], n: 0}\n"
+        "flow:\n  - repeat:\n      times: 3\n      do:\n"
+        "        - choose: {options: [{action: pick, for: v, in: vals}]}\n"
+        "        - set: {n: \"n + 1\"}\n"
+    )
+    rs = _load(tmp_path, text, True)
+    assert "H_act(" in _listing_source(rs)
+    st = rs.new_game(2)
+    seen = []
+    while not st.is_terminal():
+        actions = st.legal_actions()
+        assert actions == tuple(Action("pick", (v,)) for v in [1, True, 1.0, "a", 1, [2]])
+        assert [type(a.args[0]) for a in actions] == [int, bool, float, str, int, list]
+        seen.append(actions)
+        st.apply(actions[1])
+    assert seen[1][0] is seen[2][0] and seen[1][3] is seen[2][3]  # kept: the same tuple again
+    assert seen[1][1] is not seen[2][1]  # a bool is never looked up (1 == True)
+    assert [str(a) for a in seen[2]] == [str(Action("pick", (v,))) for v in [1, True, 1.0, "a", 1, [2]]]
