@@ -471,6 +471,20 @@ def _move(w: _Writer, eff) -> None:
         _own_run(w, eff)
         return
     if eff.what is None:  # draw the top `count`
+        count = eff.count
+        if eff.at == "top" and not eff.name and count.source is None and type(count.constant) is int and count.constant == 1:
+            # one card from a zone that has one, inline; an empty zone (its refill, a short draw,
+            # the error) through the verb's own _transfer
+            x = w.fresh("x")
+            w.line(f"if {src}:")
+            w.line(f"    {x} = {src}.pop()")
+            w.line(f"    {dst}.append({x})")
+            w.line(f"    st.where[{x}] = {dst}")
+            if eff.refill_now:
+                _refill(w, eff, "    ")
+            w.line("else:")
+            w.line(f"    {eff_name}._transfer(st, env, {src}, {dst}, None)")
+            return
         w.line(f"r = {eff_name}._transfer(st, env, {src}, {dst}, None)")
         w.line("if r is not None: loc = r")
         return

@@ -883,3 +883,57 @@ def test_generated_moves_without_from_move_what_the_verb_moves(tmp_path, effect,
             assert json.loads(fast[1]) == {"deck": [{"c": "card-3"}, {"c": "card-2"}], "hand": [[{"c": "card-1"}], []]}
     else:
         assert fast[0] == "error" and message in fast[1], fast
+
+
+DRAWS_RULESET = """\
+components:
+  card: {items: [{n: 1}, {n: 2}, {n: 3}, {n: 4}], start: deck}
+zones:
+  deck: {visibility: public, refill_from: discard}
+  discard: {visibility: public}
+  spare: {visibility: public}
+  hand: {visibility: public, per_player: true}
+vars: {v: 0}
+flow:
+  - repeat: {times: DRAWS, do: [{move: {from: deck, to: "hand[0]"}}]}
+  - move: {from: "hand[0]", to: discard, count: 2}
+  - repeat: {times: 3, do: [{move: {from: deck, to: "hand[1]", on_empty: short}}]}
+  - repeat: {times: 2, do: [{move: {from: spare, to: "hand[1]"SHORT}}]}
+  - choose: {options: [{action: go}]}
+"""
+
+
+@pytest.mark.parametrize(("draws", "short", "message"), [
+    (2, ", on_empty: short", None),  # the deck runs out and is refilled from the discard pile
+    (4, ", on_empty: short", None),  # the refill after every card was drawn
+    (3, "", "`spare` is empty"),  # an empty zone without `on_empty: short`
+    (2, "", "`spare` is empty"),
+])
+def test_generated_one_card_draws_draw_what_the_verb_draws(tmp_path, draws, short, message):
+    """A draw of one card from the top written out (popped, put on top, the index told): the
+    same zones, in the same order, as the verb's own run; a draw from an empty zone goes
+    through the verb (its refill, a short draw, or its error, alike)."""
+    text = DRAWS_RULESET.replace("DRAWS", str(draws)).replace("SHORT", short)
+
+    def play():
+        rs = _load(tmp_path, text)
+        assert any(".pop()" in src for _, src in rs.sources) is codegen.ENABLED
+        try:
+            st_ = rs.new_game(2, seed=3)
+        except TapsterError as exc:
+            return ("error", str(exc))
+        for c in rs.components:
+            assert c in st_.locate(c)
+        return ("state", json.dumps(st_.to_json()["zones"], sort_keys=True))
+
+    fast = play()
+    codegen.ENABLED = False
+    try:
+        reference = play()
+    finally:
+        codegen.ENABLED = True
+    assert fast == reference
+    if message is None:
+        assert fast[0] == "state"
+    else:
+        assert fast[0] == "error" and message in fast[1], fast
