@@ -1,8 +1,9 @@
 """Moves attached to piles, groups, counters and board sides (issue 27): ``display.table``'s
 ``acts`` and ``display.board``'s ``side_acts`` put every move of Beer Flights, Beer Cards and
-Little Railways, Drink & Beat's mug, Barman, Reserve, turning and ability moves, Beer Knight's
-dice choices, and Belgian Beers Race's ways of
-travel, tastings, buying, camping and ending the day, on a thing drawn on the table, so the browser takes them by
+Little Railways, Drink & Beat's mug, Barman, Reserve, turning and ability moves (declining one
+on the seat's hand, a beer mug token moved by an ability clicked among the tokens on the mats),
+Beer Knight's dice choices, and Belgian Beers Race's ways of travel, tastings, buying, camping and
+ending the day (a beer of one colour on its cell of the backpack, ``cells``), on a thing drawn on the table, so the browser takes them by
 clicks on the table alone (no table-side control); nothing is attached on another seat's page."""
 
 from __future__ import annotations
@@ -58,8 +59,9 @@ def games(name: str, variant: str | None, n: int = 4, players: int | None = None
                                "reroll_doubles", "swap_in", "keep_dice", "swap_foe", "keep_foe"}),
     ("drink_and_beat", None, {}, {"lay", "mug", "keep_mug", "barman"}),
     ("belgian_beers_race", None, {}, {"bike", "transport", "hitch", "taste", "buy", "eat_cheese", "camp", "end_day", "keep",
-                                      "discard", "keep_beers", "sleep"}),
-    ("drink_and_beat", "complex", {}, {"lay", "stack", "reserve", "mug", "keep_mug", "barman", "pick", "rotate", "use_ability"}),
+                                      "discard", "keep_beers", "sleep", "pay_hitch", "sip", "convert"}),
+    ("drink_and_beat", "complex", {}, {"lay", "stack", "reserve", "mug", "keep_mug", "barman", "pick", "rotate", "use_ability",
+                                       "skip_ability", "push", "no_push", "token_here", "token_to_cellar"}),
 ])
 def test_moves_are_taken_by_clicking_table_things_alone(name, variant, params, options):
     seen: set[str] = set()

@@ -27,16 +27,25 @@ _THINGS = """() => Array.from(document.querySelectorAll('#view [data-acts]')).ma
 _SELECTED = "() => Array.from(document.querySelectorAll('#view .selected, #view .candidate')).map(e => e.outerHTML.slice(0, 120))"
 
 
-#: The options each game still reaches through a table-side control (a "no" to a question, a
-#: beer of one colour, the pile a swap draws from: nothing on the table stands for them yet); every other action of these games —
-#: and every action of Beer Flights, Beer Cards and Little Railways — must be taken by clicking table things
-#: alone (cards, piles, flights, the Trash, the board's places and sides, map nodes and routes).
+#: The options each game still reaches through a table-side control (the pile a swap draws from:
+#: nothing on the table stands for them yet); every other action of these games — and every action
+#: of Beer Flights, Beer Cards, Little Railways, Belgian Beers Race and Drink & Beat — must be taken
+#: by clicking table things alone (cards, piles, flights, the Trash, the board's places and sides,
+#: map nodes and routes, counters and their cells).
 CONTROLLED = {
     # the card swap (its pile is a type named in words), taking from a discard pile (R13), trades, Baronies
     "beer_knight": {"swap", "take", "draw_type", "trade", "no_trade", "trade_back", "take_barony", "challenge_barony"},
-    # hitchhiking paid with beers; a beer of one colour from the backpack (on the way, camping)
+}
+
+#: Options a game's click test steers to whenever they are offered (the random choice would
+#: rarely meet them) and must have taken by table clicks before the game ends: the ones a
+#: table-side control used to take.
+STEERED = {
+    # hitchhiking paid with beers (the seat's backpack, then the node); a beer of one colour
+    # from the backpack on the way or at camp (its cell of the backpack)
     "belgian_beers_race": {"pay_hitch", "sip", "convert"},
-    # declining an ability or a push; a beer mug token (drawn as text on its mat) moved by an ability
+    # declining an ability or a push (the seat's hand); a beer mug token moved by an ability
+    # (the token among those on the mats, then the mat laid this turn or the Cellar)
     "drink_and_beat": {"skip_ability", "no_push", "token_here", "token_to_cellar"},
 }
 
@@ -93,6 +102,7 @@ def test_click_a_whole_game_on_the_table(browser, tmp_path, name, variant, playe
         settings = {"ruleset": name, "variant": variant, "params": params}
         rng = random.Random(name)
         moves = multi = controls = 0
+        steered: set[str] = set()  # the STEERED options taken so far
         while True:
             st, version = server.truth(table, settings)
             while not st.is_terminal() and st.current_players()[0] not in pages:  # an agent is still to move
@@ -108,6 +118,9 @@ def test_click_a_whole_game_on_the_table(browser, tmp_path, name, variant, playe
             things = page.evaluate(_THINGS)
             legal = st.legal_actions()
             i = rng.randrange(len(legal))
+            wanted = [k for k, a in enumerate(legal) if a.name in STEERED.get(name, ()) and a.name not in steered]
+            if wanted:
+                i = wanted[rng.randrange(len(wanted))]
             option = str(legal[i]).split("(")[0]
             try:
                 plan = click_plan(things, i)
@@ -131,6 +144,7 @@ def test_click_a_whole_game_on_the_table(browser, tmp_path, name, variant, playe
                 assert answer.value.status == 200, answer.value.text()
             moves += 1
             multi += len(plan) > 1
+            steered |= {option} & STEERED.get(name, set())
             used = any(things[k][1] == "control" for k in plan)
             controls += used
             assert not used or allowed_control(name, option)
@@ -144,8 +158,9 @@ def test_click_a_whole_game_on_the_table(browser, tmp_path, name, variant, playe
             assert "final scores" in text and "game over" in text
             assert not page.locator("#view [data-acts]").count(), "nothing to click once the game is over"
         assert moves >= 5
-        if name in ("beer_flights", "beer_cards", "little_railways"):
+        if name in ("beer_flights", "beer_cards", "little_railways", "belgian_beers_race", "drink_and_beat"):
             assert controls == 0, "every action of this game is on the table"
+        assert steered == STEERED.get(name, set()), f"never offered: {STEERED[name] - steered}"
     finally:
         for ctx in contexts:
             ctx.close()
