@@ -22,6 +22,7 @@ Nothing here knows a game.  A display has four parts, all optional::
         - {track: score, min: 0, max: 30}       #   a number per seat (or one) on a track
         - {counter: round, if: "round > 0"}    #   a value shown by name (per seat if per-player);
                                                 #   `if:` (public) draws an item only when it holds
+        - {counter: bp, cells: colours}         #   a list as named cells, a row per seat
       map: {name: belgium, zone: pawns, colour: colour, label: name}   # pieces on a map
       round: round                              # the variable counting rounds (turn headers)
       footer:                                   # a template, or one line per item:

@@ -18,7 +18,7 @@ terminal's :mod:`interpreter.views.termview` shares, so both show the same thing
 - the decision's question above the table; every legal action is attached to the things on the
   table it names (:func:`table_acts`: a visible card, a board's place — with the components the
   seat sees there —, a map's node or route, ``data-acts``) or that the display attaches it to (a
-  ``table`` item's ``acts``: the pile, the seat's own row, one of its groups; the board's
+  ``table`` item's ``acts``: the pile, the seat's own row, one of its groups, a counter's cell; the board's
   ``side_acts``: a side of the board, drawn as a strip around the grid), and clicking them (or
   Enter on the focused thing) takes it — at once when one click singles it out, else each click
   narrows the actions to those naming everything clicked (``static/table.js``);
