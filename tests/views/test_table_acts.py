@@ -224,7 +224,7 @@ def test_belgian_beers_race_a_beer_of_one_colour_is_its_cell_of_the_backpack(opt
     texts = obs["decision"]["actions"]
     acts = table_acts(rs, obs)
     bp = obs["vars"]["bp"]
-    for c, colour in enumerate(rs.params["colours"]):
+    for c in range(len(rs.params["colours"])):
         on = [texts[i] for i in acts.get(f"var:bp:{c}", [])]
         assert on == ([f"{option}({c})"] if f"{option}({c})" in texts else [])
         if bp[p * 4 + c] == 0:
