@@ -311,3 +311,19 @@ def test_bad_cells_are_errors_with_a_place(tmp_path, old, new, message):
         load_ruleset(str(path))
     text = str(exc.value)
     assert message in text and "ruleset.yaml:" in text
+
+
+def test_cells_of_a_per_player_list_and_of_a_shared_run():
+    # a per-player variable: each seat's own list; a shared list: seat p's run from p * k; any
+    # other shape (or a withheld value) is drawn as a plain counter
+    from types import SimpleNamespace
+
+    from interpreter.views.view import _Sections
+
+    rs = SimpleNamespace(vars={"mine": SimpleNamespace(per_player=True), "flat": SimpleNamespace(per_player=False)})
+    obs = {"num_players": 2, "player": 1, "vars": {"mine": [[1, 2], [3, 4]], "flat": [1, 2, 3, 4, 5, 6], "odd": [1, 2]}}
+    sec = _Sections(rs, obs)
+    assert sec.cell_rows("mine", obs["vars"]["mine"], 2) == [(1, [3, 4]), (0, [1, 2])]  # the viewer's own first
+    assert sec.cell_rows("flat", obs["vars"]["flat"], 3) == [(1, [4, 5, 6]), (0, [1, 2, 3])]
+    assert sec.cell_rows("flat", obs["vars"]["flat"], 4) == [(None, [1, 2, 3, 4, 5, 6])]  # too short for two runs of 4
+    assert sec.cell_rows("hidden", None, 2) == [(None, None)]
