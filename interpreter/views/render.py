@@ -22,6 +22,7 @@ Nothing here knows a game.  A display has four parts, all optional::
         - {track: score, min: 0, max: 30}       #   a number per seat (or one) on a track
         - {counter: round, if: "round > 0"}    #   a value shown by name (per seat if per-player);
                                                 #   `if:` (public) draws an item only when it holds
+        - {counter: bp, cells: colours}         #   a list as named cells, a row per seat
       map: {name: belgium, zone: pawns, colour: colour, label: name}   # pieces on a map
       round: round                              # the variable counting rounds (turn headers)
       footer:                                   # a template, or one line per item:
@@ -88,14 +89,17 @@ class TableItem:
     options whose actions are attached to the item in the browser: a zone's pile, the deciding
     seat's own for a hand; one of a zone's ``count`` groups when the action's first argument is
     a whole number, the group's index; a track or counter, the seat's own row of a per-player
-    variable)."""
+    variable), ``cells`` (a counter's names of its cells, or None: see :func:`_cell_names`)."""
 
-    __slots__ = ("kind", "name", "title", "show", "low", "high", "cond", "acts")
+    __slots__ = ("kind", "name", "title", "show", "low", "high", "cond", "acts", "cells")
 
     def to_json(self) -> dict:
         """The item as JSON data (what :mod:`interpreter.views.view` reads)."""
-        return {"kind": self.kind, "name": self.name, "title": self.title, "show": self.show,
-                "low": self.low, "high": self.high, "acts": list(self.acts)}
+        out = {"kind": self.kind, "name": self.name, "title": self.title, "show": self.show,
+               "low": self.low, "high": self.high, "acts": list(self.acts)}
+        if self.cells is not None:
+            out["cells"] = list(self.cells)
+        return out
 
 
 class Display:
@@ -264,6 +268,7 @@ def _table_item(ctx: Ctx, know: Knowledge, spec: Any, path: tuple) -> TableItem:
     t.low = spec.get("min")
     t.high = spec.get("max")
     t.acts = _act_names(ctx, spec.get("acts"), path + ("acts",))
+    t.cells = _cell_names(ctx, t.kind, spec.get("cells"), path + ("cells",))
     for bound in ("low", "high"):
         v = getattr(t, bound)
         if isinstance(v, str):  # a parameter's name
@@ -301,6 +306,29 @@ def _act_names(ctx: Ctx, names: Any, path: tuple) -> tuple[str, ...]:
     for i, n in enumerate(names):
         if n not in known:
             raise ctx.error(f"no option is named {n!r} (the options: {', '.join(sorted(known)) or 'none'})", path + (i,))
+    return tuple(names)
+
+
+def _cell_names(ctx: Ctx, kind: str, names: Any, path: tuple) -> tuple[str, ...] | None:
+    """A counter's ``cells``: the names of the cells its variable's list is drawn as, one cell
+    per element (a per-player variable: each seat's list; a shared list: seat p's run of k
+    elements from index p * k, k the number of names).  A list of texts, or a parameter's name
+    holding one.  With ``acts``, an action whose first whole-number argument is i goes on cell i
+    of the deciding seat's row, any other on the row as a whole.  None when absent.
+
+    Raises:
+        CompileError: on an item that is no counter, or not a non-empty list of texts (nor a
+            parameter holding one)."""
+    if names is None:
+        return None
+    if kind != "counter":
+        raise ctx.error(f"`cells` is for a counter, not a {kind}", path)
+    if isinstance(names, str):
+        if names not in ctx.rs.params:
+            raise ctx.error(f"`cells` is a list of names or a parameter's name; there is no parameter {names!r}", path)
+        names = ctx.rs.params[names]
+    if not isinstance(names, (list, tuple)) or not names or not all(isinstance(n, str) for n in names):
+        raise ctx.error(f"`cells` must be a non-empty list of names (or a parameter holding one), found {names!r}", path)
     return tuple(names)
 
 

@@ -308,6 +308,12 @@ class _View:
 
     def s_counter(self, sec: dict) -> list[str]:
         rows = sec["rows"]
+        if sec.get("cells"):  # a value per named cell: "P1 yellow 2, brown 0"
+            names = sec["cells"]
+            return [f"{sec['title']}: " + "; ".join(
+                f"{self.who(p)} " + (", ".join(f"{c} {value_text(self.rs, x)}" for c, x in zip(names, v))
+                                     if isinstance(v, list) and len(v) == len(names) else value_text(self.rs, v))
+                for p, v in rows)]
         if len(rows) == 1 and rows[0][0] is None:
             return [f"{sec['title']}: {value_text(self.rs, rows[0][1])}"]
         return [f"{sec['title']}: " + "; ".join(f"{self.who(p)} {value_text(self.rs, v)}" for p, v in rows)]

@@ -18,7 +18,8 @@ A section is a dict with a ``kind``:
 - ``keyed``: ``title``, ``zone``, ``rows`` ([(key, pile)]) — a keyed zone of other keys (``acts``
   as for piles);
 - ``track``: ``title``, ``var``, ``rows`` ([(seat or None, value or None)]), ``low``, ``high``;
-- ``counter``: ``title``, ``var``, ``rows`` ([(seat or None, value)]);
+- ``counter``: ``title``, ``var``, ``rows`` ([(seat or None, value)]); with ``cells`` (names,
+  ``display.table``'s ``cells``) each row's value is a list of one value per cell;
   both with ``acts`` (option names attached to the item) when declared.
 
 A *pile* is ``{"ids": [component id], "show": "all" | "top" | "count"}``, ``{"count": n,
@@ -239,7 +240,22 @@ class _Sections:
             low = low if low is not None else min([0, *nums])
             high = high if high is not None else max([low + 1, *nums])
             return {"kind": "track", "title": title, "var": name, "rows": rows, "low": low, "high": high, **acts}
+        if it.get("cells"):
+            return {"kind": "counter", "title": title, "var": name, "rows": self.cell_rows(name, value, len(it["cells"])),
+                    "cells": list(it["cells"]), **acts}
         return {"kind": "counter", "title": title, "var": name, "rows": rows, **acts}
+
+    def cell_rows(self, name: str, value: Any, k: int) -> list:
+        """A counter's rows with ``cells`` (k names): ``[(seat, [k values])]``, the viewer's own
+        first — each seat's list of a per-player variable, or seat p's run ``value[p * k:(p + 1)
+        * k]`` of a shared list; a value of another shape (or withheld) as :meth:`var_rows`."""
+        decl = self.rs.vars.get(name)
+        if name in self.obs["vars"] and isinstance(value, list):
+            if decl is not None and decl.per_player and len(value) == self.n and all(isinstance(v, list) and len(v) == k for v in value):
+                return [(p, list(value[p])) for p in seat_order(self.n, self.me)]
+            if (decl is None or not decl.per_player) and len(value) >= self.n * k:
+                return [(p, list(value[p * k:(p + 1) * k])) for p in seat_order(self.n, self.me)]
+        return self.var_rows(name, value)
 
     def var_rows(self, name: str, value: Any) -> list:
         decl = self.rs.vars.get(name)

@@ -18,7 +18,7 @@ terminal's :mod:`interpreter.views.termview` shares, so both show the same thing
 - the decision's question above the table; every legal action is attached to the things on the
   table it names (:func:`table_acts`: a visible card, a board's place — with the components the
   seat sees there —, a map's node or route, ``data-acts``) or that the display attaches it to (a
-  ``table`` item's ``acts``: the pile, the seat's own row, one of its groups; the board's
+  ``table`` item's ``acts``: the pile, the seat's own row, one of its groups, a counter's cell; the board's
   ``side_acts``: a side of the board, drawn as a strip around the grid), and clicking them (or
   Enter on the focused thing) takes it — at once when one click singles it out, else each click
   narrows the actions to those naming everything clicked (``static/table.js``);
@@ -125,7 +125,8 @@ def table_acts(rs: Ruleset, obs: dict) -> dict[str, list[int]]:
     node ``"node:N"``; and the things the display attaches options to (``display.table``'s
     ``acts``: a zone's pile ``"zone:Z"``, or its group ``"zone:Z:k"`` when the zone has
     ``count`` groups and the action's first whole-number argument is k; a track or counter
-    ``"var:V"``; ``display.board``'s
+    ``"var:V"``, or its cell ``"var:V:k"`` when the counter has ``cells`` and the action's first
+    whole-number argument is k; ``display.board``'s
     ``side_acts``: a side of the board ``"side:B"``, B the action's first whole-number argument as
     a bearing 0, 90, 180 or 270).  Built from the observation's decision (canonical action texts), the
     components it shows, its display data and the ruleset's maps; a card the seat cannot see
@@ -139,9 +140,12 @@ def table_acts(rs: Ruleset, obs: dict) -> dict[str, list[int]]:
     disp = obs.get("display") or {}
     zone_of: dict[str, list[str]] = {}  # option -> the zones whose piles carry its actions
     var_of: dict[str, list[str]] = {}  # option -> the tracks and counters carrying its actions
+    celled: set[str] = set()  # the counters drawn as cells (``cells``)
     for item in disp.get("table") or []:
         for opt in item.get("acts") or ():
             (zone_of if item["kind"] in ("hand", "pile") else var_of).setdefault(opt, []).append(item["name"])
+        if item.get("cells"):
+            celled.add(item["name"])
     board = disp.get("board") or {}
     sides = set(board.get("side_acts") or ())
     out: dict[str, list[int]] = {}
@@ -157,7 +161,7 @@ def table_acts(rs: Ruleset, obs: dict) -> dict[str, list[int]]:
             k = _first_int(text)
             grouped = decl is not None and getattr(decl, "count", None) is not None
             things.add(f"zone:{z}:{k}" if grouped and k is not None else f"zone:{z}")
-        things |= {f"var:{v}" for v in var_of.get(opt, ())}
+        things |= {_var_thing(v, text, v in celled) for v in var_of.get(opt, ())}
         if opt in sides:
             b = _first_int(text)
             if b is not None and b % 90 == 0:
@@ -165,6 +169,14 @@ def table_acts(rs: Ruleset, obs: dict) -> dict[str, list[int]]:
         for t in sorted(things):
             out.setdefault(t, []).append(i)
     return out
+
+
+def _var_thing(var: str, text: str, celled: bool) -> str:
+    """The thing of a track or counter ``var`` carrying action ``text``: ``"var:V"`` (the seat's
+    row), or for a counter drawn as cells (``cells``) ``"var:V:i"``, cell i, when the action's
+    first whole-number argument is i."""
+    k = _first_int(text) if celled else None
+    return f"var:{var}:{k}" if k is not None else f"var:{var}"
 
 
 def _thing_text(rs: Ruleset, thing: str) -> list[str]:
@@ -558,6 +570,8 @@ class _View:
     def s_counter(self, sec: dict) -> str:
         rows = sec["rows"]
         var = escape(sec["var"], quote=True)
+        if sec.get("cells") and any(isinstance(v, list) for _, v in rows):
+            return self.counter_cells(sec)
         if len(rows) == 1 and rows[0][0] is None:
             acts = self.var_acts(sec, None)
             return (f'<section class="counter{" actionable" if acts else ""}" data-var="{var}"{acts}><span class="name">'
@@ -569,6 +583,29 @@ class _View:
                           f'{escape(self.who(p))}: {escape(self.value_text(v))}</span>')
         return (f'<section class="counter" data-var="{var}"><span class="name">{escape(sec["title"])}</span> '
                 + "; ".join(values) + "</section>")
+
+    def counter_cells(self, sec: dict) -> str:
+        """A counter drawn as cells (``cells``): a row per seat, its owner then a cell per name
+        with its value; on the deciding seat's own row the owner carries the actions attached to
+        the row (``var:V``) and cell i those whose first whole-number argument is i
+        (``var:V:i``, :func:`table_acts`)."""
+        var = sec["var"]
+        rows = []
+        for p, v in sec["rows"]:
+            acts = self.var_acts(sec, p)
+            mine = bool(sec.get("acts")) and p == self.me
+            parts = [f'<span class="value{" actionable" if acts else ""}"{acts}>{escape(self.who(p) or sec["title"])}</span>']
+            if isinstance(v, list):
+                for i, (name, x) in enumerate(zip(sec["cells"], v)):
+                    cell = self.acts_attr(f"var:{var}:{i}") if mine else ""
+                    more = ' actionable" tabindex="0' if cell else ""
+                    parts.append(f'<span class="cell-value{more}" data-cell="{i}"{cell}>{escape(name)} '
+                                 f'<b>{escape(self.value_text(x))}</b></span>')
+            else:
+                parts.append(f'<span class="cell-value">{escape(self.value_text(v))}</span>')
+            rows.append(f'<div class="counter-row{" mine" if p == self.me else ""}">{"".join(parts)}</div>')
+        return (f'<section class="counter cells" data-var="{escape(var, quote=True)}"><span class="name">'
+                f'{escape(sec["title"])}</span>{"".join(rows)}</section>')
 
     def map_svg(self, gm: Any, pieces: dict, colour_attr: str | None = None, label_attr: str | None = None,
                 edges: list | None = None) -> str:

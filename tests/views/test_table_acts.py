@@ -1,8 +1,9 @@
 """Moves attached to piles, groups, counters and board sides (issue 27): ``display.table``'s
 ``acts`` and ``display.board``'s ``side_acts`` put every move of Beer Flights, Beer Cards and
-Little Railways, Drink & Beat's mug, Barman, Reserve, turning and ability moves, Beer Knight's
-dice choices, and Belgian Beers Race's ways of
-travel, tastings, buying, camping and ending the day, on a thing drawn on the table, so the browser takes them by
+Little Railways, Drink & Beat's mug, Barman, Reserve, turning and ability moves (declining one
+on the seat's hand, a beer mug token moved by an ability clicked among the tokens on the mats),
+Beer Knight's dice choices, and Belgian Beers Race's ways of travel, tastings, buying, camping and
+ending the day (a beer of one colour on its cell of the backpack, ``cells``), on a thing drawn on the table, so the browser takes them by
 clicks on the table alone (no table-side control); nothing is attached on another seat's page."""
 
 from __future__ import annotations
@@ -58,8 +59,9 @@ def games(name: str, variant: str | None, n: int = 4, players: int | None = None
                                "reroll_doubles", "swap_in", "keep_dice", "swap_foe", "keep_foe"}),
     ("drink_and_beat", None, {}, {"lay", "mug", "keep_mug", "barman"}),
     ("belgian_beers_race", None, {}, {"bike", "transport", "hitch", "taste", "buy", "eat_cheese", "camp", "end_day", "keep",
-                                      "discard", "keep_beers", "sleep"}),
-    ("drink_and_beat", "complex", {}, {"lay", "stack", "reserve", "mug", "keep_mug", "barman", "pick", "rotate", "use_ability"}),
+                                      "discard", "keep_beers", "sleep", "pay_hitch", "sip", "convert"}),
+    ("drink_and_beat", "complex", {}, {"lay", "stack", "reserve", "mug", "keep_mug", "barman", "pick", "rotate", "use_ability",
+                                       "skip_ability", "push", "no_push", "token_here", "token_to_cellar"}),
 ])
 def test_moves_are_taken_by_clicking_table_things_alone(name, variant, params, options):
     seen: set[str] = set()
@@ -202,3 +204,126 @@ def test_drink_and_beat_a_mat_is_turned_by_clicking_it_then_a_side():
     assert "side:0" not in acts  # no turn leaves the mat as it is
     things = things_of(seat_html(rs, obs, []))
     assert all(single_out(things, i) for i in range(len(texts)))
+
+
+def _first_decision(name: str, variant: str | None, option: str, n: int = 12, **params):
+    """``(ruleset, state)`` at the first decision of ``n`` random games offering ``option``."""
+    for rs, st in games(name, variant, n=n, **params):
+        if any(a.name == option for a in st.legal_actions()):
+            return rs, st
+    pytest.fail(f"no {option} in {n} games")
+
+
+@pytest.mark.parametrize("option", ["sip", "convert"])
+def test_belgian_beers_race_a_beer_of_one_colour_is_its_cell_of_the_backpack(option):
+    # sip(c) / convert(c): c is the colour's index; the seat's own row of the backpack (bp, seat
+    # p's four colours from p * 4) has a cell per colour, cell c carrying the move with colour c
+    rs, st = _first_decision("belgian_beers_race", None, option, n=20)
+    p = st.current_players()[0]
+    obs = view_observation(st, p)
+    texts = obs["decision"]["actions"]
+    acts = table_acts(rs, obs)
+    bp = obs["vars"]["bp"]
+    for c in range(len(rs.params["colours"])):
+        on = [texts[i] for i in acts.get(f"var:bp:{c}", [])]
+        assert on == ([f"{option}({c})"] if f"{option}({c})" in texts else [])
+        if bp[p * 4 + c] == 0:
+            assert f"{option}({c})" not in texts  # no beer of that colour: no move, nothing on its cell
+    html = seat_html(rs, obs, [])
+    section = re.search(r'<section class="counter cells" data-var="bp">(.*?)</section>', html).group(1)
+    rows = re.findall(r'<div class="counter-row( mine)?">(.*?)</div>', section)
+    assert len(rows) == st.num_players and rows[0][0] == " mine"  # the seat's own row first
+    for c, colour in enumerate(rs.params["colours"]):  # each cell: its colour's name and the seat's count
+        assert re.search(rf'data-cell="{c}"[^>]*>{colour} <b>{bp[p * 4 + c]}</b>', rows[0][1])
+    assert all("data-acts" not in body for _, body in rows[1:])  # another seat's row carries nothing
+    things = things_of(html)
+    assert all(single_out(things, i) for i in range(len(texts)))
+    for other in range(st.num_players):
+        if other != p:
+            assert "data-acts" not in seat_html(rs, view_observation(st, other), [])
+
+
+def test_belgian_beers_race_hitchhiking_paid_with_beers_is_the_backpack_then_the_node():
+    rs, st = _first_decision("belgian_beers_race", None, "pay_hitch", n=20)
+    obs = view_observation(st, st.current_players()[0])
+    texts = obs["decision"]["actions"]
+    acts = table_acts(rs, obs)
+    assert [texts[i] for i in acts["var:bp"]] == [t for t in texts if t.startswith("pay_hitch(")] != []
+    node = texts[acts["var:bp"][0]][len("pay_hitch("):-1]
+    both = set(acts["var:bp"]) & set(acts[f"node:{node}"])
+    assert [texts[i] for i in both] == [f"pay_hitch({node})"]
+
+
+def test_a_counter_with_cells_in_the_terminal_names_each_cell():
+    from interpreter.views.termview import seat_text
+
+    rs = compiled("belgian_beers_race")
+    st = rs.new_game(2, seed=0)
+    text = seat_text(rs, view_observation(st, 0))
+    assert "Backpack: beers by colour: P1 (you) yellow 0, brown 0, red 0, black 0; P2 yellow 0, brown 0, red 0, black 0" in text
+
+
+def test_drink_and_beat_declining_is_the_seats_hand():
+    for option, yes in (("skip_ability", "use_ability"), ("no_push", "push")):
+        rs, st = _first_decision("drink_and_beat", "complex", option, n=12)
+        p = st.current_players()[0]
+        obs = view_observation(st, p)
+        texts = obs["decision"]["actions"]
+        acts = table_acts(rs, obs)
+        assert [texts[i] for i in acts["zone:hand"]] == [option]
+        assert [texts[i] for i in acts["var:active"]] == [yes]
+        html = seat_html(rs, obs, [])
+        mine = re.search(r'<div class="seat-zone mine actionable" tabindex="0" data-acts="(\d+)">', html)
+        assert mine and texts[int(mine.group(1))] == option
+        assert all(single_out(things_of(html), i) for i in range(len(texts)))
+
+
+def test_drink_and_beat_a_mug_token_moved_by_an_ability_is_clicked_then_its_destination():
+    rs, st = _first_decision("drink_and_beat", "complex", "token_here", n=60)
+    obs = view_observation(st, st.current_players()[0])
+    texts = obs["decision"]["actions"]
+    acts = table_acts(rs, obs)
+    html = seat_html(rs, obs, [])
+    section = re.search(r'<section class="zone keyed-zone" data-zone="mugs_on">(.*?)</section>', html).group(1)
+    for i, t in enumerate(texts):
+        token = t[t.index("(") + 1:-1]
+        assert re.search(rf'data-id="{token}"[^>]*data-acts="[^"]*\b{i}\b', section) or token.startswith("reserve")
+        other = "var:active" if t.startswith("token_here(") else "zone:cellar"
+        assert [texts[k] for k in set(acts[token]) & set(acts[other])] == [t]
+    assert all(single_out(things_of(html), i) for i in range(len(texts)))
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("cells: colours, acts", "cells: hues, acts", "no parameter 'hues'"),
+    ("cells: colours, acts", "cells: day_names, acts", None),  # a parameter holding names: fine
+    ("cells: colours, acts", "cells: days, acts", "must be a non-empty list of names"),
+    ("cells: colours, acts", "cells: [], acts", "should be non-empty"),
+    ("{track: tasted, title: Tasted beers, min: 0,", "{track: tasted, title: Tasted beers, cells: colours, min: 0,",
+     "`cells` is for a counter, not a track"),
+])
+def test_bad_cells_are_errors_with_a_place(tmp_path, old, new, message):
+    path = copy_ruleset(tmp_path, "belgian_beers_race")
+    replace_once(path, old, new)
+    if message is None:
+        load_ruleset(str(path))
+        return
+    with pytest.raises(TapsterError) as exc:
+        load_ruleset(str(path))
+    text = str(exc.value)
+    assert message in text and "ruleset.yaml:" in text
+
+
+def test_cells_of_a_per_player_list_and_of_a_shared_run():
+    # a per-player variable: each seat's own list; a shared list: seat p's run from p * k; any
+    # other shape (or a withheld value) is drawn as a plain counter
+    from types import SimpleNamespace
+
+    from interpreter.views.view import _Sections
+
+    rs = SimpleNamespace(vars={"mine": SimpleNamespace(per_player=True), "flat": SimpleNamespace(per_player=False)})
+    obs = {"num_players": 2, "player": 1, "vars": {"mine": [[1, 2], [3, 4]], "flat": [1, 2, 3, 4, 5, 6], "odd": [1, 2]}}
+    sec = _Sections(rs, obs)
+    assert sec.cell_rows("mine", obs["vars"]["mine"], 2) == [(1, [3, 4]), (0, [1, 2])]  # the viewer's own first
+    assert sec.cell_rows("flat", obs["vars"]["flat"], 3) == [(1, [4, 5, 6]), (0, [1, 2, 3])]
+    assert sec.cell_rows("flat", obs["vars"]["flat"], 4) == [(None, [1, 2, 3, 4, 5, 6])]  # too short for two runs of 4
+    assert sec.cell_rows("hidden", None, 2) == [(None, None)]
