@@ -284,7 +284,8 @@ def test_drink_and_beat_a_mug_token_moved_by_an_ability_is_clicked_then_its_dest
     texts = obs["decision"]["actions"]
     acts = table_acts(rs, obs)
     html = seat_html(rs, obs, [])
-    section = re.search(r'<section class="zone keyed-zone" data-zone="mugs_on">(.*?)</section>', html).group(1)
+    section = re.search(r'<section class="zone keyed-zone" data-zone="mugs_on">(.*?)</section>', html, re.S).group(1)
+    assert "owner: " not in html  # a token reads as its face says, never its raw 0-based `owner` field
     for i, t in enumerate(texts):
         token = t[t.index("(") + 1:-1]
         assert re.search(rf'data-id="{token}"[^>]*data-acts="[^"]*\b{i}\b', section) or token.startswith("reserve")
