@@ -303,9 +303,9 @@ class Ctx(Declarations, Functions, Outcome):
             if name == "current":
                 return state_reader("current")
             if name == "num_players":
-                return lambda env: env.state.num_players
+                return _seats_reader(lambda env: env.state.num_players, "env.state.num_players")
             if name == "players":
-                return lambda env: list(range(env.state.num_players))
+                return _seats_reader(lambda env: list(range(env.state.num_players)), "[*H_prange(env.state.num_players)]")
             if name == "phase":
                 return lambda env: env.state.phase
             if name == "turns_taken":
@@ -385,3 +385,11 @@ __all__ += ["overlay", "available_rulesets", "BUILTINS"]
 
 #: The state builtins under their name before the split (tests/test_docs.py imports it).
 _ruleset_functions = ruleset_builtins
+
+
+def _seats_reader(f, source: str):
+    """``f`` (a reader of the seats' count or list) tagged with the Python ``source`` the code
+    generator writes in its place (:meth:`~interpreter.lang.genexpr.ExpressionForms.g_name`):
+    the same value without a call."""
+    f.inline_source = source
+    return f

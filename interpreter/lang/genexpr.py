@@ -175,6 +175,9 @@ class ExpressionForms:
                     return Frag("env.state.current")
                 self.uses.add("CUR")
                 return Frag("CUR")
+        source = getattr(getter, "inline_source", None)  # the seats (see compiler._seats_reader)
+        if source is not None:
+            return Frag(source)
         return Frag(f"{self.ns.bind(getter, 'G')}(env)")
 
     # operators -----------------------------------------------------------------------------

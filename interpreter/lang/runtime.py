@@ -250,6 +250,7 @@ HELPERS: dict[str, Any] = {
     "H_Component": Component,
     "H_Action": Action,
     "H_act": _act,
+    "H_prange": range,
     "H_KEPT": _KEPT_KEYS,
     "H_tnew": tuple.__new__,
     "H_tuple": tuple,
