@@ -96,7 +96,7 @@ class TableItem:
     def to_json(self) -> dict:
         """The item as JSON data (what :mod:`interpreter.views.view` reads)."""
         out = {"kind": self.kind, "name": self.name, "title": self.title, "show": self.show,
-               "low": self.low, "high": self.high, "acts": list(self.acts)}
+               "low": self.low, "high": self.high, "acts": [dict(a) if isinstance(a, dict) else a for a in self.acts]}
         if self.cells is not None:
             out["cells"] = list(self.cells)
         return out
@@ -267,7 +267,7 @@ def _table_item(ctx: Ctx, know: Knowledge, spec: Any, path: tuple) -> TableItem:
                             f"it {why}", path + ("if",))
     t.low = spec.get("min")
     t.high = spec.get("max")
-    t.acts = _act_names(ctx, spec.get("acts"), path + ("acts",))
+    t.acts = _item_acts(ctx, spec.get("acts"), path + ("acts",))
     t.cells = _cell_names(ctx, t.kind, spec.get("cells"), path + ("cells",))
     for bound in ("low", "high"):
         v = getattr(t, bound)
@@ -330,6 +330,43 @@ def _cell_names(ctx: Ctx, kind: str, names: Any, path: tuple) -> tuple[str, ...]
     if not isinstance(names, (list, tuple)) or not names or not all(isinstance(n, str) for n in names):
         raise ctx.error(f"`cells` must be a non-empty list of names (or a parameter holding one), found {names!r}", path)
     return tuple(names)
+
+
+def _item_acts(ctx: Ctx, entries: Any, path: tuple) -> tuple:
+    """A table item's ``acts``: option names, or ``{option: NAME, arg: VALUE}`` — the option's
+    actions are attached to the item only when one of their top-level arguments is VALUE (the
+    Knight deck carries ``swap(c, Knight)``, the Mount deck ``swap(c, Mount)``).  Returns a tuple
+    of names and ``{"option", "arg"}`` dicts (``arg`` as text, as the action's canonical text
+    writes it).
+
+    Raises:
+        CompileError: not a list; an entry neither a name nor such a mapping; a name no option
+            has; an ``arg`` that is not a string or number."""
+    if entries is None:
+        return ()
+    if not isinstance(entries, list):
+        raise ctx.error("a list of option names (each an option's `action:`) was expected", path)
+    known = {o.name for c in getattr(ctx, "chooses", ()) for o in c.options}
+    out: list = []
+    for i, e in enumerate(entries):
+        where = path + (i,)
+        if isinstance(e, dict):
+            extra = sorted(set(map(str, e)) - {"option", "arg"})
+            if extra or "option" not in e or "arg" not in e:
+                raise ctx.error(f"an `acts` entry is an option's name or {{option: NAME, arg: VALUE}}, found keys "
+                                f"{sorted(map(str, e))}", where)
+            arg = e["arg"]
+            if isinstance(arg, bool) or not isinstance(arg, (str, int, float)):
+                raise ctx.error(f"`arg` is the text or number an action's argument must be, found {arg!r}", where + ("arg",))
+            name, where = e["option"], where + ("option",)
+        elif isinstance(e, str):
+            name = e
+        else:
+            raise ctx.error("a list of option names (each an option's `action:`) was expected", where)
+        if name not in known:
+            raise ctx.error(f"no option is named {name!r} (the options: {', '.join(sorted(map(str, known))) or 'none'})", where)
+        out.append({"option": name, "arg": str(e["arg"])} if isinstance(e, dict) else name)
+    return tuple(out)
 
 
 def _text_line(ctx: Ctx, know: Knowledge, spec: Any, path: tuple, scope) -> Line:

@@ -118,6 +118,26 @@ def _first_int(text: str) -> int | None:
     return whole[0] if whole else None
 
 
+def _args(text: str) -> list[str]:
+    """The top-level arguments of an action's canonical text, stripped (``swap(card-3, Knight)``
+    ``["card-3", "Knight"]``, ``a(f(1, 2), 3)`` ``["f(1, 2)", "3"]``, ``b`` ``[]``)."""
+    if "(" not in text:
+        return []
+    depth, parts, arg = 0, [], ""
+    for ch in text[text.index("(") + 1:].rstrip(")"):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(arg.strip())
+            arg = ""
+            continue
+        arg += ch
+    parts.append(arg.strip())
+    return parts
+
+
 def table_acts(rs: Ruleset, obs: dict) -> dict[str, list[int]]:
     """Click-to-act: the legal actions of the seat's decision attached to the things on the
     table they name, ``{thing: [action index]}``, a thing being a visible component's id (a map's
@@ -126,7 +146,8 @@ def table_acts(rs: Ruleset, obs: dict) -> dict[str, list[int]]:
     ``acts``: a zone's pile ``"zone:Z"``, or its group ``"zone:Z:k"`` when the zone has
     ``count`` groups and the action's first whole-number argument is k; a track or counter
     ``"var:V"``, or its cell ``"var:V:k"`` when the counter has ``cells`` and the action's first
-    whole-number argument is k; ``display.board``'s
+    whole-number argument is k; an entry ``{option, arg}`` attaches only the option's actions one
+    of whose top-level arguments is ``arg``; ``display.board``'s
     ``side_acts``: a side of the board ``"side:B"``, B the action's first whole-number argument as
     a bearing 0, 90, 180 or 270).  Built from the observation's decision (canonical action texts), the
     components it shows, its display data and the ruleset's maps; a card the seat cannot see
@@ -140,10 +161,15 @@ def table_acts(rs: Ruleset, obs: dict) -> dict[str, list[int]]:
     disp = obs.get("display") or {}
     zone_of: dict[str, list[str]] = {}  # option -> the zones whose piles carry its actions
     var_of: dict[str, list[str]] = {}  # option -> the tracks and counters carrying its actions
+    arg_of: dict[tuple[str, str], str] = {}  # (option, thing) -> the argument its actions must have there
     celled: set[str] = set()  # the counters drawn as cells (``cells``)
     for item in disp.get("table") or []:
         for opt in item.get("acts") or ():
-            (zone_of if item["kind"] in ("hand", "pile") else var_of).setdefault(opt, []).append(item["name"])
+            zone = item["kind"] in ("hand", "pile")
+            if isinstance(opt, dict):  # {option, arg}: only the actions with that argument
+                arg_of[(opt["option"], f"zone:{item['name']}" if zone else f"var:{item['name']}")] = opt["arg"]
+                opt = opt["option"]
+            (zone_of if zone else var_of).setdefault(opt, []).append(item["name"])
         if item.get("cells"):
             celled.add(item["name"])
     board = disp.get("board") or {}
@@ -157,11 +183,14 @@ def table_acts(rs: Ruleset, obs: dict) -> dict[str, list[int]]:
         things |= {f"node:{t}" for t in words if t in nodes and t not in seen}
         opt = text.split("(")[0]
         for z in zone_of.get(opt, ()):
+            if (opt, f"zone:{z}") in arg_of and arg_of[(opt, f"zone:{z}")] not in _args(text):
+                continue
             decl = rs.zones.get(z)
             k = _first_int(text)
             grouped = decl is not None and getattr(decl, "count", None) is not None
             things.add(f"zone:{z}:{k}" if grouped and k is not None else f"zone:{z}")
-        things |= {_var_thing(v, text, v in celled) for v in var_of.get(opt, ())}
+        things |= {_var_thing(v, text, v in celled) for v in var_of.get(opt, ())
+                   if arg_of.get((opt, f"var:{v}"), None) in (None, *_args(text))}
         if opt in sides:
             b = _first_int(text)
             if b is not None and b % 90 == 0:
@@ -375,8 +404,9 @@ class _View:
         show = pile.get("show")
         if show == "count":
             return f'<div class="pile counted"><span class="count">{len(ids)}</span></div>'
-        if show == "top":
-            return (f'<div class="pile top-only">{self.card(ids[-1])}<span class="count">{len(ids)} in all</span></div>')
+        if show == "top":  # and a card under it that a legal action names (the pile is seen whole: ids)
+            under = "".join(self.card(cid) for cid in ids[:-1] if isinstance(cid, str) and self.acts.get(cid))
+            return (f'<div class="pile top-only">{under}{self.card(ids[-1])}<span class="count">{len(ids)} in all</span></div>')
         return '<div class="pile">' + "".join(self.card(cid) for cid in ids) + "</div>"
 
     def card(self, cid: str) -> str:

@@ -2,8 +2,9 @@
 ``acts`` and ``display.board``'s ``side_acts`` put every move of Beer Flights, Beer Cards and
 Little Railways, Drink & Beat's mug, Barman, Reserve, turning and ability moves (declining one
 on the seat's hand, a beer mug token moved by an ability clicked among the tokens on the mats),
-Beer Knight's dice choices, and Belgian Beers Race's ways of travel, tastings, buying, camping and
-ending the day (a beer of one colour on its cell of the backpack, ``cells``), on a thing drawn on the table, so the browser takes them by
+every move of Beer Knight (its Card Swaps on the deck drawn from, trades, Baronies, discard
+piles), and Belgian Beers Race's ways of travel, tastings, buying, camping and ending the day (a
+beer of one colour on its cell of the backpack, ``cells``), on a thing drawn on the table, so the browser takes them by
 clicks on the table alone (no table-side control); nothing is attached on another seat's page."""
 
 from __future__ import annotations
@@ -56,7 +57,10 @@ def games(name: str, variant: str | None, n: int = 4, players: int | None = None
     ("beer_cards", None, {"games": 1}, None),
     ("beer_knight", "speed", {}, {"pick", "hmb", "pass", "last_call", "no_last_call", "stand"}),
     ("beer_knight", None, {}, {"pick", "hmb", "pass", "last_call", "no_last_call", "stand", "no_swap", "reroll",
-                               "reroll_doubles", "swap_in", "keep_dice", "swap_foe", "keep_foe"}),
+                               "reroll_doubles", "swap_in", "keep_dice", "swap_foe", "keep_foe", "swap", "take"}),
+    ("beer_knight", "lazy_sunday", {}, {"swap", "no_swap", "draw_type"}),
+    ("beer_knight", "tag_teams", {}, {"swap", "no_swap", "trade", "no_trade", "trade_back"}),
+    ("beer_knight", "world_domination", {}, {"swap", "no_swap", "take_barony", "challenge_barony"}),
     ("drink_and_beat", None, {}, {"lay", "mug", "keep_mug", "barman"}),
     ("belgian_beers_race", None, {}, {"bike", "transport", "hitch", "taste", "buy", "eat_cheese", "camp", "end_day", "keep",
                                       "discard", "keep_beers", "sleep", "pay_hitch", "sip", "convert"}),
@@ -133,6 +137,67 @@ def test_bad_acts_are_errors_with_a_place(tmp_path, old, new, message):
         load_ruleset(str(path))
     text = str(exc.value)
     assert message in text and "ruleset.yaml:" in text
+
+
+_KNIGHT_DECK = "{pile: Knight_deck, title: Knight deck, show: count, acts: [{option: swap, arg: Knight}, {option: draw_type, arg: Knight}]}"
+
+
+@pytest.mark.parametrize("new, message", [
+    ("{pile: Knight_deck, acts: [{option: swop, arg: Knight}]}", "no option is named 'swop'"),
+    ("{pile: Knight_deck, acts: [{option: swap}]}", "'arg' is a required property"),
+    ("{pile: Knight_deck, acts: [{option: swap, arg: [Knight]}]}", "['Knight'] is not of type 'string', 'number'"),
+    ("{pile: Knight_deck, acts: [{option: swap, arg: Knight, when: always}]}", "'when' was unexpected"),
+])
+def test_bad_acts_with_an_argument_are_errors_with_a_place(tmp_path, new, message):
+    path = copy_ruleset(tmp_path, "beer_knight")
+    replace_once(path, _KNIGHT_DECK, new)
+    with pytest.raises(TapsterError) as exc:
+        load_ruleset(str(path))
+    text = str(exc.value)
+    assert message in text and "ruleset.yaml:" in text, text
+
+
+def test_beer_knight_a_swap_is_the_card_given_up_then_the_deck_drawn_from():
+    # Card Swap (R9): "discard a card and draw one of any type": swap(c, t) is on card c and on
+    # the deck of type t, so the two clicks single it out; No Card Swap is on the Hidden Hand.
+    rs = compiled("beer_knight")
+    for _, st in games("beer_knight", None, n=2):
+        legal = st.legal_actions()
+        if not any(a.name == "swap" for a in legal):
+            continue
+        p = st.current_players()[0]
+        obs = view_observation(st, p)
+        texts = obs["decision"]["actions"]
+        acts = table_acts(rs, obs)
+        for t in ("Knight", "Mount", "Weapon"):
+            assert sorted(texts[i] for i in acts[f"zone:{t}_deck"]) == sorted(str(a) for a in legal
+                                                                             if a.name == "swap" and str(a).endswith(f", {t})"))
+        assert [texts[i] for i in acts["zone:hand"]] == ["no_swap"]
+        return
+    raise AssertionError("no Card Swap in two games")
+
+
+def test_beer_knight_the_card_under_a_discard_piles_top_is_drawn_only_when_taken():
+    # Hold My Beer "take the top card of a discard pile" (R13): the card played lies on top of its
+    # pile and the one under it is offered; the open pile shows it on the deciding seat's page
+    # (with the move), and on no other page, where only the top is drawn.
+    for rs, st in games("beer_knight", None, n=8):
+        legal = st.legal_actions()
+        p = st.current_players()[0]
+        obs = view_observation(st, p)
+        piles = [obs["zones"][z] for z in ("Knight_discard", "Mount_discard", "Weapon_discard")]
+        under = [str(a).split("(")[1].rstrip(")") for a in legal if a.name == "take"
+                 if any(str(a).split("(")[1].rstrip(")") in z[:-1] for z in piles)]
+        if not under:
+            continue
+        html = seat_html(rs, obs, [])
+        for cid in under:
+            assert re.search(rf'data-id="{cid}"[^>]*data-acts="\d+"', html)
+            for other in range(st.num_players):
+                if other != p:
+                    assert f'data-id="{cid}"' not in seat_html(rs, view_observation(st, other), [])
+        return
+    raise AssertionError("no card under a discard pile's top was offered in eight games")
 
 
 def test_side_acts_name_options(tmp_path):

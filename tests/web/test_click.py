@@ -16,7 +16,18 @@ import pytest
 from tests.web.test_browser import GAMES, Server, _check, _create_table, _wait_version, browser  # noqa: F401
 
 CLICK_GAMES = [g for g in GAMES if g[0] in ("beer_cards", "beer_flights", "beer_knight", "belgian_beers_race",
-                                           "drink_and_beat", "little_railways")]
+                                           "drink_and_beat", "little_railways")] + [
+    # Beer Knight's Tag Teams with Lazy Sunday (Card Swaps, trades with the teammate, draws back up
+    # to 9) and World Domination (Baronies taken and challenged), short
+    ("beer_knight", "tag_teams", 4, ["human", "human", "random", "random"], {"lazy_sunday": True, "knights_to_win": 3}),
+    ("beer_knight", "world_domination", 2, ["human", "human"], {"wins_needed": 1, "baronies_to_win": 4}),
+]
+#: The options a game's clicks must reach (the variant is there for them); seeded, so the same every run.
+MUST_PLAY = {
+    ("beer_knight", "tag_teams"): {"swap", "draw_type", "trade", "no_trade", "trade_back"},
+    ("beer_knight", "world_domination"): {"swap", "no_swap", "take", "take_barony", "challenge_barony"},
+}
+CLICK_IDS = [g[0] if g[1] in (None, "speed", "five_player", "complex", "short") else f"{g[0]}-{g[1]}" for g in CLICK_GAMES]
 
 #: Every thing on the table a click can act on: (data-acts, what it is), in document order.
 _THINGS = """() => Array.from(document.querySelectorAll('#view [data-acts]')).map(e => [
@@ -24,18 +35,28 @@ _THINGS = """() => Array.from(document.querySelectorAll('#view [data-acts]')).ma
   e.matches('button') ? 'button' : e.matches('g.node') ? 'dot' : e.matches('.control') ? 'control' : 'thing'])"""
 
 
+#: A point of a thing that is its own (no card or group inside it that carries moves of its own is
+#: there: a click on the Hidden Hand is on the hand, not on one of its cards), relative to the
+#: thing's box, or null when the thing holds none inside it.
+_OWN_POINT = """e => {
+  if (!e.querySelector('[data-acts]')) return null;
+  const r = e.getBoundingClientRect();
+  for (let y = 2; y < r.height; y += 4) for (let x = 2; x < r.width; x += 4) {
+    const hit = document.elementFromPoint(r.left + x, r.top + y);
+    if (hit && hit.closest('[data-acts]') === e) return {x: x, y: y};
+  }
+  return null;
+}"""
+
+
 _SELECTED = "() => Array.from(document.querySelectorAll('#view .selected, #view .candidate')).map(e => e.outerHTML.slice(0, 120))"
 
 
-#: The options each game still reaches through a table-side control (the pile a swap draws from:
-#: nothing on the table stands for them yet); every other action of these games — and every action
-#: of Beer Flights, Beer Cards, Little Railways, Belgian Beers Race and Drink & Beat — must be taken
-#: by clicking table things alone (cards, piles, flights, the Trash, the board's places and sides,
-#: map nodes and routes, counters and their cells).
-CONTROLLED = {
-    # the card swap (its pile is a type named in words), taking from a discard pile (R13), trades, Baronies
-    "beer_knight": {"swap", "take", "draw_type", "trade", "no_trade", "trade_back", "take_barony", "challenge_barony"},
-}
+#: The options each game may still reach through a table-side control: none.  Every action of
+#: every shipped game must be taken by clicking table things alone (cards, piles, flights, the
+#: Trash, the board's places and sides, map nodes and routes, counters and their cells); the
+#: dashed table-side control stays for a ruleset whose things cannot single a move out.
+CONTROLLED: dict[str, set[str]] = {}
 
 #: Options a game's click test steers to whenever they are offered (the random choice would
 #: rarely meet them), the rarest first, and must have taken by table clicks: the ones a
@@ -95,7 +116,7 @@ def _taken(server: Server, table: str) -> dict[int, tuple[int, str]]:
         con.close()
 
 
-@pytest.mark.parametrize("name,variant,players,agents,params", CLICK_GAMES, ids=[g[0] for g in CLICK_GAMES])
+@pytest.mark.parametrize("name,variant,players,agents,params", CLICK_GAMES, ids=CLICK_IDS)
 def test_click_a_whole_game_on_the_table(browser, tmp_path, name, variant, players, agents, params):  # noqa: F811
     server = Server(tmp_path / "tables.sqlite").start()
     contexts = [browser.new_context() for _ in range(2)]
@@ -103,6 +124,7 @@ def test_click_a_whole_game_on_the_table(browser, tmp_path, name, variant, playe
         settings = {"ruleset": name, "variant": variant, "params": params}
         rng = random.Random(name)
         steered: set[str] = set()  # the STEERED options taken so far, over the games
+        played: set[str] = set()  # every option clicked, over the games
         for game in range(GAMES_AT_MOST.get(name, 1)):  # another game (seed) only while a STEERED option is missing
             if game and steered == set(STEERED.get(name, ())):
                 break
@@ -145,17 +167,21 @@ def test_click_a_whole_game_on_the_table(browser, tmp_path, name, variant, playe
                 for n, k in enumerate(plan):
                     el = located.nth(k)
                     target = el.locator("text").first if el.evaluate("e => e.matches('g.label')") else el
+                    el.scroll_into_view_if_needed()
+                    point = el.evaluate(_OWN_POINT)
+                    where = {"position": point} if point else {}
                     if n < len(plan) - 1:
-                        target.click()
+                        target.click(**where)
                         continue
                     try:
                         with page.expect_response(lambda r: r.url.endswith("/act"), timeout=10_000) as answer:
-                            target.click(timeout=10_000)
+                            target.click(timeout=10_000, **where)
                     except Exception as exc:
                         raise AssertionError(f"{str(exc)[-600:]} {legal[i]} plan {[things[k] for k in plan]} "
                                              f"message {page.inner_text('#message')!r} selected {page.evaluate(_SELECTED)}") from None
                     assert answer.value.status == 200, answer.value.text()
                 moves += 1
+                played.add(option)
                 multi += len(plan) > 1
                 steered |= {option} & set(STEERED.get(name, ()))
                 used = any(things[k][1] == "control" for k in plan)
@@ -171,11 +197,11 @@ def test_click_a_whole_game_on_the_table(browser, tmp_path, name, variant, playe
                 assert "final scores" in text and "game over" in text
                 assert not page.locator("#view [data-acts]").count(), "nothing to click once the game is over"
             assert moves >= 5
-            if name in ("beer_flights", "beer_cards", "little_railways", "belgian_beers_race", "drink_and_beat"):
-                assert controls == 0, "every action of this game is on the table"
+            assert controls == 0, "every action of this game is on the table"
             for page in pages.values():
                 page.close()
         assert steered == set(STEERED.get(name, ())), f"never offered: {set(STEERED.get(name, ())) - steered}"
+        assert MUST_PLAY.get((name, variant), set()) <= played, f"never clicked: {MUST_PLAY[(name, variant)] - played}"
     finally:
         for ctx in contexts:
             ctx.close()

@@ -340,7 +340,7 @@ def test_a_port_in_use_is_a_clear_error(tmp_path):
                                           ("belgian_beers_race", "short"), ("little_railways", None),
                                           ("drink_and_beat", "complex")])
 def test_table_things_carry_the_actions_naming_them(name, variant):
-    from interpreter.views.webview import table_acts
+    from interpreter.views.webview import _args, table_acts
 
     rs = compiled(name, variant)
     rng = random.Random(3)
@@ -355,7 +355,15 @@ def test_table_things_carry_the_actions_naming_them(name, variant):
         html = seat_html(rs, obs, [])
         texts = [str(a) for a in st.legal_actions()]
         seen = visible_ids(st, p)
-        attached_to = {opt: item["name"] for item in obs["display"].get("table") or [] for opt in item.get("acts") or ()}
+        # option -> the items carrying it; (option, item) -> the argument its actions must have there
+        attached_to: dict[str, set[str]] = {}
+        arg_at: dict[tuple[str, str], str] = {}
+        for item in obs["display"].get("table") or []:
+            for opt in item.get("acts") or ():
+                if isinstance(opt, dict):
+                    arg_at[(opt["option"], item["name"])] = opt["arg"]
+                    opt = opt["option"]
+                attached_to.setdefault(opt, set()).add(item["name"])
         sided = set((obs["display"].get("board") or {}).get("side_acts") or ())
         for thing, idx in table_acts(rs, obs).items():
             if thing.startswith(("zone:", "var:", "side:")):
@@ -365,10 +373,12 @@ def test_table_things_carry_the_actions_naming_them(name, variant):
                     if thing.startswith("side:"):
                         assert opt in sided and texts[i].startswith(f"{opt}({thing[5:]}"), (thing, texts[i])
                     elif thing.startswith("var:"):
-                        assert attached_to.get(opt) == thing[4:], (thing, texts[i])
+                        assert thing[4:] in attached_to.get(opt, ()), (thing, texts[i])
+                        assert arg_at.get((opt, thing[4:]), None) in (None, *_args(texts[i])), (thing, texts[i])
                     else:
                         _, zone, *group = thing.split(":")
-                        assert attached_to.get(opt) == zone, (thing, texts[i])
+                        assert zone in attached_to.get(opt, ()), (thing, texts[i])
+                        assert arg_at.get((opt, zone), None) in (None, *_args(texts[i])), (thing, texts[i])
                         assert not group or texts[i].startswith(f"{opt}({group[0]}"), (thing, texts[i])
                 continue
             # only things the seat sees (a card's id, a place, a map's node or route: the map is public),
