@@ -343,7 +343,7 @@ class _View:
             return ""
         return (f'<div class="decision"><p class="prompt">{escape(str(d["prompt"] or "Choose"))}</p>'
                 '<p class="hint">Click on the table: a card, a pile, a place or side of the board, a map node or route, '
-                'or one of the dashed controls (Enter on the keyboard); every move is also in the list below the '
+                'or a dashed control where one is drawn (Enter on the keyboard); every move is also in the list below the '
                 'table.</p></div>')
 
     def actions(self) -> str:
