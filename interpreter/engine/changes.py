@@ -236,18 +236,14 @@ class Add(Set):
     __slots__ = ()
 
     def run(self, st, loc):
-        env = st.env
-        env.loc = loc
-        for lv, ex in self.pairs:
-            try:
-                lv.set(env, lv.get(env) + ex(env))
-            except TypeError as exc:
-                raise ExpressionError(f"cannot add to `{lv.text}`: {exc}", lv.mark) from None
+        st.env.loc = loc
+        for k in range(len(self.pairs)):
+            self.pair(st, k)
 
     def pair(self, st, k: int) -> None:
-        """Pair ``k`` of :meth:`run` alone, with ``st.env.loc`` already set: the generated run's
-        way (:mod:`interpreter.engine.effectgen`) for a sum that is not of two whole numbers, or
-        that failed (this gives the same value, or the same error, as :meth:`run`)."""
+        """Pair ``k`` of :meth:`run` alone, with ``st.env.loc`` already set (also the generated
+        run's way, :mod:`interpreter.engine.effectgen`, for a sum that is not of two whole
+        numbers, or that failed)."""
         lv, ex = self.pairs[k]
         env = st.env
         try:

@@ -478,10 +478,7 @@ def _move(w: _Writer, eff) -> None:
             x = w.fresh("x")
             w.line(f"if {src}:")
             w.line(f"    {x} = {src}.pop()")
-            w.line(f"    {dst}.append({x})")
-            w.line(f"    st.where[{x}] = {dst}")
-            if eff.refill_now:
-                _refill(w, eff, "    ")
+            _on_top(w, eff, x, dst)
             w.line("else:")
             w.line(f"    {eff_name}._transfer(st, env, {src}, {dst}, None)")
             return
@@ -497,10 +494,7 @@ def _move(w: _Writer, eff) -> None:
         w.line(f"        {src}.remove({x})")
         w.line("    except ValueError:")
         w.line(f"        raise FlowError(f'{{{x}.id}} is not in `' + {w.ns.const(eff.src.text)} + '`', MARKS[m].mark) from None")
-        w.line(f"    {dst}.append({x})")
-        w.line(f"    st.where[{x}] = {dst}")
-        if eff.refill_now:
-            _refill(w, eff, "    ")
+        _on_top(w, eff, x, dst)
         w.line("else:")
         w.line(f"    {eff_name}._transfer(st, env, {src}, {dst}, {x})")
         return
@@ -528,8 +522,7 @@ def _move_keyed(w: _Writer, eff) -> None:
     w.line(f"        {src}.remove({x})")
     w.line("    except ValueError:")
     w.line(f"        raise FlowError(f'{{{x}.id}} is not in `' + {w.ns.const(eff.src.text)} + '`', MARKS[m].mark) from None")
-    w.line(f"    {dst}.append({x})")
-    w.line(f"    st.where[{x}] = {dst}")
+    _on_top(w, eff, x, dst)  # (no immediate refill: not written out with one)
     w.line("else:")
     w.line(f"    {w.ns.bind(eff, 'EFF')}._transfer(st, env, {src}, {dst}, {x})")
     w.depth -= 1
@@ -538,6 +531,16 @@ def _move_keyed(w: _Writer, eff) -> None:
         w.line(f"    {sref}.settle(env, {src}, {skey})")
     if dst_keyed:
         w.line(f"    {dref}.settle(env, {dst}, {dkey})")
+
+
+def _on_top(w: _Writer, eff, x: str, dst: str) -> None:
+    """Inside an ``if``: component ``x`` put on top of ``dst``, the zone index told, and in a
+    ruleset with ``refill_when: immediately`` the emptied zones refilled (``Move._transfer``'s
+    end for one component)."""
+    w.line(f"    {dst}.append({x})")
+    w.line(f"    st.where[{x}] = {dst}")
+    if eff.refill_now:
+        _refill(w, eff, "    ")
 
 
 def _refill(w: _Writer, eff, indent: str) -> None:
@@ -562,10 +565,7 @@ def _move_from_anywhere(w: _Writer, eff) -> None:
     w.expr(eff.what, x)
     w.line(f"if {x}.__class__ is H_Component:")
     w.line(f"    st.remove_anywhere({x}, MARKS[m].mark)")
-    w.line(f"    {dst}.append({x})")
-    w.line(f"    st.where[{x}] = {dst}")
-    if eff.refill_now:
-        _refill(w, eff, "    ")
+    _on_top(w, eff, x, dst)
     w.line("else:")
     w.line(f"    {eff_name}._transfer(st, env, None, {dst}, {x})")
 

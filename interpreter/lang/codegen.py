@@ -404,13 +404,17 @@ def _test(gen: _Gen, cond, bound: dict, then: str) -> list[str]:
         return [f"if {gen.ns.const(cond.constant)}: {then}"]
     tree, scope = cond.source
     links = _chain(tree, "and") if getattr(tree, "data", "").rstrip("_") == "and" else [tree]
+    calls: list[set[int]] = [set() for _ in links]
+    if INLINE:
+        functions = set(scope.functions or ())
+        for link, found in zip(links, calls):
+            _certain_calls(link, functions, found)
+    if not any(calls):  # nothing to write out (most conditions): the condition as one test
+        return [f"if {gen.g(tree, scope, bound).src}: {then}"]
     out: list[tuple[str, int]] = []
-    for link in links:
-        calls: set[int] = set()
-        if INLINE:
-            _certain_calls(link, calls)
+    for link, found in zip(links, calls):
         before = gen.inlined
-        gen.inline_calls = calls
+        gen.inline_calls = found
         try:
             src = gen.g(link, scope, bound).src
         finally:
@@ -419,8 +423,8 @@ def _test(gen: _Gen, cond, bound: dict, then: str) -> list[str]:
         if n and src.count(INLINE_MARK) != 2 * n:
             src, n = gen.g(link, scope, bound).src, 0
         out.append((src.replace(INLINE_MARK, ""), n))
-    if not any(n for _, n in out):  # nothing written out: the condition as one test
-        return [f"if {gen.g(tree, scope, bound).src}: {then}"]
+    if not any(n for _, n in out):  # none could be written out: the links as one test
+        return [f"if {' and '.join(src for src, _ in out)}: {then}"]
     lines, indent = [], ""
     for k, (src, n) in enumerate(out):
         if n:
@@ -430,32 +434,32 @@ def _test(gen: _Gen, cond, bound: dict, then: str) -> list[str]:
     return lines
 
 
-def _certain_calls(node, out: set[int]) -> None:
-    """Add to ``out`` the ``id`` of every call node that evaluating ``node`` certainly
-    evaluates (not only on one side of ``and``/``or``, in a branch of a conditional, past the
-    first comparison of a chain, or in a comprehension)."""
+def _certain_calls(node, functions: set[str], out: set[int]) -> None:
+    """Add to ``out`` the ``id`` of every call of one of the ruleset's ``functions`` that
+    evaluating ``node`` certainly evaluates (not only on one side of ``and``/``or``, in a branch
+    of a conditional, past the first comparison of a chain, or in a comprehension)."""
     data = getattr(node, "data", None)
     if data is None:
         return
     kind = data.rstrip("_")
     if kind in ("and", "or"):
-        _certain_calls(node.children[0], out)
+        _certain_calls(node.children[0], functions, out)
         return
     if kind == "ternary":
-        _certain_calls(node.children[1], out)
+        _certain_calls(node.children[1], functions, out)
         return
     if kind == "compare":
-        _certain_calls(node.children[0], out)
+        _certain_calls(node.children[0], functions, out)
         if len(node.children) > 2:
-            _certain_calls(node.children[2], out)
+            _certain_calls(node.children[2], functions, out)
         return
     if kind in ("call_gen", "listcomp"):
         return
-    if kind == "call":
+    if kind == "call" and str(node.children[0]) in functions:
         out.add(id(node))
     for ch in node.children:
         if ch is not None:
-            _certain_calls(ch, out)
+            _certain_calls(ch, functions, out)
 
 
 def _tree_frag(gen: _Gen, compiled, bound: dict) -> str:

@@ -482,8 +482,8 @@ class ExpressionForms:
 
     def _inline(self, builtin, args: list[Frag], kwargs: dict) -> Frag | None:
         """A call of a ruleset function written out in place: its body generated with the
-        parameters bound to the arguments (constants fold: ``cost(p, n, 'bike')`` reads the
-        bike's time and multiplies by nothing), or None where it cannot be.  Only arguments
+        parameters bound to the arguments (constants fold: ``cost(p, n, 'slow')`` does
+        not test ``mode == 'fast'`` when it runs), or None where it cannot be.  Only arguments
         that are constants or Python locals are taken (their reading cannot fail, so reading
         them where the body does is as good as before the call); nothing inside the body is
         written out in turn.  The call's work (``CALL_COST``) is not charged here: the caller

@@ -335,7 +335,7 @@ def _cell_names(ctx: Ctx, kind: str, names: Any, path: tuple) -> tuple[str, ...]
 def _item_acts(ctx: Ctx, entries: Any, path: tuple) -> tuple:
     """A table item's ``acts``: option names, or ``{option: NAME, arg: VALUE}`` — the option's
     actions are attached to the item only when one of their top-level arguments is VALUE (the
-    Knight deck carries ``swap(c, Knight)``, the Mount deck ``swap(c, Mount)``).  Returns a tuple
+    red deck carries ``trade(c, red)``, the blue deck ``trade(c, blue)``).  Returns a tuple
     of names and ``{"option", "arg"}`` dicts (``arg`` as text, as the action's canonical text
     writes it).
 

@@ -24,7 +24,7 @@ terminal's :mod:`interpreter.views.termview` shares, so both show the same thing
   narrows the actions to those naming everything clicked (``static/table.js``);
 - what the things alone cannot single out — a question naming nothing on the table (yes/no,
   "draw two cards"), the way of a move to a node when the display attaches none of the ways to
-  a thing (by bike, bus or thumb), the pile a swap draws
+  a thing (on foot or by boat), the pile a trade draws
   from — gets a *table-side control*: a dashed chip on the table with the words of its label
   that are not the things' (``Move to …``, ``Pass``; :func:`table_controls`), clicked
   like a thing.  This is the decided answer for actions with no table thing: a control drawn
@@ -119,8 +119,8 @@ def _first_int(text: str) -> int | None:
 
 
 def _args(text: str) -> list[str]:
-    """The top-level arguments of an action's canonical text, stripped (``swap(card-3, Knight)``
-    ``["card-3", "Knight"]``, ``a(f(1, 2), 3)`` ``["f(1, 2)", "3"]``, ``b`` ``[]``)."""
+    """The top-level arguments of an action's canonical text, stripped (``trade(card-3, red)``
+    ``["card-3", "red"]``, ``a(f(1, 2), 3)`` ``["f(1, 2)", "3"]``, ``b`` ``[]``)."""
     if "(" not in text:
         return []
     depth, parts, arg = 0, [], ""
@@ -235,7 +235,7 @@ def table_controls(rs: Ruleset, obs: dict, acts: dict[str, list[int]]) -> list[t
 
     An action is taken by clicking the things it names (:func:`table_acts`); when they name no
     other action, nothing more is needed.  Otherwise — a yes/no question naming nothing, a move
-    naming the same node by bike, bus or thumb, a swap naming a card and the pile to draw from —
+    naming the same node on foot or by boat, a trade naming a card and the pile to draw from —
     the action's label with the things' words replaced by ``…`` is a control
     (``Move to … by bus``, ``Discard … for a card from the draw pile``, ``Draw two
     cards``); actions of the same option whose controls differ only in what follows their shared

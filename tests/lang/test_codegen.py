@@ -111,6 +111,7 @@ def _ruleset(payload: str, name: str = "z") -> str:
         "players": {"min": 2, "max": 2},
         "params": {name + "_n" if name.isidentifier() else name: 1, "k": payload},
         "vars": {"v": 0, "t": ""},
+        "functions": {"same": {"params": ["a", "b"], "value": "a == b"}},
         "zones": {name: {"visibility": "public"}, "d": {"visibility": "public"}},
         "components": {"card": {"items": [{"n": 1, name: payload}], "start": "d", "label": _braces(payload) + "{n}"}},
         "flow": [
@@ -121,7 +122,8 @@ def _ruleset(payload: str, name: str = "z") -> str:
                 "prompt": _braces(payload),
                 "options": [
                     {"action": name, "if": f"t == {lit} + k + k + '1'", "label": _braces(payload)},
-                    {"action": "b", "for": "i", "in": f"[k, {lit}]", "label": "{i}"},
+                    # written out in the listing (the payload a constant argument folded into the body)
+                    {"action": "b", "for": "i", "in": f"[k, {lit}]", "label": "{i}", "if": f"same({lit}, {lit}) and same(i, i)"},
                 ],
             }},
             {"end_game": _braces(payload)},
@@ -141,6 +143,7 @@ def test_no_ruleset_text_becomes_code(tmp_path, monkeypatch, index):
     path = tmp_path / "ruleset.yaml"
     path.write_text(_ruleset(payload), encoding="utf-8")
     rs = load_ruleset(path)
+    assert any("def legal(" in src and "env.left -= 10" in src for _, src in rs.sources)  # calls written out
     st = rs.new_game(2, seed=0, log=True)
     assert st.vars["t"] == payload + payload + payload + "1"
     d = st.decision()
@@ -841,6 +844,32 @@ flow:
 """
 
 
+def _zones_both_ways(tmp_path, text: str, seed: int = 0, written: str | None = None) -> tuple:
+    """A new game of ``text`` with generated code, then with the reference evaluator only: for
+    each, ``("state", the zones as JSON)`` (the zone index checked against the zones) or
+    ``("error", message)``.  ``written``: a text the generated source holds only with code
+    generation on (the form under test is written out)."""
+
+    def play():
+        rs = _load(tmp_path, text)
+        if written is not None:
+            assert any(written in src for _, src in rs.sources) is codegen.ENABLED
+        try:
+            st_ = rs.new_game(2, seed=seed)
+        except TapsterError as exc:
+            return ("error", str(exc))
+        for c in rs.components:  # the index agrees with the zones
+            assert c in st_.locate(c)
+        return ("state", json.dumps(st_.to_json()["zones"], sort_keys=True))
+
+    fast = play()
+    codegen.ENABLED = False
+    try:
+        return fast, play()
+    finally:
+        codegen.ENABLED = True
+
+
 @pytest.mark.parametrize(("effect", "message"), [
     (None, None),
     ("move: {what: 'list(deck)', to: 'hand[1]'}", None),
@@ -854,23 +883,7 @@ def test_generated_moves_without_from_move_what_the_verb_moves(tmp_path, effect,
     from the deck, from a hand, onto the top of its own zone; lists and none go through the
     verb, and a value that is not a component or a zone that does not exist fail alike."""
     text = MOVES_RULESET if effect is None else MOVES_RULESET.replace("  - choose:", f"  - {effect}\n  - choose:")
-
-    def play():
-        rs = _load(tmp_path, text)
-        try:
-            st_ = rs.new_game(2)
-        except TapsterError as exc:
-            return ("error", str(exc))
-        for c in rs.components:  # the index agrees with the zones
-            assert c in st_.locate(c)
-        return ("state", json.dumps(st_.to_json()["zones"], sort_keys=True))
-
-    fast = play()
-    codegen.ENABLED = False
-    try:
-        reference = play()
-    finally:
-        codegen.ENABLED = True
+    fast, reference = _zones_both_ways(tmp_path, text)
     if fast[0] == "error":
         # the same place and words; the name of a Python error is spelled two ways ('TypeError' by a
         # generated run, 'Type error' by the runner), as it was before moves were written out
@@ -914,24 +927,7 @@ def test_generated_one_card_draws_draw_what_the_verb_draws(tmp_path, draws, shor
     same zones, in the same order, as the verb's own run; a draw from an empty zone goes
     through the verb (its refill, a short draw, or its error, alike)."""
     text = DRAWS_RULESET.replace("DRAWS", str(draws)).replace("SHORT", short)
-
-    def play():
-        rs = _load(tmp_path, text)
-        assert any(".pop()" in src for _, src in rs.sources) is codegen.ENABLED
-        try:
-            st_ = rs.new_game(2, seed=3)
-        except TapsterError as exc:
-            return ("error", str(exc))
-        for c in rs.components:
-            assert c in st_.locate(c)
-        return ("state", json.dumps(st_.to_json()["zones"], sort_keys=True))
-
-    fast = play()
-    codegen.ENABLED = False
-    try:
-        reference = play()
-    finally:
-        codegen.ENABLED = True
+    fast, reference = _zones_both_ways(tmp_path, text, seed=3, written=".pop()")
     assert fast == reference
     if message is None:
         assert fast[0] == "state"
