@@ -98,26 +98,6 @@ def _ids(z: Any) -> list[str]:
     return []
 
 
-def _first_int(text: str) -> int | None:
-    """The first top-level argument of an action's canonical text that is a whole number
-    (``a(1)`` 1, ``b(90)`` 90, ``c(card-3, 270)`` 270), else None."""
-    args = text[text.index("(") + 1:].rstrip(")") if "(" in text else ""
-    depth, parts, arg = 0, [], ""
-    for ch in args:
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(arg)
-            arg = ""
-            continue
-        arg += ch
-    parts.append(arg)
-    whole = [int(a.strip()) for a in parts if re.fullmatch(r"-?\d+", a.strip())]
-    return whole[0] if whole else None
-
-
 def _args(text: str) -> list[str]:
     """The top-level arguments of an action's canonical text, stripped (``trade(card-3, red)``
     ``["card-3", "red"]``, ``a(f(1, 2), 3)`` ``["f(1, 2)", "3"]``, ``b`` ``[]``)."""
@@ -136,6 +116,13 @@ def _args(text: str) -> list[str]:
         arg += ch
     parts.append(arg.strip())
     return parts
+
+
+def _first_int(text: str) -> int | None:
+    """The first top-level argument of an action's canonical text that is a whole number
+    (``a(1)`` 1, ``b(90)`` 90, ``c(card-3, 270)`` 270), else None."""
+    whole = [int(a) for a in _args(text) if re.fullmatch(r"-?\d+", a)]
+    return whole[0] if whole else None
 
 
 def table_acts(rs: Ruleset, obs: dict) -> dict[str, list[int]]:
