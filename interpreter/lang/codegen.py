@@ -77,6 +77,7 @@ written out with computed items is bounded by the expression's length and is not
 
 from __future__ import annotations
 
+import re
 import warnings
 from typing import Any
 
@@ -116,6 +117,10 @@ SINK: list | None = None
 #: False: a listing's conditions call every ruleset function (the form its written-out calls
 #: must agree with, value and work charged; a test compares them).
 INLINE = True
+
+#: False: a listing tests every link of an option's condition at every item (the form the links
+#: tested once before the loop must agree with, see ``_invariant_prefix``; a test compares them).
+HOIST = True
 
 #: Where the generator gave up and the closure evaluator runs instead: (place, why); a test
 #: checks that no shipped ruleset has any.
@@ -353,33 +358,49 @@ def generate_legal(choose, functions: FunctionTable | None):
                 return None
             if o.items.constant is not None and isinstance(o.items.constant, (list, tuple)) and len(o.names) == 1:
                 v = bound[o.names[0]]
-                pairs = ns.bind(tuple((x, Action(o.name, (x,))) for x in o.items.constant), "PAIRS")
-                lines.append(f"for {v}, act in {pairs}:")
+                pairs = tuple((x, Action(o.name, (x,))) for x in o.items.constant)
+                loop = f"for {v}, act in {ns.bind(pairs, 'PAIRS')}:"
                 if o.cond is None:
-                    lines.append("    append(act)")
+                    lines += [loop, "    append(act)"]
+                    continue
+                links = _links(gen, o.cond, bound)
+                ahead = _invariant_prefix(links, bound) if pairs else 0
+                if ahead:  # tested once, before the loop (see _invariant_prefix)
+                    lines.append(f"if {' and '.join(src for src, _ in links[:ahead])}:")
+                    indent = "    "
                 else:
-                    lines += ["    " + line for line in _test(gen, o.cond, bound, "append(act)")]
+                    indent = ""
+                lines.append(indent + loop)
+                lines += [indent + "    " + line for line in _if_lines(links[ahead:], "append(act)")]
                 continue
             items = _tree_frag(gen, o.items, {})
             name = repr(o.name)
-            # H_it written out: the items charged to the work budget before the loop
-            lines += [f"I = {items}", "try:", "    env.left -= H_len(I)", "except TypeError:", "    pass",
-                      "else:", "    if env.left < 0: H_over(env)"]
+            links = _links(gen, o.cond, bound) if o.cond is not None else []
+            ahead = _invariant_prefix(links, bound)
+            # H_it written out: the items charged to the work budget before the loop.  With
+            # links tested before the loop, what is not a collection is iterated at once, so
+            # that it fails as the loop would have, whatever the links say.
+            lines += [f"I = {items}", "try:", "    env.left -= H_len(I)", "except TypeError:",
+                      "    H_iter(I)" if ahead else "    pass", "else:", "    if env.left < 0: H_over(env)"]
+            indent = ""
+            if ahead:  # tested once, before the loop (see _invariant_prefix)
+                lines.append(f"if I and {' and '.join(src for src, _ in links[:ahead])}:")
+                indent = "    "
             if len(o.names) == 1:
                 v = bound[o.names[0]]
-                lines.append(f"for {v} in I:")
+                lines.append(f"{indent}for {v} in I:")
                 kept = ns.bind({}, "KEPT")  # this option's actions by value, built once (H_act)
                 add = (f"append(({kept}.get({v}) or H_act({kept}, {name}, {v})) if {v}.__class__ in H_KEPT"
                        f" else H_tnew(H_Action, ({name}, ({v},))))")
             else:
                 vs = list(bound.values())
-                lines.append("for v in I:")
-                lines.append(f"    {', '.join(vs)}, = v")
+                lines.append(f"{indent}for v in I:")
+                lines.append(f"{indent}    {', '.join(vs)}, = v")
                 add = f"append(H_tnew(H_Action, ({name}, ({', '.join(vs)},))))"
             if o.cond is None:
-                lines.append(f"    {add}")
+                lines.append(f"{indent}    {add}")
             else:
-                lines += ["    " + line for line in _test(gen, o.cond, bound, add)]
+                lines += [indent + "    " + line for line in _if_lines(links[ahead:], add)]
         lines.append("return H_tuple(A)")
         body = "\n".join("    " + line for line in [*gen.prologue(), *lines])
         src = f"# {comment(choose.mark)}\ndef legal(env):\n{body}\n"
@@ -390,18 +411,23 @@ def generate_legal(choose, functions: FunctionTable | None):
 
 
 def _test(gen: _Gen, cond, bound: dict, then: str) -> list[str]:
-    """The lines of ``if <cond>: <then>`` in a listing, with the calls of ruleset functions
-    that the condition certainly makes written out in place (``ExpressionForms._inline``).
+    """The lines of ``if <cond>: <then>`` in a listing (see :func:`_links`)."""
+    return _if_lines(_links(gen, cond, bound), then)
 
-    The condition's ``and`` chain becomes nested ``if``s, the same tests in the same order, and
-    before each link the work of the calls it certainly makes (``CALL_COST`` each: a call the
+
+def _links(gen: _Gen, cond, bound: dict) -> list[tuple[str, int]]:
+    """The tests of ``cond`` in a listing, ``(source, calls written out)`` for each link of its
+    ``and`` chain, with the calls of ruleset functions that a link certainly makes written out
+    in place (``ExpressionForms._inline``), or one link when there is nothing to write out.
+
+    A link's calls are charged before it, ``CALL_COST`` each (:func:`_if_lines`): a call the
     link makes only on one side of an ``and``, an ``or``, a conditional or a comparison chain,
-    or in a loop, is left a call, which charges itself).  So the work charged is what the
+    or in a loop, is left a call, which charges itself.  So the work charged is what the
     calls charged, at the link that makes them.  A link whose written-out bodies do not each
     appear exactly once in its source (an operator that writes an operand twice) is generated
     again without them."""
     if cond.source is None:  # a YAML scalar: a constant
-        return [f"if {gen.ns.const(cond.constant)}: {then}"]
+        return [(gen.ns.const(cond.constant), 0)]
     tree, scope = cond.source
     links = _chain(tree, "and") if getattr(tree, "data", "").rstrip("_") == "and" else [tree]
     calls: list[set[int]] = [set() for _ in links]
@@ -409,8 +435,8 @@ def _test(gen: _Gen, cond, bound: dict, then: str) -> list[str]:
         functions = set(scope.functions or ())
         for link, found in zip(links, calls):
             _certain_calls(link, functions, found)
-    if not any(calls):  # nothing to write out (most conditions): the condition as one test
-        return [f"if {gen.g(tree, scope, bound).src}: {then}"]
+    if not any(calls):  # nothing to write out (most conditions): the links, each generated once
+        return [(gen.g(link, scope, bound).src, 0) for link in links]
     out: list[tuple[str, int]] = []
     for link, found in zip(links, calls):
         before = gen.inlined
@@ -423,15 +449,48 @@ def _test(gen: _Gen, cond, bound: dict, then: str) -> list[str]:
         if n and src.count(INLINE_MARK) != 2 * n:
             src, n = gen.g(link, scope, bound).src, 0
         out.append((src.replace(INLINE_MARK, ""), n))
-    if not any(n for _, n in out):  # none could be written out: the links as one test
-        return [f"if {' and '.join(src for src, _ in out)}: {then}"]
+    return out
+
+
+def _if_lines(links: list[tuple[str, int]], then: str) -> list[str]:
+    """``if <links>: <then>``: one test when no link has calls written out, else nested
+    ``if``s, each link's written-out calls charged before it."""
+    if not links:
+        return [then]
+    if not any(n for _, n in links):
+        return [f"if {' and '.join(src for src, _ in links)}: {then}"]
     lines, indent = [], ""
-    for k, (src, n) in enumerate(out):
+    for k, (src, n) in enumerate(links):
         if n:
             lines += [f"{indent}env.left -= {n * CALL_COST}", f"{indent}if env.left < 0: H_over(env)"]
-        lines.append(f"{indent}if {src}: {then}" if k == len(out) - 1 else f"{indent}if {src}:")
+        lines.append(f"{indent}if {src}: {then}" if k == len(links) - 1 else f"{indent}if {src}:")
         indent += "    "
     return lines
+
+
+#: A listing's generated source that charges a budget or reads what a loop binds: ``env`` (the
+#: budgets, and the helpers that charge them), a ruleset function's call (``FN.``), ``loc``.
+_CHARGES = re.compile(r"\benv\b|\bFN\.|\bloc\b")
+
+
+def _invariant_prefix(links: list[tuple[str, int]], bound: dict) -> int:
+    """How many leading links of an option's condition to test once, before its ``for`` loop:
+    those that read none of the names the loop binds (``bound``) and charge nothing (no call
+    written out, no ``env``: no budget, no call, no helper that charges memory).
+
+    A listing changes nothing, so such a link has the same value at every item; it was the
+    first thing each item evaluated, so an error it raises comes first either way, and when
+    the items are empty it is not evaluated (the test is ``I and ...``).  Leaving it in the
+    loop only repeats it (Belgian Beers Race's ``not camping[p]`` for every road)."""
+    if not HOIST or not bound:
+        return 0
+    names = re.compile(r"\b(?:" + "|".join(re.escape(py) for py in bound.values()) + r")\b")
+    k = 0
+    for src, n in links:
+        if n or _CHARGES.search(src) or names.search(src):
+            break
+        k += 1
+    return k
 
 
 def _certain_calls(node, functions: set[str], out: set[int]) -> None:

@@ -255,6 +255,7 @@ HELPERS: dict[str, Any] = {
     "H_tnew": tuple.__new__,
     "H_tuple": tuple,
     "H_len": len,
+    "H_iter": iter,
     "H_zip": zip,
     "H_int": int,
     "H_BIG": _BIG,

@@ -1,0 +1,200 @@
+"""Links of a listing's condition tested once, before the option's ``for`` loop
+(interpreter/lang/codegen.py, ``_invariant_prefix``): the leading links of the ``and`` chain
+that read none of the names the loop binds and charge nothing.
+
+What it must keep, against the same listing testing every link at every item
+(``codegen.HOIST`` False): the legal actions, the work charged, the errors (a link that fails
+fails first either way; with no items it is not evaluated; what is not a list fails as the loop
+fails), and the budget's edge; and what it must leave in the loop: a link after one that reads
+the loop's names, and a link that charges (a call, written out or not)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from interpreter import load_ruleset
+from interpreter.errors import TapsterError
+from interpreter.lang import codegen
+from interpreter.lang.expression import Env
+
+RULES = """\
+name: Hoist
+players: {min: 2, max: 2}
+vars: {t: [0, 3], xs: [1, 2, 3, 4], open: [true, false], items: [[0, 1, 2], []]}
+functions:
+  cost: {params: [p, k], value: "xs[k] + t[p]"}
+flow:
+  - repeat:
+      times: 4
+      do:
+        - for_each:
+            in: "[0, 1]"
+            as: p
+            do:
+              - choose:
+                  player: p
+                  options:
+                    - {action: a, for: k, in: "range(4)", if: "open[p] and t[p] < 6 and xs[k] > 1"}
+                    - {action: b, for: k, in: "range(4)", if: "xs[k] > 1 and open[p]"}
+                    - {action: c, for: k, in: "items[p]", if: "not open[p] and k >= 0"}
+                    - {action: d, for: k, in: "range(4)", if: "t[p] >= 0 and cost(p, k) > 3"}
+                    - {action: e, for: k, in: "range(4)", if: "cost(p, 0) > 2 and k < 2"}
+                    - {action: f, for: k, in: "[0, 1, 2]", if: "open[p] and k != 1"}
+                    - {action: g, for: [k, j], in: "[[0, 1], [1, 1]]", if: "t[p] > 0 and k < j"}
+                    - {action: h, for: k, in: "range(3)", if: "len([x for x in xs if x > t[p]]) > 1 and k > 0"}
+                    - {action: pass}
+              - set: {"t[p]": "t[p] + 1", "open[p]": "not open[p]", "items[p]": "items[1 - p] + [t[p]]"}
+"""
+
+
+def _load(tmp_path, text: str, hoist: bool):
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(text)
+    codegen.HOIST = hoist
+    try:
+        return load_ruleset(path)
+    finally:
+        codegen.HOIST = True
+
+
+def _listings(rs, players: int = 2, seed: int = 0, pick=lambda actions, i: actions[0]) -> list:
+    """At every decision of a game: the legal actions and the work one listing charges."""
+    st = rs.new_game(players, seed=seed)
+    out = []
+    i = 0
+    while not st.is_terminal() and i < 400:
+        choose, loc, actions, _ = st.pending
+        env = Env(st, dict(loc))
+        env.refill()
+        listed = choose.generated(env)
+        out.append(([str(a) for a in listed], env.budget - env.left, env.memory - env.mem))
+        st.apply(pick(actions, i))
+        i += 1
+    return out
+
+
+def _hoisted(rs) -> bool:
+    """Whether some listing tests a link before an option's loop."""
+    src = "\n".join(src for _, src in rs.sources if "def legal(" in src)
+    return "if I and" in src or re.search(r"\n    if [^\n]*:\n        for l_", src) is not None
+
+
+def _options(rs) -> dict[str, str]:
+    src = "\n".join(src for _, src in rs.sources if "def legal(" in src)
+    return {block.split("\n", 1)[0].strip(): block for block in src.split("# option ")[1:]}
+
+
+def test_links_tested_before_the_loop_list_the_same_actions_and_charge_the_same_work(tmp_path):
+    hoisted, every = _load(tmp_path, RULES, True), _load(tmp_path, RULES, False)
+    fast, slow = _listings(hoisted), _listings(every)
+    assert len(fast) == 8
+    assert fast == slow
+    assert {a[0] for listed, _, _ in fast for a in listed} >= set("abcdefgh")
+
+
+def test_only_a_leading_invariant_link_that_charges_nothing_moves_before_the_loop(tmp_path):
+    options = _options(_load(tmp_path, RULES, True))
+    before = {name: src.split("for ", 1)[0] for name, src in options.items()}
+    # both invariant links lead: both before the loop, the item's link in it
+    assert "V['open']" in before["a"] and "V['t']" in before["a"] and "V['xs']" not in before["a"]
+    # an invariant link after one that reads the loop's name stays in the loop (order of errors)
+    assert "if I and" not in options["b"]
+    assert "not V['open']" in before["c"]
+    # a link that charges (a call written out, a call made, a comprehension) stays in the loop
+    assert "V['t']" in before["d"] and "env.left -= 10" not in before["d"]
+    assert "if I and" not in options["e"]
+    assert "if I and" not in options["h"]
+    # constant items: the link before the loop over the kept pairs
+    assert before["f"].split("\n", 1)[1].strip().startswith("if V['open']")
+    # two names bound
+    assert "V['t']" in before["g"]
+    assert all("if I and" not in src for src in _options(_load(tmp_path, RULES, False)).values())
+
+
+def test_the_shipped_map_game_lists_the_same_actions_and_work(tmp_path):
+    """Belgian Beers Race's moves (``not camping[p]`` and ``breath[p] < 5`` before the loop
+    over the roads): the same listings at every decision of random games."""
+    from interpreter.engine.rng import Rng
+
+    results = []
+    for hoist in (True, False):
+        codegen.HOIST = hoist
+        try:
+            rs = load_ruleset("belgian_beers_race")
+        finally:
+            codegen.HOIST = True
+        assert ("if I and (not V['camping']" in "\n".join(src for _, src in rs.sources)) is hoist
+        pick = Rng(7).choice
+        results.append([_listings(rs, 3, seed, lambda actions, i: pick(actions)) for seed in range(3)])
+    assert results[0] == results[1]
+    assert sum(len(game) for game in results[0]) > 200
+
+
+ERRORS = """\
+name: Bad
+players: {min: 2, max: 2}
+vars: {xs: [1, 2], n: 0}
+flow:
+  - choose:
+      options:
+        - {action: z, for: k, in: "ITEMS", if: "COND"}
+        - {action: pass}
+"""
+
+
+@pytest.mark.parametrize(
+    "items, cond, fails",
+    [
+        ("[]", "xs[5] > 0 and k > 0", False),  # no items: the failing link is never evaluated
+        ("[1, 2]", "xs[5] > 0 and k > 0", True),  # the failing link fails first either way
+        ("n", "n > 0 and k > 0", True),  # not a list: fails as the loop fails, the link false
+        ("n", "n == 0 and k > 0", True),
+        ("'ab'", "n == 0 and k != 'a'", False),  # a text's letters
+        ("[1, 2]", "n == 0 and xs[k] > 1", True),  # xs[2]: the item's link fails
+    ],
+)
+def test_errors_are_those_of_the_loop_testing_every_link(tmp_path, items, cond, fails):
+    text = ERRORS.replace("ITEMS", items).replace("COND", cond)
+    results = []
+    for hoist in (True, False):
+        rs = _load(tmp_path, text, hoist)
+        assert _hoisted(rs) is hoist
+        try:
+            st = rs.new_game(2)
+            results.append([str(a) for a in st.legal_actions()])
+        except TapsterError as exc:
+            results.append(str(exc))
+    assert results[0] == results[1]
+    assert isinstance(results[0], str) is fails, results[0]
+
+
+def test_the_work_budget_stops_a_listing_at_the_same_place(tmp_path):
+    """A budget of exactly the work a listing charges passes with its links tested before the
+    loop or in it, and one less fails in both, with the same error."""
+    text = (
+        "name: Budget\nplayers: {min: 2, max: 2}\nlimits: {work: LIMIT}\nvars: {xs: [1, 2, 3, 4], on: true}\n"
+        "functions:\n  cost: {params: [k], value: \"xs[k % 4]\"}\n"
+        "flow:\n  - choose:\n      options:\n"
+        "        - {action: z, for: k, in: \"[x for x in range(150)]\", if: \"on and cost(k) > 0\"}\n"
+    )
+    st = _load(tmp_path, text.replace("LIMIT", "100000"), False).new_game(2)
+    choose, loc, _, _ = st.pending
+    env = Env(st, dict(loc))
+    env.refill()
+    choose.generated(env)
+    need = env.budget - env.left
+    assert need > 150 * codegen.CALL_COST  # the items' list is charged too
+    for limit, fails in ((need, False), (need - 1, True)):
+        results = []
+        for hoist in (True, False):
+            rs = _load(tmp_path, text.replace("LIMIT", str(limit)), hoist)
+            assert _hoisted(rs) is hoist
+            try:
+                rs.new_game(2)
+                results.append("ok")
+            except TapsterError as exc:
+                results.append(str(exc))
+        assert results[0] == results[1], (limit, results)
+        assert (results[0] != "ok") is fails, (limit, results)
