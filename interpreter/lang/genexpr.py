@@ -297,7 +297,7 @@ class ExpressionForms:
         if t is None:
             return Frag(f"H_add(env, {a.src}, {b.src})")
         # H_add's check inline: a whole number within the limit passes, anything else is checked
-        return Frag(f"({t} if ({t} := ({a.src} + {b.src})).__class__ is H_int and -H_BIG <= {t} <= H_BIG else H_grow({t}, env))")
+        return Frag(f"({t} if ({t} := ({a.src} + {b.src})).__class__ is H_int and H_NBIG <= {t} <= H_BIG else H_grow({t}, env))")
 
     def g_sub(self, node, scope, bound):
         return self._binary(node, scope, bound, "-", None, False, operator.sub)
@@ -318,8 +318,8 @@ class ExpressionForms:
             t = a.src if _SIMPLE.match(a.src) else self.temp()
             if t is not None:
                 first = t if t == a.src else f"({t} := {a.src})"
-                lim = self.ns.bind(1 << (MAX_INT_BITS - b.bits), "LIM")
-                return Frag(f"({t} * {b.src} if {first}.__class__ is H_int and -{lim} < {t} < {lim}"
+                lim, nlim = self._limits(MAX_INT_BITS - b.bits)
+                return Frag(f"({t} * {b.src} if {first}.__class__ is H_int and {nlim} < {t} < {lim}"
                             f" else {helper}(env, {t}, {b.src}))")
         if a.bits is not None and a.bits < MAX_INT_BITS and (a.const or _LOCAL.match(a.src)):
             # the same with a's bound known (a constant or a Python local, whose reading cannot
@@ -327,10 +327,16 @@ class ExpressionForms:
             t = b.src if _SIMPLE.match(b.src) else self.temp()
             if t is not None:
                 second = t if t == b.src else f"({t} := {b.src})"
-                lim = self.ns.bind(1 << (MAX_INT_BITS - a.bits), "LIM")
-                return Frag(f"({a.src} * {t} if {second}.__class__ is H_int and -{lim} < {t} < {lim}"
+                lim, nlim = self._limits(MAX_INT_BITS - a.bits)
+                return Frag(f"({a.src} * {t} if {second}.__class__ is H_int and {nlim} < {t} < {lim}"
                             f" else {helper}(env, {a.src}, {t}))")
         return Frag(f"{helper}(env, {a.src}, {b.src})")
+
+    def _limits(self, bits: int) -> tuple[str, str]:
+        """The names of ``2**bits`` and of its negative, bound once: a test written
+        ``-LIM < t`` would build the negative of a number of thousands of bits at every
+        evaluation (Python folds no name), and did, at every product checked."""
+        return self.ns.bind(1 << bits, "LIM"), self.ns.bind(-(1 << bits), "LIM")
 
     def g_div(self, node, scope, bound):
         return self._binary(node, scope, bound, "/", None, False, operator.truediv)

@@ -259,5 +259,6 @@ HELPERS: dict[str, Any] = {
     "H_zip": zip,
     "H_int": int,
     "H_BIG": _BIG,
+    "H_NBIG": -_BIG,  # bound once: ``-H_BIG`` in a test would build it at every evaluation
     "TypeError": TypeError,
 }
