@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 from .limits import MAX_ITEMS
 
-__all__ = ["Component", "Action", "Outcome", "Decision", "render"]
+__all__ = ["Component", "Action", "Outcome", "Decision", "render", "order_key", "less", "greater"]
 
 
 class Component:
@@ -37,9 +37,66 @@ class Component:
     def __str__(self) -> str:
         return self.label
 
-    # Components are compared by identity: one object per physical piece.
-    def __lt__(self, other: Component) -> bool:
+    # Components are compared by identity (one object per physical piece), with Python's own
+    # comparison: a class that defines any ordering method makes every `==`, `!=` and `in` on
+    # its objects a slot call ten times slower, and every move and listing compares components.
+    # The language orders them through `order_key` (sorted, min, max, `<` and `>`).
+
+
+class _InOrder:
+    """A component's place in the ruleset's order, as the language orders components (by
+    ``index``): only ``<`` (and so ``>``, reflected) and ``==``, as components had them."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int):
+        self.index = index
+
+    def __lt__(self, other: Any) -> bool:
+        if type(other) is not _InOrder:
+            return NotImplemented
         return self.index < other.index
+
+    def __eq__(self, other: Any) -> bool:
+        return type(other) is _InOrder and self.index == other.index
+
+    __hash__ = None  # type: ignore[assignment] - a key for sorting only
+
+
+def order_key(value: Any) -> Any:
+    """``value`` as the language orders it: each component (also inside tuples and lists) by
+    its place in the ruleset (``index``), everything else as itself.  For ``sorted``, ``min``,
+    ``max``, ``<`` and ``>`` where Python's own comparison refuses components; two values that
+    could not be ordered before still cannot (a component and a number raise TypeError)."""
+    t = type(value)
+    if t is Component:
+        return _InOrder(value.index)
+    if t is tuple:
+        return tuple(map(order_key, value))
+    if t is list:
+        return list(map(order_key, value))
+    return value
+
+
+def less(a: Any, b: Any) -> bool:
+    """The language's ``a < b``: Python's, or by :func:`order_key` where that refuses the
+    operands (components).
+
+    Raises:
+        TypeError: the two cannot be ordered.
+    """
+    try:
+        return a < b
+    except TypeError:
+        return order_key(a) < order_key(b)
+
+
+def greater(a: Any, b: Any) -> bool:
+    """The language's ``a > b`` (see :func:`less`)."""
+    try:
+        return a > b
+    except TypeError:
+        return order_key(a) > order_key(b)
 
 
 class Action(NamedTuple):

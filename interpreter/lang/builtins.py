@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..limits import MAX_ITEMS
 from ..loader.load import MAX_INT_BITS  # the one integer limit: loading, computing and storing alike
-from ..model import render
+from ..model import order_key, render
 
 if TYPE_CHECKING:  # pragma: no cover
     from .expression import FunctionBody
@@ -91,7 +91,10 @@ def _max(*args, default=None):
         if default is None:
             raise ValueError("max() of nothing; give a default: max(x, default=0)")
         return default
-    return max(items)
+    try:
+        return max(items)
+    except TypeError:  # components: in the ruleset's order (model.order_key)
+        return max(items, key=order_key)
 
 
 def _min(*args, default=None):
@@ -101,7 +104,10 @@ def _min(*args, default=None):
         if default is None:
             raise ValueError("min() of nothing; give a default: min(x, default=0)")
         return default
-    return min(items)
+    try:
+        return min(items)
+    except TypeError:  # components: in the ruleset's order (model.order_key)
+        return min(items, key=order_key)
 
 
 def _top(zone):
@@ -140,7 +146,11 @@ def _mul(a, b):
 
 
 def _sorted(iterable, reverse=False):
-    return sorted(iterable, reverse=reverse)
+    items = list(iterable)
+    try:
+        return sorted(items, reverse=reverse)
+    except TypeError:  # components: in the ruleset's order (model.order_key)
+        return sorted(items, key=order_key, reverse=reverse)
 
 
 def _sign(x):

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ExpressionError, ExpressionSyntaxError, close_matches
 from ..loader.load import MAX_NUMBER_CHARS
-from ..model import Component, render
+from ..model import Component, greater, less, render
 from .builtins import BUILTINS, MAX_INT_BITS, Builtin, same, unescape
 from .builtins import _range as _plain_range
 from .codegen import ALLOCATING, _charge, _grow, _it, _itm, _lazy_range, _mod, _mulm, call_arguments, range_arguments, small_range
@@ -38,8 +38,8 @@ if TYPE_CHECKING:
 _MISSING = object()
 
 _COMPARE = {
-    "<": operator.lt,
-    ">": operator.gt,
+    "<": less,  # Python's, or components in the ruleset's order
+    ">": greater,
     "==": operator.eq,
     ">=": operator.ge,
     "<=": operator.le,
@@ -55,9 +55,9 @@ _COMPARE = {
 _CONST_RIGHT = {
     operator.eq: lambda a, k: lambda env: a(env) == k,
     operator.ne: lambda a, k: lambda env: a(env) != k,
-    operator.lt: lambda a, k: lambda env: a(env) < k,
+    less: lambda a, k: lambda env: less(a(env), k),
     operator.le: lambda a, k: lambda env: a(env) <= k,
-    operator.gt: lambda a, k: lambda env: a(env) > k,
+    greater: lambda a, k: lambda env: greater(a(env), k),
     operator.ge: lambda a, k: lambda env: a(env) >= k,
 }
 
@@ -219,10 +219,6 @@ class Evaluator:
                 return _CONST_RIGHT[op](a, k)
             if op is operator.eq:
                 return lambda env: a(env) == b(env)
-            if op is operator.lt:
-                return lambda env: a(env) < b(env)
-            if op is operator.gt:
-                return lambda env: a(env) > b(env)
             return lambda env: op(a(env), b(env))
         if len(ops) == 2:
             op1, op2 = ops

@@ -168,12 +168,13 @@ def _grow(r, env=None):
             env.mem -= len(r)
             if env.mem < 0:
                 _oom(env)
-    if t is int and (r > _BIG or r < -_BIG):
+    if t is int and (r > _BIG or r < _NBIG):
         raise ValueError("a whole number of more than 4096 bits; numbers in a game stay smaller")
     return r
 
 
 _BIG = 1 << MAX_INT_BITS
+_NBIG = -_BIG  # bound once (``-_BIG`` builds a 4096-bit number at every use)
 
 
 def _add(a, b):
@@ -203,7 +204,7 @@ def _slice(env, o, lo, hi):
 
 
 def _check_int(v):
-    if type(v) is int and (v > _BIG or v < -_BIG):
+    if type(v) is int and (v > _BIG or v < _NBIG):
         raise ValueError("a whole number of more than 4096 bits")
     return v
 
@@ -259,6 +260,6 @@ HELPERS: dict[str, Any] = {
     "H_zip": zip,
     "H_int": int,
     "H_BIG": _BIG,
-    "H_NBIG": -_BIG,  # bound once: ``-H_BIG`` in a test would build it at every evaluation
+    "H_NBIG": _NBIG,
     "TypeError": TypeError,
 }
