@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import csv
 import io
+import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,12 @@ from ..limits import MAX_INT_BITS, MAX_NUMBER_CHARS, MAX_YAML_EXPANDED
 from ..limits import MAX_YAML_BYTES as MAX_BYTES
 from ..limits import MAX_YAML_DEPTH as MAX_DEPTH
 from ..limits import MAX_YAML_NODES as MAX_NODES
+
+#: Texts of a ruleset (keys, names, values) of at most this many characters are interned: the
+#: game reads its variables, fields and map attributes by name at every step, and a dict finds
+#: a key that is the same object as its own by one pointer test, without comparing characters.
+MAX_INTERNED = 64
+_intern = sys.intern
 
 __all__ = ["Document", "load_yaml", "load_yaml_text", "load_table", "MAX_BYTES", "MAX_NODES", "MAX_DEPTH"]
 
@@ -262,7 +269,7 @@ class _Builder:
                     if isinstance(k, (bool, float)) or k is None:
                         # YAML 1.1 reads a plain `on:`, `yes:` or `null:` key as a boolean or
                         # null; a ruleset's keys are names, so keep the text as written.
-                        k = knode.value
+                        k = _intern(knode.value) if len(knode.value) <= MAX_INTERNED else knode.value
                     if k in out:
                         first = self.doc.marks.get(path + (k,))
                         where = f" (first at line {first.line})" if first else ""
@@ -292,6 +299,8 @@ class _Builder:
         if type(value) is int and value.bit_length() > MAX_INT_BITS:
             raise LoadError(f"a whole number of {value.bit_length()} bits; the limit is {MAX_INT_BITS} bits",
                             self.mark(node))
+        if type(value) is str and len(value) <= MAX_INTERNED:
+            return _intern(value)
         return value
 
 
@@ -308,7 +317,7 @@ def _number(text: str) -> Any:
             pass
     if t.lower() in ("true", "false"):
         return t.lower() == "true"
-    return t
+    return _intern(t) if len(t) <= MAX_INTERNED else t
 
 
 def _csv_lines(reader, path: Path):
@@ -361,7 +370,7 @@ def load_table(base: Path, relpath: str, mark: Mark) -> tuple[list[dict], list[M
                 break
         if not header:
             raise LoadError("the table is empty: expected a header row", Mark(str(path), 1, 1))
-        header = [h.strip() for h in header]
+        header = [_intern(h.strip()) for h in header]
         if len(set(header)) != len(header) or "" in header:
             raise LoadError("the header row has an empty or repeated column name", Mark(str(path), 1, 1))
         for row in lines:

@@ -193,3 +193,37 @@ def test_a_template_repeated_by_aliases_is_compiled_once(tmp_path, monkeypatch):
     assert calls.count(template) == 1
     st = rs.new_game(2)
     assert st.is_terminal()
+
+
+def _interned(text: str) -> bool:
+    import sys
+
+    return sys.intern(text) is text
+
+
+def test_short_texts_are_interned_so_that_names_are_found_by_identity(tmp_path):
+    """Keys and short texts of YAML and CSV come back interned (a dict then finds a name read at
+    every step by one pointer test); long texts do not (a ruleset's prose); values are equal
+    either way."""
+    long = "x" * 65
+    doc = load_yaml_text(f"zz_name_{id(tmp_path)}: {{on: zz_value_{id(tmp_path)}, k: {long}}}\n", "f.yaml")
+    (key, inner), = doc.data.items()
+    assert _interned(key) and all(_interned(k) for k in inner)  # `on:` kept as text, interned too
+    assert _interned(inner["on"]) and not _interned(inner["k"]) and inner["k"] == long
+    table = tmp_path / "t.csv"
+    table.write_text(f"zz_col_{id(tmp_path)},n\nzz_cell_{id(tmp_path)},3\n")
+    rows, _ = load_table(tmp_path, "t.csv", Mark("f.yaml", 1, 1))
+    assert all(_interned(k) for k in rows[0]) and _interned(rows[0][f"zz_col_{id(tmp_path)}"]) and rows[0]["n"] == 3
+
+
+def test_a_loaded_games_names_are_interned():
+    """What the generated code reads by name every step: the variables, the zones, the
+    components' fields and the map's attributes."""
+    from interpreter import load_ruleset
+
+    rs = load_ruleset("belgian_beers_race")
+    st = rs.new_game(3)
+    assert all(_interned(k) for k in st.vars) and all(_interned(k) for k in st.zones)
+    assert all(_interned(k) for c in rs.components for k in c.fields)
+    graph = next(iter(rs.maps.values())).graph
+    assert all(_interned(k) for _, _, d in graph.edges(data=True) for k in d)
