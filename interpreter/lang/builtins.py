@@ -146,7 +146,9 @@ def _mul(a, b):
 
 
 def _sorted(iterable, reverse=False):
-    items = list(iterable)
+    # a list or tuple as it is (sorted copies it; a refused sort leaves it as it was), anything
+    # else read once into a list, so that the sort can be tried again with the key
+    items = iterable if type(iterable) is list or type(iterable) is tuple else list(iterable)
     try:
         return sorted(items, reverse=reverse)
     except TypeError:  # components: in the ruleset's order (model.order_key)

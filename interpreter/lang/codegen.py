@@ -481,7 +481,7 @@ def _invariant_prefix(links: list[tuple[str, int]], bound: dict) -> int:
     A listing changes nothing, so such a link has the same value at every item; it was the
     first thing each item evaluated, so an error it raises comes first either way, and when
     the items are empty it is not evaluated (the test is ``I and ...``).  Leaving it in the
-    loop only repeats it (Belgian Beers Race's ``not camping[p]`` for every road)."""
+    loop only repeats it (``not busy[p]`` tested again for every item of ``for: n``)."""
     if not HOIST or not bound:
         return 0
     names = re.compile(r"\b(?:" + "|".join(re.escape(py) for py in bound.values()) + r")\b")

@@ -5,6 +5,7 @@ work budget stops runaway evaluations; no shipped ruleset falls back to the inte
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import yaml
@@ -123,7 +124,9 @@ def _ruleset(payload: str, name: str = "z") -> str:
                 "options": [
                     {"action": name, "if": f"t == {lit} + k + k + '1'", "label": _braces(payload)},
                     # written out in the listing (the payload a constant argument folded into the body)
-                    {"action": "b", "for": "i", "in": f"[k, {lit}]", "label": "{i}", "if": f"same({lit}, {lit}) and same(i, i)"},
+                    # and a leading link that reads no item tested once, before the loop
+                    {"action": "b", "for": "i", "in": f"[k, {lit}]", "label": "{i}",
+                     "if": f"t != {lit} and same({lit}, {lit}) and same(i, i)"},
                 ],
             }},
             {"end_game": _braces(payload)},
@@ -144,6 +147,7 @@ def test_no_ruleset_text_becomes_code(tmp_path, monkeypatch, index):
     path.write_text(_ruleset(payload), encoding="utf-8")
     rs = load_ruleset(path)
     assert any("def legal(" in src and "env.left -= 10" in src for _, src in rs.sources)  # calls written out
+    assert any(re.search(r"\n    if [^\n]*:\n        for l_i_", src) for _, src in rs.sources)  # a link before the loop
     st = rs.new_game(2, seed=0, log=True)
     assert st.vars["t"] == payload + payload + payload + "1"
     d = st.decision()

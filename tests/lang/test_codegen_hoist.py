@@ -18,6 +18,7 @@ from interpreter import load_ruleset
 from interpreter.errors import TapsterError
 from interpreter.lang import codegen
 from interpreter.lang.expression import Env
+from tests.lang.test_codegen_inline import _listing_source
 
 RULES = """\
 name: Hoist
@@ -77,13 +78,12 @@ def _listings(rs, players: int = 2, seed: int = 0, pick=lambda actions, i: actio
 
 def _hoisted(rs) -> bool:
     """Whether some listing tests a link before an option's loop."""
-    src = "\n".join(src for _, src in rs.sources if "def legal(" in src)
+    src = _listing_source(rs)
     return "if I and" in src or re.search(r"\n    if [^\n]*:\n        for l_", src) is not None
 
 
 def _options(rs) -> dict[str, str]:
-    src = "\n".join(src for _, src in rs.sources if "def legal(" in src)
-    return {block.split("\n", 1)[0].strip(): block for block in src.split("# option ")[1:]}
+    return {block.split("\n", 1)[0].strip(): block for block in _listing_source(rs).split("# option ")[1:]}
 
 
 def test_links_tested_before_the_loop_list_the_same_actions_and_charge_the_same_work(tmp_path):

@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 
 from interpreter import load_ruleset
-from interpreter.errors import TapsterError
 from interpreter.lang import codegen
 from interpreter.lang.expression import Env, compile_expression
 from interpreter.model import Component
+from tests.lang.test_codegen import _outcome
 
 RULES = """\
 name: Order
@@ -50,14 +50,6 @@ def _rules(tmp_path):
     path = tmp_path / "ruleset.yaml"
     path.write_text(RULES)
     return load_ruleset(path)
-
-
-def _outcome(fn, env):
-    env.refill()
-    try:
-        return ("value", repr(fn(env)))
-    except TapsterError as exc:
-        return ("error", type(exc).__name__, str(exc).split(": ", 1)[-1][:0])
 
 
 @pytest.mark.parametrize(("text", "value"), CASES)
