@@ -216,11 +216,14 @@ class Choose(Effect):
                 player = self.player.fn(env)
             except Exception:  # noqa: BLE001 - re-run checked for the precise error
                 player = self.player(env)
-            players = tuple(player) if isinstance(player, (list, tuple)) else (player,)
-            if not players or not all(type(x) is int and 0 <= x < st.num_players for x in players):
-                raise ExpressionError(
-                    f"`player` of a decision must be a seat from 0 to {st.num_players - 1} (or a list of seats), "
-                    f"found {render(player)!r}", self.player.mark)
+            if type(player) is int and 0 <= player < st.num_players:  # one seat: the commonest
+                players = (player,)
+            else:
+                players = tuple(player) if isinstance(player, (list, tuple)) else (player,)
+                if not players or not all(type(x) is int and 0 <= x < st.num_players for x in players):
+                    raise ExpressionError(
+                        f"`player` of a decision must be a seat from 0 to {st.num_players - 1} (or a list of seats), "
+                        f"found {render(player)!r}", self.player.mark)
         try:  # as legal(), one call less: every decision runs it
             gen = self.generated
             if gen is not None:

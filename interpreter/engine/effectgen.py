@@ -27,6 +27,7 @@ effect becomes a FlowError at that effect's mark.
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 from ..errors import ExpressionError, FlowError, TapsterError
@@ -35,6 +36,9 @@ from ..model import render
 from . import flow
 
 __all__ = ["inline_ok"]
+
+#: The values ``LValue.set`` copies before it stores them.
+_CONTAINERS = (list, dict, tuple)
 
 #: Most effects (nested bodies counted) one generated run may hold; a longer run is split.
 MAX_RUN_EFFECTS = 400
@@ -116,20 +120,28 @@ class _Writer:
         self.n += 1
         return f"{prefix}{self.n}"
 
-    def expr(self, compiled, target: str) -> None:
-        """``target = <compiled's value>``, inline, with the checked evaluation on failure."""
+    def expr(self, compiled, target: str) -> bool:
+        """``target = <compiled's value>``, inline, with the checked evaluation on failure.
+
+        Returns whether the value is known to need no copy when stored (see :func:`_assign`):
+        a YAML scalar that is not a container, or an empty list written ``[]`` (a new list at
+        every evaluation, shared with nothing)."""
         if compiled.source is None:  # a YAML scalar
             self.line(f"{target} = {self.ns.const(compiled.constant)}")
-            return
+            return type(compiled.constant) not in _CONTAINERS
         try:
             src = _tree_frag(self.gen, compiled, {})
         except GenerationFailed:  # a form the generator leaves to the evaluator (`**`)
             self.line(f"{target} = {self.ns.bind(compiled, 'X')}(env)")
-            return
+            return False
+        if src == "[]" or _scalar_literal(src):  # cannot fail: no `try`
+            self.line(f"{target} = {src}")
+            return True
         self.line("try:")
         self.line(f"    {target} = {src}")
         self.line("except Exception:")
         self.line(f"    {target} = {self.ns.bind(compiled, 'X')}(env)")
+        return False
 
     def step(self, eff) -> None:
         """Count one step for ``eff`` and remember it as the effect running now."""
@@ -137,6 +149,17 @@ class _Writer:
         self.line(f"m = {len(self.marks) - 1}")
         self.line("S -= 1")
         self.line("if S < 0: H_steps(env, MARKS[m])")
+
+
+def _scalar_literal(src: str) -> bool:
+    """Whether the generated fragment ``src`` is a Python literal of a number, text, truth value
+    or ``None`` (``ast.literal_eval`` reads it; nothing is evaluated)."""
+    if len(src) > 200:
+        return False
+    try:
+        return type(ast.literal_eval(src)) in (int, float, str, bool, type(None))
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
 
 
 def _generate_run(block, pc: int, j: int, table):
@@ -205,23 +228,26 @@ def _own_run(w: _Writer, eff) -> None:
 
 
 def _set(w: _Writer, eff) -> None:
+    # ``env.loc`` is set once: evaluating an expression never rebinds it (a function call runs
+    # in an Env of its own, a checked comprehension puts back the names it bound), and nothing
+    # between here and the stores rebinds ``loc``.
+    w.line("env.loc = loc")
     names = []
     for lv, ex in eff.pairs:
         v = w.fresh("v")
-        w.line("env.loc = loc")
-        w.expr(ex, v)
-        names.append((lv, v))
-    w.line("env.loc = loc")
-    for lv, v in names:
-        _assign(w, lv, v)
+        names.append((lv, v, w.expr(ex, v)))
+    for lv, v, owned in names:
+        _assign(w, lv, v, owned)
 
 
-def _assign(w: _Writer, lv, v: str) -> None:
+def _assign(w: _Writer, lv, v: str, owned: bool = False) -> None:
     """``lv.set(env, v)`` (see :class:`~interpreter.engine.flow.LValue`) inline: the value copied when
     it is a container (the same copy and size limits), then stored; whatever fails there calls
-    ``set`` itself, which gives its own error."""
+    ``set`` itself, which gives its own error.  ``owned``: the value is known to need no copy
+    (see :meth:`_Writer.expr`), so none is tested for."""
     name = w.ns.bind(lv, "LV")
-    w.line(f"if {v}.__class__ is H_list or {v}.__class__ is H_dict or {v}.__class__ is H_tuple: {v} = H_copy({v}, {name})")
+    if not owned:
+        w.line(f"if {v}.__class__ is H_list or {v}.__class__ is H_dict or {v}.__class__ is H_tuple: {v} = H_copy({v}, {name})")
     if lv.kind == "var":
         w.line(f"st.vars[{lv.name!r}] = {v}")
         return
@@ -337,7 +363,8 @@ def _for_each(w: _Writer, eff) -> None:
 def _repeat(w: _Writer, eff) -> None:
     n, outer, i = w.fresh("n"), w.fresh("outer"), w.fresh("i")
     w.line("env.loc = loc")
-    w.line(f"{n} = H_times({w.ns.bind(eff.times, 'X')}(env), MARKS[m])")
+    w.expr(eff.times, n)
+    w.line(f"{n} = H_times({n}, MARKS[m])")
     w.line(f"{outer} = loc")
     w.line(f"for {i} in H_range({n}):")
     w.depth += 1
@@ -359,7 +386,7 @@ def _while(w: _Writer, eff) -> None:
     w.depth += 1
     w.line(f"loc = {outer}")
     w.line("env.loc = loc")
-    w.line(f"{c} = {w.ns.bind(eff.cond, 'X')}(env)")
+    w.expr(eff.cond, c)
     w.line(f"if not {c}: break")
     if not eff.body.effects:
         w.line(f"raise FlowError('`while` with an empty body and a true condition never ends', MARKS[{mark}].mark)")

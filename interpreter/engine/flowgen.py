@@ -291,7 +291,8 @@ def _stopping(w, eff, k: int, n: int, calls: set, recursive: set) -> None:
     elif t is flow.Repeat and eff.body.effects:
         times = w.fresh("n")
         w.line("env.loc = loc")
-        w.line(f"{times} = H_times({w.ns.bind(eff.times, 'X')}(env), MARKS[m])")
+        w.expr(eff.times, times)
+        w.line(f"{times} = H_times({times}, MARKS[m])")
         w.line(f"if {times} > 0:")
         w.depth += 1
         if eff.name is not None:
@@ -303,7 +304,9 @@ def _stopping(w, eff, k: int, n: int, calls: set, recursive: set) -> None:
         w.depth -= 1
     elif t is flow.While and eff.body.effects:
         w.line("env.loc = loc")
-        w.line(f"if {w.ns.bind(eff.cond, 'X')}(env):")
+        c = w.fresh("c")
+        w.expr(eff.cond, c)
+        w.line(f"if {c}:")
         w.depth += 1
         loop = w.ns.bind((flow.WHILE, eff.cond), "W")
         _call_block(w, eff.body, "loc", loop, k, n, calls)
@@ -364,5 +367,10 @@ def _next_pass(env, loc: dict, loop: tuple) -> tuple:
             loc = dict(loc)
             loc[name] = i
         return loc, (flow.TIMES, n, i, name)
-    env.loc = loc  # WHILE: the condition, checked
-    return loc, (loop if loop[1](env) else None)
+    env.loc = loc  # WHILE: the condition; a failure again through the checked evaluation
+    cond = loop[1]
+    try:
+        go = cond.fn(env)
+    except Exception:  # noqa: BLE001 - re-run checked for the precise error
+        go = cond(env)
+    return loc, (loop if go else None)

@@ -120,7 +120,11 @@ class KeyedZoneRef(ZoneRef):
     def locate(self, env: Env, create: bool) -> tuple[list, Any]:
         """(the live stack, its key); an absent key's new empty stack is stored when ``create``."""
         z = env.state.zones[self.decl.name]
-        key = self.indexes[0](env)
+        index = self.indexes[0]
+        try:
+            key = index.fn(env)
+        except Exception:  # noqa: BLE001 - re-run checked for the precise error
+            key = index(env)
         try:
             stack = z.get(key)
         except TypeError:
@@ -163,8 +167,14 @@ def _copy_stored(value: Any, place: LValue) -> Any:
     if t is list:
         # The commonest value, a list of numbers, components or none: one C-level copy (what
         # _copy gives it, without setting up the counts).
-        if len(value) <= MAX_VALUE_ITEMS and _FLAT.isdisjoint(set(map(type, value))):
-            return value[:]
+        if len(value) <= MAX_VALUE_ITEMS:
+            types = set(map(type, value))
+            if _FLAT.isdisjoint(types):
+                return value[:]
+            if _NESTED.isdisjoint(types):  # and texts (names of things done): _copy's count, at once
+                chars = sum(map(len, value)) if types == _STR else sum([len(x) for x in value if x.__class__ is str])
+                if chars <= MAX_VALUE_TEXT:
+                    return value[:]
     elif t is str:
         if len(value) > MAX_VALUE_TEXT:
             raise _too_big(place, f"is a text of more than {MAX_VALUE_TEXT} characters")

@@ -187,9 +187,12 @@ class FunctionTable:
 
     def generate_all(self) -> None:
         """Generate every function registered so far (the compiler calls it once, at the end,
-        so that a ruleset's generated source is complete before play)."""
+        so that a ruleset's generated source is complete before play).  The table then becomes
+        a :class:`_GeneratedTable`: the same functions, each a plain attribute, and no
+        ``__getattr__`` (CPython does not specialise ``FN.f_name`` on a class that has one)."""
         for attr in list(self.__dict__.get("_builtins", {})):
             getattr(self, attr)
+        self.__class__ = _GeneratedTable
 
     def __getattr__(self, attr: str):
         builtin = self.__dict__.get("_builtins", {}).get(attr)
@@ -198,6 +201,25 @@ class FunctionTable:
         fn = _generate_function(attr, builtin, self)
         setattr(self, attr, fn)
         return fn
+
+
+class _GeneratedTable:
+    """A :class:`FunctionTable` after ``generate_all``: every function is an attribute, and a
+    function registered later (an expression compiled after the ruleset, as a scenario's) is
+    generated as it is registered, since no ``__getattr__`` generates it on first use."""
+
+    def register(self, name: str, builtin) -> str:
+        attr = FunctionTable.register(self, name, builtin)
+        if attr not in self.__dict__:
+            # Set before generating: a function that calls itself (or back through another)
+            # finds its attribute taken, so generating stops there; the generated code looks the
+            # attribute up only when it runs.
+            self.__dict__[attr] = builtin.fn
+            self.__dict__[attr] = _generate_function(attr, self._builtins[attr], self)
+        return attr
+
+    def generate_all(self) -> None:
+        """Nothing to do: every registered function is generated."""
 
 
 def _generate_function(attr: str, builtin, table: FunctionTable):
