@@ -331,6 +331,25 @@ def test_a_list_of_records_is_copied_with_the_general_paths_limits(value, error)
             flow._copy_stored(value, _Place)
 
 
+@pytest.mark.parametrize(("value", "error"), [
+    (["lc:a", "pair:b"] * 10, None),
+    (["x" * 500_000, 1, None, "y" * 500_000], None),  # texts and plain values: 1,000,000 characters
+    (["x" * 500_000, 1, "y" * 500_001], "more than 1000000 characters"),
+    (["x" * 1_000_001], "more than 1000000 characters"),
+])
+def test_a_list_of_texts_is_copied_within_the_text_limit(value, error):
+    """`set` of a list of texts (and plain values) stores a copy in one step, within the same
+    text limit (MAX_VALUE_TEXT) and with the same error as the general copy."""
+    from interpreter.engine import flow
+
+    if error is None:
+        out = flow._copy_stored(value, _Place)
+        assert out == value and out is not value
+    else:
+        with pytest.raises(TapsterError, match=error):
+            flow._copy_stored(value, _Place)
+
+
 RECURSION = """\
 name: Deep
 players: {min: 2, max: 2}
@@ -475,3 +494,69 @@ def test_add_in_generated_code_is_the_verbs(tmp_path, monkeypatch, action):
         assert outcomes[0][0][0] == "error", outcomes[0]
     else:
         assert outcomes[0][-1][0] == "state"
+
+
+LITERALS = """\
+name: Literals
+players: {min: 2, max: 2}
+vars: {a: 1, b: 1, c: 1, d: 1, e: 1, k: 0, n: 0, bad: [1]}
+flow:
+  - repeat:
+      times: "1 + 1"
+      do:
+        - set: {a: "[]", b: "[]", c: "[1, 2]", d: "none", e: 0}
+        - add: {k: 1}
+  - while:
+      cond: "n < 3"
+      do:
+        - set: {b: "b + [n]", "c[0]": "n", d: "'text'"}
+        - add: {n: 1}
+  - choose:
+      options:
+        - {action: ok}
+        - action: count
+          do: [{repeat: {times: "bad[5]", do: [{add: {k: 1}}]}}]
+        - action: cond
+          do: [{while: {cond: "bad[5] > 0", do: [{add: {k: 1}}]}}]
+  - end_game: done
+"""
+
+
+@pytest.mark.parametrize("action", ["ok", "count", "cond"])
+def test_sets_of_literals_and_loop_conditions_inline_are_the_verbs(tmp_path, monkeypatch, action):
+    """A ``set`` of literals stores them without a copy test (``[]`` is a new list each time; a
+    list written out with items is still tested and copied, so an item set changes one list), and
+    ``repeat`` counts and ``while`` conditions are evaluated inline: the same state and the same
+    errors as the interpreted verbs."""
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(LITERALS)
+    outcomes = []
+    for generated in (True, False):
+        if not generated:  # the reference: nothing generated, every verb's own run
+            monkeypatch.setattr(codegen, "ENABLED", False)
+        st = load_ruleset(path).new_game(2)
+        try:
+            st.apply(action)
+            seen = ("state", st.to_json()["vars"])
+        except TapsterError as exc:
+            seen = ("error", str(exc))
+        outcomes.append(seen)
+    assert outcomes[0] == outcomes[1]
+    if action == "ok":
+        assert outcomes[0][1]["c"] == [2, 2] and outcomes[0][1]["b"] == [0, 1, 2] and outcomes[0][1]["k"] == 2
+        assert outcomes[0][1]["d"] == "text" and outcomes[0][1]["a"] == []
+    else:
+        assert outcomes[0][0] == "error" and "bad[5]" in outcomes[0][1], outcomes[0]
+
+
+def test_a_literal_set_is_stored_without_a_copy_test(tmp_path):
+    """The generated ``set`` of ``[]``, ``none`` and a number tests nothing before it stores;
+    any other expression (here ``[1, 2]``) is still copied when it gives a container."""
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(LITERALS)
+    src = "\n".join(text for _, text in load_ruleset(path).sources)
+    start = src.index(": set")
+    first_set = src[start:src.index(": add", start)]  # the repeat's set, up to the add after it
+    assert first_set.count("H_copy(") == 1  # c: [1, 2], a constant list shared by every pass
+    assert first_set.count("try:") == 1  # c's evaluation; the literals' cannot fail
+    assert "= []\n" in first_set and "= None\n" in first_set

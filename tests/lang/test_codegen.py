@@ -937,3 +937,39 @@ def test_generated_one_card_draws_draw_what_the_verb_draws(tmp_path, draws, shor
         assert fast[0] == "state"
     else:
         assert fast[0] == "error" and message in fast[1], fast
+
+
+LATE_FUNCTIONS = """\
+name: Late
+players: {min: 2, max: 2}
+functions:
+  used: {params: [n], value: "n + 1"}
+  even: {params: [n], value: "n == 0 or odd(n - 1)"}
+  odd: {params: [n], value: "n != 0 and even(n - 1)"}
+flow:
+  - choose: {options: [{action: go, if: "used(1) == 2"}]}
+"""
+
+
+def test_functions_registered_after_generate_all_are_generated_at_once(tmp_path):
+    """After ``generate_all`` the function table has no ``__getattr__`` (CPython then
+    specialises the generated code's ``FN.f_name``); a function registered later is generated
+    as it is registered, here two that call each other, and gives the interpreted value."""
+    from interpreter.lang.expression import Env
+
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(LATE_FUNCTIONS)
+    rs = load_ruleset(path)
+    assert not hasattr(type(rs.scope.codegen), "__getattr__")
+    functions = rs.scope.functions
+    table = codegen.FunctionTable()
+    table.register("used", functions["used"])
+    table.generate_all()
+    assert not hasattr(type(table), "__getattr__") and "f_even" not in vars(table)
+    assert table.register("even", functions["even"]) == "f_even"
+    generated = vars(table)
+    assert {"f_even", "f_odd"} <= set(generated)  # odd: registered while even was generated
+    assert all(generated[f].__code__.co_filename == "<tapster generated>" for f in ("f_even", "f_odd", "f_used"))
+    env = Env(rs.new_game(2), {})
+    assert [table.f_even(env, 4), table.f_even(env, 7), table.f_odd(env, 7)] == [True, False, True]
+    assert [functions["even"].fn(env, n) for n in (4, 7)] == [True, False]
