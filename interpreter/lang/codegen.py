@@ -122,6 +122,11 @@ INLINE = True
 #: tested once before the loop must agree with, see ``_invariant_prefix``; a test compares them).
 HOIST = True
 
+#: False: a listing's loop reads every subscript of an option's condition at every item (the
+#: form the reads made once before the loop must agree with, see ``_hoisting``; a test compares
+#: them).
+READS = True
+
 #: Where the generator gave up and the closure evaluator runs instead: (place, why); a test
 #: checks that no shipped ruleset has any.
 FALLBACKS: list[tuple[str, str]] = []
@@ -385,44 +390,47 @@ def generate_legal(choose, functions: FunctionTable | None):
                 if o.cond is None:
                     lines += [loop, "    append(act)"]
                     continue
-                links = _links(gen, o.cond, bound)
-                ahead = _invariant_prefix(links, bound) if pairs else 0
-                if ahead:  # tested once, before the loop (see _invariant_prefix)
-                    lines.append(f"if {' and '.join(src for src, _ in links[:ahead])}:")
-                    indent = "    "
-                else:
-                    indent = ""
-                lines.append(indent + loop)
-                lines += [indent + "    " + line for line in _if_lines(links[ahead:], "append(act)")]
+
+                def pairs_lines(links, ahead, loop=loop, some=bool(pairs)):
+                    if not (ahead and some):
+                        return [loop, *("    " + line for line in _if_lines(links, "append(act)"))]
+                    # tested once, before the loop (see _invariant_prefix)
+                    return [f"if {' and '.join(src for src, _ in links[:ahead])}:", "    " + loop,
+                            *("        " + line for line in _if_lines(links[ahead:], "append(act)"))]
+
+                lines += _hoisting(gen, o.cond, bound, bool(pairs), pairs_lines)
                 continue
             items = _tree_frag(gen, o.items, {})
             name = repr(o.name)
-            links = _links(gen, o.cond, bound) if o.cond is not None else []
-            ahead = _invariant_prefix(links, bound)
-            # H_it written out: the items charged to the work budget before the loop.  With
-            # links tested before the loop, what is not a collection is iterated at once, so
-            # that it fails as the loop would have, whatever the links say.
-            lines += [f"I = {items}", "try:", "    env.left -= H_len(I)", "except TypeError:",
-                      "    H_iter(I)" if ahead else "    pass", "else:", "    if env.left < 0: H_over(env)"]
-            indent = ""
-            if ahead:  # tested once, before the loop (see _invariant_prefix)
-                lines.append(f"if I and {' and '.join(src for src, _ in links[:ahead])}:")
-                indent = "    "
             if len(o.names) == 1:
                 v = bound[o.names[0]]
-                lines.append(f"{indent}for {v} in I:")
                 kept = ns.bind({}, "KEPT")  # this option's actions by value, built once (H_act)
+                head = [f"for {v} in I:"]
                 add = (f"append(({kept}.get({v}) or H_act({kept}, {name}, {v})) if {v}.__class__ in H_KEPT"
                        f" else H_tnew(H_Action, ({name}, ({v},))))")
             else:
                 vs = list(bound.values())
-                lines.append(f"{indent}for v in I:")
-                lines.append(f"{indent}    {', '.join(vs)}, = v")
+                head = ["for v in I:", f"    {', '.join(vs)}, = v"]
                 add = f"append(H_tnew(H_Action, ({name}, ({', '.join(vs)},))))"
+
+            def loop_lines(links, ahead, head=head, add=add):
+                out, indent = [], ""
+                if ahead:  # tested once, before the loop (see _invariant_prefix)
+                    out.append(f"if I and {' and '.join(src for src, _ in links[:ahead])}:")
+                    indent = "    "
+                out += [indent + line for line in head]
+                return out + [indent + "    " + line for line in _if_lines(links[ahead:], add)]
+
+            # H_it written out: the items charged to the work budget before the loop.  With
+            # links tested before the loop, what is not a collection is iterated at once, so
+            # that it fails as the loop would have, whatever the links say.
+            lines += [f"I = {items}", "try:", "    env.left -= H_len(I)", "except TypeError:",
+                      "    H_iter(I)" if o.cond is not None and HOIST else "    pass", "else:",
+                      "    if env.left < 0: H_over(env)"]
             if o.cond is None:
-                lines.append(f"{indent}    {add}")
+                lines += loop_lines([], 0)
             else:
-                lines += [indent + "    " + line for line in _if_lines(links[ahead:], add)]
+                lines += _hoisting(gen, o.cond, bound, "I", loop_lines)
         lines.append("return H_tuple(A)")
         body = "\n".join("    " + line for line in [*gen.prologue(), *lines])
         src = f"# {comment(choose.mark)}\ndef legal(env):\n{body}\n"
@@ -430,6 +438,36 @@ def generate_legal(choose, functions: FunctionTable | None):
     except Exception as exc:  # noqa: BLE001 - never a user's error: the interpreted listing runs instead
         _fell_back(str(choose.mark), exc)
         return None
+
+
+def _hoisting(gen: _Gen, cond, bound: dict, items, loop_lines) -> list[str]:
+    """The lines of an option's loop over its items, its condition ``cond`` tested at each
+    item: ``loop_lines(links, ahead)`` writes the loop from the condition's links (see
+    :func:`_links`) and how many of them to test before it (see :func:`_invariant_prefix`).
+
+    The subscripts of the condition that read the same at every item (:func:`~interpreter.
+    lang.genexpr.invariant_read`: the state, constants, the frame's locals) are read once,
+    before the loop, into Python locals, when ``items`` (the source of a test that the loop has
+    items, or a constant truth) holds.  When every one of them reads without an error, the
+    loop reads the locals; when one fails, the loop as written runs instead (the same error at
+    the same item, or none if no item reaches it).  A listing changes nothing and a read
+    charges nothing, so both loops list the same actions and charge the same work."""
+    links = _links(gen, cond, bound)
+    hoists: dict[str, str] = {}
+    if READS and items:
+        gen.invariant = {}
+        try:
+            fast = _links(gen, cond, bound)
+        finally:
+            hoists, gen.invariant = gen.invariant, None
+    if not hoists:
+        return loop_lines(links, _invariant_prefix(links, bound))
+    test = "if True:" if items is True else f"if {items}:"
+    return ["hoisted = False", test, "    try:",
+            *(f"        {h} = {src}" for src, h in hoists.items()),
+            "    except Exception:", "        pass", "    else:", "        hoisted = True",
+            "if hoisted:", *("    " + line for line in loop_lines(fast, _invariant_prefix(fast, bound))),
+            "else:", *("    " + line for line in loop_lines(links, _invariant_prefix(links, bound)))]
 
 
 def _test(gen: _Gen, cond, bound: dict, then: str) -> list[str]:

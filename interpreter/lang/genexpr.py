@@ -12,6 +12,7 @@ evaluator then runs that expression).
 from __future__ import annotations
 
 import operator
+import re
 from typing import TYPE_CHECKING
 
 from ..loader.maps import GameMap
@@ -46,6 +47,25 @@ if TYPE_CHECKING:
 _COMPARISONS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 
 
+#: A Python string literal as ``repr`` writes it (what :func:`invariant_read` leaves out).
+_STR_LITERAL = re.compile(r"'(?:[^'\\]|\\.)*'" + r'|"(?:[^"\\]|\\.)*"')
+#: What a pure read is made of, string literals left out: subscripts of the state's variables
+#: and zones, the current seat, constants, the frame's hoisted locals and the reads already
+#: hoisted, with whole numbers for indexes.
+_READ_PARTS = re.compile(r"(?:\b(?:V|Z|CUR|(?:K|MAP|o_|h_)[0-9]+)\b|[0-9]+|[\[\]])*\Z")
+_READ_HEAD = re.compile(r"(?:V|Z|CUR|(?:K|MAP|o_|h_)[0-9]+)\[")
+
+
+def invariant_read(src: str) -> bool:
+    """Whether the generated source ``src`` is a subscript chain that only reads (no call, no
+    operator, no name a loop or a comprehension binds, no budget): its value is the same at
+    every item of a listing's loop, since a listing changes nothing, and reading it raises
+    nothing that reading it again would not."""
+    if not _READ_HEAD.match(src) or len(src) > 400:
+        return False
+    return _READ_PARTS.match(_STR_LITERAL.sub("", src)) is not None
+
+
 class ExpressionForms:
     """Generates the Python expression for a parse tree in a :class:`Scope`.
 
@@ -69,6 +89,9 @@ class ExpressionForms:
         #: :meth:`_inline`; a listing's conditions name them), and how many were written out
         self.inline_calls: set[int] = set()
         self.inlined = 0
+        #: source of a read -> the Python name a listing's loop reads it from (see :meth:`read`),
+        #: while a listing's option condition is generated; None elsewhere
+        self.invariant: dict[str, str] | None = None
 
     def prologue(self) -> list[str]:
         """The lines that read what the generated code uses from ``env`` once, at its start
@@ -85,6 +108,19 @@ class ExpressionForms:
         if _IDENT.match(name):
             return f"l_{name}_{self.counter}"
         return f"l_{self.counter}"
+
+    def read(self, src: str) -> str:
+        """``src``, a subscript the generator wrote, or while a listing's option condition is
+        generated (:attr:`invariant` is a dict) and ``src`` only reads the state, constants and
+        the frame's hoisted locals (see :func:`invariant_read`), the name of a Python local the
+        listing evaluates it into once, before the option's loop
+        (:func:`interpreter.lang.codegen.generate_legal`)."""
+        if self.invariant is None or not invariant_read(src):
+            return src
+        name = self.invariant.get(src)
+        if name is None:
+            name = self.invariant[src] = f"h_{len(self.invariant) + 1}"
+        return name
 
     def g(self, node, scope, bound: dict) -> Frag:
         if not hasattr(node, "data"):  # a token, not a tree
@@ -399,7 +435,7 @@ class ExpressionForms:
                 pass
             else:
                 return Frag(self.ns.const(value), value)
-        return Frag(f"{obj.src}[{idx.src}]")
+        return Frag(self.read(f"{obj.src}[{idx.src}]"))
 
     def g_slice(self, node, scope, bound):
         obj = self.g(node.children[0], scope, bound)
@@ -464,9 +500,11 @@ class ExpressionForms:
             if pairs is None:
                 return None
             a, b, attr = (x.src for x in args[1:])
-            return Frag(f"{self.ns.bind(pairs, 'MAP')}[{a}][{b}].get({attr})")
+            row = self.read(f"{self.ns.bind(pairs, 'MAP')}[{a}]")
+            return Frag(f"{row}[{b}].get({attr})")
         if name == "node_attr" and len(args) == 3:
-            return Frag(f"{self.ns.bind(gm.node_data, 'MAP')}[{args[1].src}].get({args[2].src})")
+            row = self.read(f"{self.ns.bind(gm.node_data, 'MAP')}[{args[1].src}]")
+            return Frag(f"{row}.get({args[2].src})")
         if name == "neighbors" and len(args) == 2:
             return Frag(f"{self.ns.bind(gm.sorted_adj, 'MAP')}[{args[1].src}][:]")
         return None

@@ -111,7 +111,7 @@ def _ruleset(payload: str, name: str = "z") -> str:
         "name": payload,
         "players": {"min": 2, "max": 2},
         "params": {name + "_n" if name.isidentifier() else name: 1, "k": payload},
-        "vars": {"v": 0, "t": ""},
+        "vars": {"v": 0, "t": "", "m": {"initial": {payload: 1}}},
         "functions": {"same": {"params": ["a", "b"], "value": "a == b"}},
         "zones": {name: {"visibility": "public"}, "d": {"visibility": "public"}},
         "components": {"card": {"items": [{"n": 1, name: payload}], "start": "d", "label": _braces(payload) + "{n}"}},
@@ -124,9 +124,10 @@ def _ruleset(payload: str, name: str = "z") -> str:
                 "options": [
                     {"action": name, "if": f"t == {lit} + k + k + '1'", "label": _braces(payload)},
                     # written out in the listing (the payload a constant argument folded into the body)
-                    # and a leading link that reads no item tested once, before the loop
+                    # and a leading link that reads no item tested once, before the loop, and a
+                    # read that is the same at every item made before it (m[...])
                     {"action": "b", "for": "i", "in": f"[k, {lit}]", "label": "{i}",
-                     "if": f"t != {lit} and same({lit}, {lit}) and same(i, i)"},
+                     "if": f"t != {lit} and m[{lit}] == 1 and same({lit}, {lit}) and same(i, i)"},
                 ],
             }},
             {"end_game": _braces(payload)},
@@ -147,7 +148,8 @@ def test_no_ruleset_text_becomes_code(tmp_path, monkeypatch, index):
     path.write_text(_ruleset(payload), encoding="utf-8")
     rs = load_ruleset(path)
     assert any("def legal(" in src and "env.left -= 10" in src for _, src in rs.sources)  # calls written out
-    assert any(re.search(r"\n    if [^\n]*:\n        for l_i_", src) for _, src in rs.sources)  # a link before the loop
+    assert any(re.search(r"\n( *)if (?!hoisted)[^\n]*:\n\1    for l_i_", src) for _, src in rs.sources)  # a link before the loop
+    assert any(re.search(r"h_1 = V\['m'\]\[", src) for _, src in rs.sources)  # a read made before the loop
     st = rs.new_game(2, seed=0, log=True)
     assert st.vars["t"] == payload + payload + payload + "1"
     d = st.decision()

@@ -6,7 +6,11 @@ What it must keep, against the same listing testing every link at every item
 (``codegen.HOIST`` False): the legal actions, the work charged, the errors (a link that fails
 fails first either way; with no items it is not evaluated; what is not a list fails as the loop
 fails), and the budget's edge; and what it must leave in the loop: a link after one that reads
-the loop's names, and a link that charges (a call, written out or not)."""
+the loop's names, and a link that charges (a call, written out or not).
+
+The subscripts of a condition that read the same at every item are read once, before the loop
+(``codegen._hoisting``, switch ``codegen.READS``), and the loop as written runs when one of them
+fails: the same listings, work and errors again."""
 
 from __future__ import annotations
 
@@ -50,14 +54,17 @@ flow:
 """
 
 
-def _load(tmp_path, text: str, hoist: bool):
+def _load(tmp_path, text: str, hoist: bool, reads: bool | None = None):
+    """The ruleset, links tested before an option's loop when ``hoist``, its invariant reads
+    made before the loop when ``reads`` (see ``codegen._hoisting``; by default as ``hoist``:
+    the reference tests every link and reads everything at every item)."""
     path = tmp_path / "ruleset.yaml"
     path.write_text(text)
-    codegen.HOIST = hoist
+    codegen.HOIST, codegen.READS = hoist, hoist if reads is None else reads
     try:
         return load_ruleset(path)
     finally:
-        codegen.HOIST = True
+        codegen.HOIST = codegen.READS = True
 
 
 def _listings(rs, players: int = 2, seed: int = 0, pick=lambda actions, i: actions[0]) -> list:
@@ -79,7 +86,7 @@ def _listings(rs, players: int = 2, seed: int = 0, pick=lambda actions, i: actio
 def _hoisted(rs) -> bool:
     """Whether some listing tests a link before an option's loop."""
     src = _listing_source(rs)
-    return "if I and" in src or re.search(r"\n    if [^\n]*:\n        for l_", src) is not None
+    return "if I and" in src or "hoisted = True" in src or re.search(r"\n( *)if (?!hoisted:)[^\n]*:\n\1    for l_", src) is not None
 
 
 def _options(rs) -> dict[str, str]:
@@ -94,8 +101,23 @@ def test_links_tested_before_the_loop_list_the_same_actions_and_charge_the_same_
     assert {a[0] for listed, _, _ in fast for a in listed} >= set("abcdefgh")
 
 
+def test_reads_made_before_the_loop_list_the_same_actions_and_charge_the_same_work(tmp_path):
+    """The subscripts of a condition that read the same at every item, read once before the
+    loop: the same listings and work as reading them at every item, with or without links
+    tested before the loop; a read of the loop's name, a call and a comprehension stay."""
+    both, links_only, every = (_load(tmp_path, RULES, True), _load(tmp_path, RULES, True, reads=False),
+                               _load(tmp_path, RULES, False))
+    assert _listings(both) == _listings(links_only) == _listings(every)
+    options = _options(both)
+    reads = {name: src.split("if hoisted:", 1)[0] for name, src in options.items()}
+    assert "h_1 = V['open'][o_1]" in reads["a"] and "h_2 = V['t'][o_1]" in reads["a"]
+    assert "V['xs'][l_k" not in reads["a"] and "if h_1 and (h_2 < 6):" in options["a"]
+    assert "V['t'][o_1]" in reads["d"] and "FN." not in reads["d"] and "env" not in reads["d"].split("hoisted = False")[1]
+    assert "hoisted" not in options["pass"]
+
+
 def test_only_a_leading_invariant_link_that_charges_nothing_moves_before_the_loop(tmp_path):
-    options = _options(_load(tmp_path, RULES, True))
+    options = _options(_load(tmp_path, RULES, True, reads=False))
     before = {name: src.split("for ", 1)[0] for name, src in options.items()}
     # both invariant links lead: both before the loop, the item's link in it
     assert "V['open']" in before["a"] and "V['t']" in before["a"] and "V['xs']" not in before["a"]
@@ -110,22 +132,26 @@ def test_only_a_leading_invariant_link_that_charges_nothing_moves_before_the_loo
     assert before["f"].split("\n", 1)[1].strip().startswith("if V['open']")
     # two names bound
     assert "V['t']" in before["g"]
-    assert all("if I and" not in src for src in _options(_load(tmp_path, RULES, False)).values())
+    assert all("if I and" not in src for src in _options(_load(tmp_path, RULES, False, reads=False)).values())
 
 
 def test_the_shipped_map_game_lists_the_same_actions_and_work(tmp_path):
     """Belgian Beers Race's moves (``not camping[p]`` and ``breath[p] < 5`` before the loop
-    over the roads): the same listings at every decision of random games."""
+    over the roads, the player's time, place and row of the map read once): the same listings
+    at every decision of random games."""
     from interpreter.engine.rng import Rng
 
     results = []
     for hoist in (True, False):
-        codegen.HOIST = hoist
+        codegen.HOIST = codegen.READS = hoist
         try:
             rs = load_ruleset("belgian_beers_race")
         finally:
-            codegen.HOIST = True
-        assert ("if I and (not V['camping']" in "\n".join(src for _, src in rs.sources)) is hoist
+            codegen.HOIST = codegen.READS = True
+        src = "\n".join(src for _, src in rs.sources)
+        assert ("if I and (not V['camping']" in src) is hoist  # in the loop that reads as written
+        assert ("if I and (not h_1)" in src) is hoist  # and in the loop that reads what was read before it
+        assert (re.search(r"h_[0-9]+ = MAP[0-9]+\[h_[0-9]+\]", src) is not None) is hoist  # a road's row of the map
         rng = Rng(7)
         results.append([_listings(rs, 3, seed, lambda actions, i, rng=rng: rng.choice(actions)) for seed in range(3)])
     assert results[0] == results[1]
@@ -153,6 +179,11 @@ flow:
         ("n", "n == 0 and k > 0", True),
         ("'ab'", "n == 0 and k != 'a'", False),  # a text's letters
         ("[1, 2]", "n == 0 and xs[k] > 1", True),  # xs[2]: the item's link fails
+        # a read made before the loop that fails: the loop as written runs, and fails where it reads it
+        ("xs", "k > 0 and xs[5] > 0", True),
+        ("xs", "k > 5 and xs[5] > 0", False),  # ... or never reads it
+        ("xs[0:0]", "k > 0 and xs[5] > 0", False),  # no items: nothing is read
+        ("xs", "k > 0 and xs[n] > 0 and xs[k - 1] >= 0", False),  # xs[n] read once, xs[k - 1] at each item
     ],
 )
 def test_errors_are_those_of_the_loop_testing_every_link(tmp_path, items, cond, fails):

@@ -52,14 +52,16 @@ flow:
 """
 
 
-def _load(tmp_path, text: str, inline: bool):
+def _load(tmp_path, text: str, inline: bool, reads: bool = True):
+    """The ruleset, calls written out in listings when ``inline``; ``reads`` False: no read
+    made before an option's loop (``codegen.READS``), so each option's loop is written once."""
     path = tmp_path / "ruleset.yaml"
     path.write_text(text)
-    codegen.INLINE = inline
+    codegen.INLINE, codegen.READS = inline, reads
     try:
         return load_ruleset(path)
     finally:
-        codegen.INLINE = True
+        codegen.INLINE = codegen.READS = True
 
 
 def _listings(rs) -> list:
@@ -91,7 +93,7 @@ def test_written_out_calls_list_the_same_actions_and_charge_the_same_work(tmp_pa
 
 
 def test_only_certain_calls_with_plain_arguments_are_written_out(tmp_path):
-    src = _listing_source(_load(tmp_path, RULES, True))
+    src = _listing_source(_load(tmp_path, RULES, True, reads=False))
     options = {block.split("\n", 1)[0].strip(): block for block in src.split("# option ")[1:]}
     # written out: the body's read of xs, the mode folded away (`'fast' == 'fast'`), the charge
     for name in ("a", "b", "g", "h", "j"):
