@@ -60,18 +60,45 @@ def _hits_dot(box: tuple, dots: Sequence[tuple[float, float]]) -> bool:
     return False
 
 
+def _misses(x1: float, y1: float, x2: float, y2: float, box: tuple) -> bool:
+    """Whether the segment from ``(x1, y1)`` to ``(x2, y2)`` certainly has no point inside
+    ``box`` (``x0, y0, x1, y1``): it is clipped to the box (Liang-Barsky) grown by a margin far
+    above floating point's error, so a segment that touches the box is never said to miss it."""
+    e = 1e-6
+    lo, hi = 0.0, 1.0
+    for d, a, b0, b1 in ((x2 - x1, x1, box[0] - e, box[2] + e), (y2 - y1, y1, box[1] - e, box[3] + e)):
+        if d == 0.0:
+            if a < b0 or a > b1:
+                return True
+            continue
+        t0, t1 = (b0 - a) / d, (b1 - a) / d
+        if t0 > t1:
+            t0, t1 = t1, t0
+        lo, hi = max(lo, t0), min(hi, t1)
+        if lo > hi:
+            return True
+    return False
+
+
 def _crosses(seg: tuple, box: tuple) -> bool:
     """Whether the segment ``((x1, y1), (x2, y2))`` passes through ``box`` (sampled every pixel,
-    its end on the box's edge not counted)."""
+    its end on the box's edge not counted).  A segment that misses the box altogether (most, as
+    labels are placed) is known so at once (:func:`_misses`); the others are sampled."""
     (x1, y1), (x2, y2) = seg
-    steps = max(1, int(math.dist((x1, y1), (x2, y2))))
     inner = (box[0] + 0.5, box[1] + 0.5, box[2] - 0.5, box[3] - 0.5)
+    if _misses(x1, y1, x2, y2, inner):  # no sample can lie inside
+        return False
+    steps = max(1, int(math.dist((x1, y1), (x2, y2))))
     for k in range(steps):
         t = k / steps
         px, py = x1 + (x2 - x1) * t, y1 + (y2 - y1) * t
         if inner[0] < px < inner[2] and inner[1] < py < inner[3]:
             return True
     return False
+
+
+#: The 24 directions of a ring of candidate spots, ``(cos a, sin a)``, computed once.
+_RING = tuple((math.cos(2 * math.pi * k / 24), math.sin(2 * math.pi * k / 24)) for k in range(24))
 
 
 def place_labels(points: Sequence[tuple[float, float]], sizes: Sequence[tuple[float, float]], width: float,
@@ -101,10 +128,9 @@ def place_labels(points: Sequence[tuple[float, float]], sizes: Sequence[tuple[fl
         near = len(candidates)
         r = 12.0
         while r <= max_radius:
-            for k in range(24):
-                a = 2 * math.pi * k / 24
-                px, py = x + r * math.cos(a), y + r * math.sin(a)
-                candidates.append((px if math.cos(a) >= 0 else px - w, py - h / 2))
+            for c, sn in _RING:
+                px, py = x + r * c, y + r * sn
+                candidates.append((px if c >= 0 else px - w, py - h / 2))
             r += 12.0
         for j, (bx, by, strict) in enumerate([(bx, by, True) for bx, by in candidates] + [(bx, by, False) for bx, by in candidates]):
             j %= len(candidates)

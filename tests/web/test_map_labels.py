@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from interpreter.views.maplabels import Box, overlaps, place_labels
 from interpreter.views.render import view_observation
@@ -120,3 +122,32 @@ def test_labels_never_overlap_in_chromium():
     assert "monospace" in font
     for a, c in itertools.combinations(rects, 2):
         assert not overlaps(a, c), (a, c)
+
+
+def _crosses_sampled(seg, box) -> bool:
+    """The leader-line test by sampling alone (every pixel of the segment, its end left out),
+    the definition :func:`interpreter.views.maplabels._crosses` must keep."""
+    (x1, y1), (x2, y2) = seg
+    steps = max(1, int(((x2 - x1) ** 2 + (y2 - y1) ** 2) ** 0.5))
+    inner = (box[0] + 0.5, box[1] + 0.5, box[2] - 0.5, box[3] - 0.5)
+    return any(inner[0] < x1 + (x2 - x1) * k / steps < inner[2] and inner[1] < y1 + (y2 - y1) * k / steps < inner[3]
+               for k in range(steps))
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.tuples(*[st.one_of(st.integers(0, 60).map(float), st.floats(0, 60), st.integers(0, 60).map(lambda v: v + 0.5))] * 4),
+    st.tuples(st.floats(0, 60), st.floats(0, 60), st.floats(0, 30), st.floats(0, 30)),
+    st.booleans(),
+)
+def test_a_leader_line_crosses_a_box_exactly_when_a_sample_of_it_lies_inside(coords, box, upright):
+    """The quick rejection of a segment that misses a box (clipped to it) never changes the
+    answer of sampling it, on segments and boxes that touch, graze and cross, upright ones too."""
+    from interpreter.views import maplabels
+
+    x1, y1, x2, y2 = coords
+    if upright:
+        x2 = x1
+    seg = ((x1, y1), (x2, y2))
+    b = (box[0], box[1], box[0] + box[2], box[1] + box[3])
+    assert maplabels._crosses(seg, b) is _crosses_sampled(seg, b)
