@@ -31,7 +31,7 @@ import ast
 from typing import Any
 
 from ..errors import ExpressionError, FlowError, TapsterError
-from ..lang.codegen import GenerationFailed, _compile, _fell_back, _Gen, _Ns, _tree_frag, comment
+from ..lang.codegen import GenerationFailed, _compile, _fell_back, _Gen, _Ns, _operand_lines, _tree_frag, comment
 from ..model import render
 from . import flow
 
@@ -130,14 +130,17 @@ class _Writer:
             self.line(f"{target} = {self.ns.const(compiled.constant)}")
             return type(compiled.constant) not in _CONTAINERS
         try:
-            src = _tree_frag(self.gen, compiled, {})
+            # what it evaluates first (a comprehension's list, charged) as statements
+            pre, src = _operand_lines(self.gen, compiled)
         except GenerationFailed:  # a form the generator leaves to the evaluator (`**`)
             self.line(f"{target} = {self.ns.bind(compiled, 'X')}(env)")
             return False
-        if src == "[]" or _scalar_literal(src):  # cannot fail: no `try`
+        if not pre and (src == "[]" or _scalar_literal(src)):  # cannot fail: no `try`
             self.line(f"{target} = {src}")
             return True
         self.line("try:")
+        for line in pre:
+            self.line(f"    {line}")
         self.line(f"    {target} = {src}")
         self.line("except Exception:")
         self.line(f"    {target} = {self.ns.bind(compiled, 'X')}(env)")

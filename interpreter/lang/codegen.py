@@ -400,7 +400,8 @@ def generate_legal(choose, functions: FunctionTable | None):
 
                 lines += _hoisting(gen, o.cond, bound, bool(pairs), pairs_lines)
                 continue
-            items = _tree_frag(gen, o.items, {})
+            # what the items evaluate first (a comprehension's list, charged) as statements
+            pre, items = _operand_lines(gen, o.items)
             name = repr(o.name)
             if len(o.names) == 1:
                 v = bound[o.names[0]]
@@ -424,7 +425,7 @@ def generate_legal(choose, functions: FunctionTable | None):
             # H_it written out: the items charged to the work budget before the loop.  With
             # links tested before the loop, what is not a collection is iterated at once, so
             # that it fails as the loop would have, whatever the links say.
-            lines += [f"I = {items}", "try:", "    env.left -= H_len(I)", "except TypeError:",
+            lines += [*pre, f"I = {items}", "try:", "    env.left -= H_len(I)", "except TypeError:",
                       "    H_iter(I)" if o.cond is not None and HOIST else "    pass", "else:",
                       "    if env.left < 0: H_over(env)"]
             if o.cond is None:
@@ -579,6 +580,20 @@ def _certain_calls(node, functions: set[str], out: set[int]) -> None:
     for ch in node.children:
         if ch is not None:
             _certain_calls(ch, functions, out)
+
+
+def _operand_lines(gen: _Gen, compiled) -> tuple[list[str], str]:
+    """The statements that compute what a Compiled expression evaluates first, and the
+    expression that finishes it (:meth:`~interpreter.lang.genstmt.StatementForms._operand`: a
+    comprehension's first list evaluated and charged without a call), in its order of
+    evaluation and with its charges."""
+    if compiled.source is None:  # a YAML scalar (a number, a boolean): a constant
+        return [], gen.ns.const(compiled.constant)
+    tree, scope = compiled.source
+    if not STATEMENTS:
+        return [], gen.g(tree, scope, {}).src
+    pre, frag = gen._operand(tree, scope, {}, 0)
+    return pre, frag.src
 
 
 def _tree_frag(gen: _Gen, compiled, bound: dict) -> str:

@@ -246,8 +246,16 @@ class StatementForms(ExpressionForms):
     def _test(self, node, scope, bound) -> tuple[list[str], str]:
         """A loop's item test as statements and an expression: ``x in xs`` with ``x`` a local
         or a constant and ``xs`` not constant evaluates ``xs`` into a name and charges it by
-        statements (after ``x``, as the expression does, reading ``x`` having no effect)."""
-        ch = node.children if str(getattr(node, "data", "")).rstrip("_") == "compare" else ()
+        statements (after ``x``, as the expression does, reading ``x`` having no effect); so
+        does such a test that leads an ``and`` chain (evaluated first, whatever follows)."""
+        kind = str(getattr(node, "data", "")).rstrip("_")
+        if kind == "and":
+            first, *rest = _chain(node, "and")
+            pre, src = self._test(first, scope, bound)
+            if pre:
+                return pre, "(" + " and ".join([src, *(self.g(x, scope, bound).src for x in rest)]) + ")"
+            return [], self.g(node, scope, bound).src
+        ch = node.children if kind == "compare" else ()
         if len(ch) == 3:
             op = " ".join(str(x) for x in ch[1].children)
             if op in ("in", "not in"):

@@ -63,6 +63,8 @@ EXPRESSIONS = [
     "x in xs", "x not in [y * 2 for y in xs]", "[y for y in xs if y != x][0]", "[y for y in ys][x]",
     "max([y for y in xs if y > x], default=-1)", "sorted(xs + ys, reverse=x)", "double(x) < sum(y for y in xs)",
     "x in range(n)", "len(xs) == x", "(x in ys) in [true]", "first(ys) in deck[0].tags",
+    "any(x in d.tags and d.slot != x for d in deck)", "all(x not in d.tags and d.rank > 1 and x for d in deck)",
+    "any(x in d.tags and x in d.tags for d in deck)",
 ]
 
 VALUES = [0, 1, 2, 3, 7, -1, "x", "y", "z", True, None, [1, 2], 2**4094, 2.5]
@@ -146,6 +148,7 @@ def _generated(rules, text: str) -> str:
     ("x + 1 not in [y * 2 for y in xs]", "return (s_2 not in s_3)"),  # a comparison's operands in names
     ("max([y for y in xs if y > x], default=-1)", "default=(-1)"),   # ...and a call's keywords after them
     ("[y for y in xs if y != x][0]", "][0]"),                        # an index of a list built
+    ("any(x in d.tags and d.slot != x for d in deck)", "if ((o_1 in s_2) and "),  # a membership test leading an and chain
 ])
 def test_each_statement_form_is_generated(rules, text, form):
     """Each statement form is what the generator writes (so that the tests above exercise it):
