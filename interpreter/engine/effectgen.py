@@ -352,7 +352,7 @@ def _for_each(w: _Writer, eff) -> None:
     items, outer, item = w.fresh("items"), w.fresh("outer"), w.fresh("item")
     w.line("env.loc = loc")
     w.expr(eff.items, items)
-    w.line(f"{items} = H_items({items}, MARKS[m])")
+    w.line(f"{items} = H_tuple({items}) if {items}.__class__ is H_list else H_items({items}, MARKS[m])")
     w.line(f"{outer} = loc")
     w.line(f"for {item} in {items}:")
     w.depth += 1

@@ -281,7 +281,7 @@ def _stopping(w, eff, k: int, n: int, calls: set, recursive: set) -> None:
         items = w.fresh("items")
         w.line("env.loc = loc")
         w.expr(eff.items, items)
-        w.line(f"{items} = H_items({items}, MARKS[m])")
+        w.line(f"{items} = H_tuple({items}) if {items}.__class__ is H_list else H_items({items}, MARKS[m])")
         w.line(f"if {items}:")
         w.depth += 1
         w.line("new = H_dict(loc)")
