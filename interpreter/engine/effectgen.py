@@ -231,9 +231,10 @@ def _own_run(w: _Writer, eff) -> None:
 
 
 def _set(w: _Writer, eff) -> None:
-    # ``env.loc`` is set once: evaluating an expression never rebinds it (a function call runs
-    # in an Env of its own, a checked comprehension puts back the names it bound), and nothing
-    # between here and the stores rebinds ``loc``.
+    # ``env.loc`` is set once: evaluating an expression never rebinds it (a generated function
+    # reads its parameters as Python names, an interpreted call runs in an Env of its own, a
+    # checked comprehension puts back the names it bound), and nothing between here and the
+    # stores rebinds ``loc``.
     w.line("env.loc = loc")
     names = []
     for lv, ex in eff.pairs:

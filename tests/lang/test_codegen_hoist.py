@@ -114,6 +114,9 @@ def test_reads_made_before_the_loop_list_the_same_actions_and_charge_the_same_wo
     assert "V['xs'][l_k" not in reads["a"] and "if h_1 and (h_2 < 6):" in options["a"]
     assert "V['t'][o_1]" in reads["d"] and "FN." not in reads["d"] and "env" not in reads["d"].split("hoisted = False")[1]
     assert "hoisted" not in options["pass"]
+    # a comprehension stays in the loop (its read of t[p] is made before it); so does a charge
+    assert "for l_x_" not in reads["h"] and "h_1 = V['t'][o_1]" in reads["h"] and "> h_1)]" in options["h"]
+    assert "env.left -= 10" not in reads["e"] and "env.left -= 10" in options["e"].split("if hoisted:", 1)[1]
 
 
 def test_only_a_leading_invariant_link_that_charges_nothing_moves_before_the_loop(tmp_path):
