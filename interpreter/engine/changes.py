@@ -12,6 +12,8 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from ..errors import ExpressionError, FlowError
+from ..lang.runtime import _BIG, _NBIG
+from ..limits import MAX_INT_BITS
 from ..model import Component, render
 from .places import KeyedZoneRef
 from .runner import Effect, _bind
@@ -230,7 +232,9 @@ class Set(Effect):
 
 
 class Add(Set):
-    """``add: {PLACE: EXPR, ...}``: add to numeric places (subtract with a negative amount)."""
+    """``add: {PLACE: EXPR, ...}``: add to numeric places (subtract with a negative amount); a
+    whole number stays within MAX_INT_BITS bits, as an expression's ``+`` does (repeated, an
+    ``add`` of a place to itself doubles it)."""
 
     verb = "add"
     __slots__ = ()
@@ -247,7 +251,11 @@ class Add(Set):
         lv, ex = self.pairs[k]
         env = st.env
         try:
-            lv.set(env, lv.get(env) + ex(env))
+            value = lv.get(env) + ex(env)
+            if type(value) is int and (value > _BIG or value < _NBIG):
+                raise ExpressionError(f"cannot add to `{lv.text}`: a whole number of more than {MAX_INT_BITS} bits; "
+                                      "numbers in a game stay smaller", lv.mark)
+            lv.set(env, value)
         except TypeError as exc:
             raise ExpressionError(f"cannot add to `{lv.text}`: {exc}", lv.mark) from None
 

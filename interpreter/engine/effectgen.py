@@ -305,7 +305,7 @@ def _add(w: _Writer, eff) -> None:
         w.line(f"    {v} = {place} + {amount}")
         w.line("except Exception:")
         w.line(f"    {v} = None")
-        w.line(f"if {v}.__class__ is H_int:")
+        w.line(f"if {v}.__class__ is H_int and H_NBIG <= {v} <= H_BIG:")
         w.line(f"    {place} = {v}")
         w.line("else:")
         w.line(f"    {eff_name}.pair(st, {k})")

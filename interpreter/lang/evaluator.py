@@ -263,7 +263,7 @@ class Evaluator:
 
     def c_sub(self, node, scope):
         a, b = (self.c(ch, scope) for ch in node.children)
-        return lambda env: a(env) - b(env)
+        return lambda env: _grow(a(env) - b(env))  # a whole number within MAX_INT_BITS, as `+`
 
     def c_mul(self, node, scope):
         a, b = (self.c(ch, scope) for ch in node.children)

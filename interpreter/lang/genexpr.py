@@ -38,6 +38,7 @@ from .frags import (
 from .runtime import (
     _add,
     _mod,
+    _sub,
 )
 
 if TYPE_CHECKING:
@@ -327,8 +328,8 @@ class ExpressionForms:
         if a.bits is not None and b.bits is not None and max(a.bits, b.bits) < MAX_INT_BITS:
             # two whole numbers that cannot reach the limit (H_add could never raise)
             return Frag(f"({a.src} + {b.src})", bits=max(a.bits, b.bits) + 1)
-        if type(b.value) in (int, float) or type(a.value) in (int, float):
-            return Frag(f"({a.src} + {b.src})")  # a number and a constant: no list or text grows
+        if type(b.value) is float or type(a.value) is float:
+            return Frag(f"({a.src} + {b.src})")  # a number and a fraction: no list, text or whole number grows
         t = self.temp()
         if t is None:
             return Frag(f"H_add(env, {a.src}, {b.src})")
@@ -336,7 +337,19 @@ class ExpressionForms:
         return Frag(f"({t} if ({t} := ({a.src} + {b.src})).__class__ is H_int and H_NBIG <= {t} <= H_BIG else H_grow({t}, env))")
 
     def g_sub(self, node, scope, bound):
-        return self._binary(node, scope, bound, "-", None, False, operator.sub)
+        """``a - b`` checked as ``+`` is: a whole number within MAX_INT_BITS (``H_sub``)."""
+        a, b = (self.g(ch, scope, bound) for ch in node.children)
+        folded = self._fold(_sub, a, b)
+        if folded is not None:
+            return folded
+        if a.bits is not None and b.bits is not None and max(a.bits, b.bits) < MAX_INT_BITS:
+            return Frag(f"({a.src} - {b.src})", bits=max(a.bits, b.bits) + 1)
+        if type(b.value) is float or type(a.value) is float:
+            return Frag(f"({a.src} - {b.src})")
+        t = self.temp()
+        if t is None:
+            return Frag(f"H_sub({a.src}, {b.src})")
+        return Frag(f"({t} if ({t} := ({a.src} - {b.src})).__class__ is H_int and H_NBIG <= {t} <= H_BIG else H_grow({t}, env))")
 
     def g_mul(self, node, scope, bound):
         a, b = (self.g(ch, scope, bound) for ch in node.children)

@@ -185,6 +185,12 @@ def _addm(env, a, b):
     return _grow(a + b, env)
 
 
+def _sub(a, b):
+    """``a - b``, a whole number of at most MAX_INT_BITS bits (as ``+``: repeated, a difference
+    doubles, ``x - (0 - x)``)."""
+    return _grow(a - b)
+
+
 def _toolong(n):
     raise ValueError(f"a text of more than {MAX_ITEMS} characters; the limit is {MAX_ITEMS}")
 
@@ -241,6 +247,7 @@ HELPERS: dict[str, Any] = {
     "H_attr": _attr,
     "H_mattr": _mattr,
     "H_add": _addm,
+    "H_sub": _sub,
     "H_mod": _mod,
     "H_grow": _grow,
     "H_slice": _slice,

@@ -459,15 +459,20 @@ flow:
               - {action: index, do: [{add: {"w[9]": 1}}]}
               - {action: badkey, do: [{add: {"w['x']": 1}}]}
               - {action: none, do: [{add: {n: "none"}}]}
+              # 2**4032 doubled: 2**4096 is the largest whole number a game holds, 2**4097 fails
+              - {action: doubled, do: [{set: {n: "(2 ** 63) ** 64"}}, {repeat: {times: 64, do: [{add: {n: n}}]}}]}
+              - {action: big, do: [{set: {n: "(2 ** 63) ** 64"}}, {repeat: {times: 65, do: [{add: {n: n}}]}}]}
+              - {action: bigitem, do: [{set: {"w[0]": "0 - (2 ** 63) ** 64"}}, {repeat: {times: 65, do: [{add: {"w[0]": "w[0]"}}]}}]}
 """
 
 
-@pytest.mark.parametrize("action", ["int", "item", "order", "list", "record", "truth", "prop", "text", "index", "badkey", "none"])
+@pytest.mark.parametrize("action", ["int", "item", "order", "list", "record", "truth", "prop", "text", "index", "badkey", "none",
+                                    "doubled", "big", "bigitem"])
 def test_add_in_generated_code_is_the_verbs(tmp_path, monkeypatch, action):
     """``add`` in generated code (whole numbers added inline, anything else through the verb's
     own pair) gives what the interpreted verb gives: the same state after each of a few moves
     (pair by pair: a later pair reads what an earlier one added), or the same error, and a
-    failed move changes nothing."""
+    failed move changes nothing; a whole number stays within 4096 bits either way."""
     from interpreter.engine import effectgen, flow
 
     path = tmp_path / "ruleset.yaml"
@@ -490,8 +495,9 @@ def test_add_in_generated_code_is_the_verbs(tmp_path, monkeypatch, action):
             seen.append(("state", st.to_json()["vars"], st.to_json().get("props")))
         outcomes.append(seen)
     assert outcomes[0] == outcomes[1]
-    if action in ("text", "index", "badkey", "none"):
+    if action in ("text", "index", "badkey", "none", "big", "bigitem"):
         assert outcomes[0][0][0] == "error", outcomes[0]
+        assert action not in ("big", "bigitem") or "more than 4096 bits" in outcomes[0][0][1]
     else:
         assert outcomes[0][-1][0] == "state"
 

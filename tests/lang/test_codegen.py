@@ -740,7 +740,31 @@ _SIZE_EXPRESSIONS = [
     "x * 4", "4 * x", "x * y", "x * (2 if y else 1)", "(x > 1) * x", "len(xs) * x", "x + y", "x + y + x",
     "x * 4 + y", "-x * 4", "abs(x) * 2", "[x * 4 for c in xs]", "[c for c in [x * 4]]", "[c for c in [x + y]]",
     "sum(x + y for c in xs)", "[[a + b for a in xs] for b in [x + y]]", "any(c + x for c in [x * 2])",
+    "x - y", "x - 1", "1 - x", "x + 1", "1 + x", "x + 0.5", "x - (0 - x)", "[c for c in [x - y]]", "len(xs) - x",
 ]
+
+
+@pytest.mark.parametrize(("text", "x", "value"), [
+    ("x + 1", 2**4096 - 1, 2**4096), ("1 + x", 2**4096 - 1, 2**4096), ("x - (0 - 1)", 2**4096 - 1, 2**4096),
+    ("0 - x - 1", 2**4096 - 1, -(2**4096)), ("x - y", 2**4096 - 1, 2**4096), ("x - (0 - x)", 2**4095, 2**4096),
+])
+def test_sums_and_differences_stay_within_the_limit_in_both_evaluators(fuzz_rules, text, x, value):
+    """A whole number of more than 4096 bits is an error whether it comes from ``+`` with a
+    constant or from ``-`` (repeated, ``x - (0 - x)`` doubles ``x``), in the generated code and in
+    the reference alike; 2**4096 itself is within the limit."""
+    from interpreter.lang.expression import Env, compile_expression
+
+    codegen.SINK = []
+    try:
+        compiled = compile_expression(text, fuzz_rules.scope.with_locals(["x", "y"]))
+        assert "H_int" in "\n".join(src for _, src in codegen.SINK)  # checked inline
+    finally:
+        codegen.SINK = None
+    st_ = fuzz_rules.new_game(2)
+    for run in (compiled, compiled.checked):
+        assert run(Env(st_, {"x": x, "y": -1})) == value
+        with pytest.raises(ExpressionError, match="more than 4096 bits"):
+            run(Env(st_, {"x": x + 1, "y": -1}))
 
 
 @pytest.mark.parametrize("text", _SIZE_EXPRESSIONS)

@@ -145,7 +145,7 @@ def _generated(rules, text: str) -> str:
                                                                      # generator still charges by H_it)
     ("has('x')", "(l_t_"),                                           # a membership test's list in a name
     ("choice(1)", "= H_len(s_"),                                     # a builtin's list argument
-    ("x + 1 not in [y * 2 for y in xs]", "return (s_2 not in s_3)"),  # a comparison's operands in names
+    ("x + 1 not in [y * 2 for y in xs]", "return (s_3 not in s_4)"),  # a comparison's operands in names
     ("max([y for y in xs if y > x], default=-1)", "default=(-1)"),   # ...and a call's keywords after them
     ("[y for y in xs if y != x][0]", "][0]"),                        # an index of a list built
     ("any(x in d.tags and d.slot != x for d in deck)", "if ((o_1 in s_2) and "),  # a membership test leading an and chain
