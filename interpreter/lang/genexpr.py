@@ -333,6 +333,9 @@ class ExpressionForms:
         t = self.temp()
         if t is None:
             return Frag(f"H_add(env, {a.src}, {b.src})")
+        if type(b.value) in (int, bool) or type(a.value) in (int, bool):
+            # a number and a whole number: a number or an error, so the bounds alone decide
+            return Frag(f"({t} if H_NBIG <= ({t} := ({a.src} + {b.src})) <= H_BIG else H_grow({t}, env))")
         # H_add's check inline: a whole number within the limit passes, anything else is checked
         return Frag(f"({t} if ({t} := ({a.src} + {b.src})).__class__ is H_int and H_NBIG <= {t} <= H_BIG else H_grow({t}, env))")
 
@@ -349,7 +352,9 @@ class ExpressionForms:
         t = self.temp()
         if t is None:
             return Frag(f"H_sub({a.src}, {b.src})")
-        return Frag(f"({t} if ({t} := ({a.src} - {b.src})).__class__ is H_int and H_NBIG <= {t} <= H_BIG else H_grow({t}, env))")
+        # only numbers subtract (a list, a text, a record cannot): the bounds alone decide (a
+        # fraction within them passes; one outside, or not a number, H_grow returns unchanged)
+        return Frag(f"({t} if H_NBIG <= ({t} := ({a.src} - {b.src})) <= H_BIG else H_grow({t}, env))")
 
     def g_mul(self, node, scope, bound):
         a, b = (self.g(ch, scope, bound) for ch in node.children)
