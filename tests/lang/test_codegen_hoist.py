@@ -232,3 +232,22 @@ def test_the_work_budget_stops_a_listing_at_the_same_place(tmp_path):
                 results.append(str(exc))
         assert results[0] == results[1], (limit, results)
         assert (results[0] != "ok") is fails, (limit, results)
+
+
+@pytest.mark.parametrize(("src", "pure"), [
+    ("V['time'][o_1]", True), ("MAP9[V['pos'][o_1]]", True), ("K5[V['day']]", True), ("MAP9[h_1]", True),
+    ("Z['hand'][CUR]", True), ("V['a']['x]y']", True), ("V['a'][\"it's\"]", True), ("V['a'][12]", True),
+    ("V['x'][l_n_2]", False),  # a name a loop or a comprehension binds
+    ("V['a'][o_1 + 1]", False), ("V['a'][-1]", False), ("V['a'][o_1, 2]", False),  # an operator, a tuple
+    ("V['a'][f(o_1)]", False), ("V['a'][o_1](env)", False), ("V['a'][o_1].x", False),  # a call, an attribute
+    ("V['a'][o_1 if 1 else 2]", False), ("V['a'][ho_1]", False), ("V['a'][K1[o_1]][L1]", False),
+    ("V", False), ("o_1", False),  # not a subscript: nothing to read once
+    ("V['a'][env.left]", False), ("V['a'][FN.f_x]", False),
+])
+def test_only_a_pure_subscript_chain_is_read_before_the_loop(src, pure):
+    """``invariant_read``: subscripts of the state, constants, the frame's hoisted locals and
+    reads already hoisted, string literals of any content left out; anything with a call, an
+    operator, an attribute, a budget or a name a loop binds is not."""
+    from interpreter.lang.genexpr import invariant_read
+
+    assert invariant_read(src) is pure
