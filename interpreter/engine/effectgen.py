@@ -34,11 +34,9 @@ from ..errors import ExpressionError, FlowError, TapsterError
 from ..lang.codegen import GenerationFailed, _compile, _fell_back, _Gen, _Ns, _operand_lines, _tree_frag, comment
 from ..model import render
 from . import flow
+from .places import _CONTAINERS  # the values LValue.set copies before it stores them
 
 __all__ = ["inline_ok"]
-
-#: The values ``LValue.set`` copies before it stores them.
-_CONTAINERS = (list, dict, tuple)
 
 #: Most effects (nested bodies counted) one generated run may hold; a longer run is split.
 MAX_RUN_EFFECTS = 400
@@ -124,8 +122,9 @@ class _Writer:
         """``target = <compiled's value>``, inline, with the checked evaluation on failure.
 
         Returns whether the value is known to need no copy when stored (see :func:`_assign`):
-        a YAML scalar that is not a container, or an empty list written ``[]`` (a new list at
-        every evaluation, shared with nothing)."""
+        a YAML scalar or a literal (a number, a text, a truth value, ``none``) that is not a
+        container, or an empty list written ``[]`` (a new list at every evaluation, shared with
+        nothing)."""
         if compiled.source is None:  # a YAML scalar
             self.line(f"{target} = {self.ns.const(compiled.constant)}")
             return type(compiled.constant) not in _CONTAINERS

@@ -392,11 +392,7 @@ def generate_legal(choose, functions: FunctionTable | None):
                     continue
 
                 def pairs_lines(links, ahead, loop=loop, some=bool(pairs)):
-                    if not (ahead and some):
-                        return [loop, *("    " + line for line in _if_lines(links, "append(act)"))]
-                    # tested once, before the loop (see _invariant_prefix)
-                    return [f"if {' and '.join(src for src, _ in links[:ahead])}:", "    " + loop,
-                            *("        " + line for line in _if_lines(links[ahead:], "append(act)"))]
+                    return _option_loop(links, ahead if some else 0, [loop], "append(act)", "")
 
                 lines += _hoisting(gen, o.cond, bound, bool(pairs), pairs_lines)
                 continue
@@ -415,12 +411,7 @@ def generate_legal(choose, functions: FunctionTable | None):
                 add = f"append(H_tnew(H_Action, ({name}, ({', '.join(vs)},))))"
 
             def loop_lines(links, ahead, head=head, add=add):
-                out, indent = [], ""
-                if ahead:  # tested once, before the loop (see _invariant_prefix)
-                    out.append(f"if I and {' and '.join(src for src, _ in links[:ahead])}:")
-                    indent = "    "
-                out += [indent + line for line in head]
-                return out + [indent + "    " + line for line in _if_lines(links[ahead:], add)]
+                return _option_loop(links, ahead, head, add, "I and ")
 
             # H_it written out: the items charged to the work budget before the loop.  With
             # links tested before the loop, what is not a collection is iterated at once, so
@@ -441,6 +432,17 @@ def generate_legal(choose, functions: FunctionTable | None):
         return None
 
 
+def _option_loop(links: list[tuple[str, int]], ahead: int, head: list[str], add: str, guard: str) -> list[str]:
+    """An option's loop (``head``: its ``for`` lines) whose body is ``if <links>: <add>``, the
+    first ``ahead`` links tested once before it (see :func:`_invariant_prefix`), after ``guard``
+    (``"I and "``: only when there are items)."""
+    out, indent = [], ""
+    if ahead:
+        out.append(f"if {guard}{' and '.join(src for src, _ in links[:ahead])}:")
+        indent = "    "
+    return out + [indent + line for line in head] + [indent + "    " + line for line in _if_lines(links[ahead:], add)]
+
+
 def _hoisting(gen: _Gen, cond, bound: dict, items, loop_lines) -> list[str]:
     """The lines of an option's loop over its items, its condition ``cond`` tested at each
     item: ``loop_lines(links, ahead)`` writes the loop from the condition's links (see
@@ -453,14 +455,17 @@ def _hoisting(gen: _Gen, cond, bound: dict, items, loop_lines) -> list[str]:
     loop reads the locals; when one fails, the loop as written runs instead (the same error at
     the same item, or none if no item reaches it).  A listing changes nothing and a read
     charges nothing, so both loops list the same actions and charge the same work."""
-    links = _links(gen, cond, bound)
-    hoists: dict[str, str] = {}
     if READS and items:
         gen.invariant = {}
         try:
             fast = _links(gen, cond, bound)
         finally:
             hoists, gen.invariant = gen.invariant, None
+        if not hoists:  # nothing read before the loop: the links as written
+            return loop_lines(fast, _invariant_prefix(fast, bound))
+    else:
+        hoists = {}
+    links = _links(gen, cond, bound)
     if not hoists:
         return loop_lines(links, _invariant_prefix(links, bound))
     test = "if True:" if items is True else f"if {items}:"

@@ -320,41 +320,34 @@ class ExpressionForms:
         return self._add(a, b)
 
     def _add(self, a: Frag, b: Frag) -> Frag:
-        """``a + b`` with the size check its operands can trigger (none for two bounded whole
-        numbers, an inline test of the result otherwise, ``H_add`` where no ``:=`` is allowed)."""
-        folded = self._fold(_add, a, b)
-        if folded is not None:
-            return folded
-        if a.bits is not None and b.bits is not None and max(a.bits, b.bits) < MAX_INT_BITS:
-            # two whole numbers that cannot reach the limit (H_add could never raise)
-            return Frag(f"({a.src} + {b.src})", bits=max(a.bits, b.bits) + 1)
-        if type(b.value) is float or type(a.value) is float:
-            return Frag(f"({a.src} + {b.src})")  # a number and a fraction: no list, text or whole number grows
-        t = self.temp()
-        if t is None:
-            return Frag(f"H_add(env, {a.src}, {b.src})")
-        if type(b.value) in (int, bool) or type(a.value) in (int, bool):
-            # a number and a whole number: a number or an error, so the bounds alone decide
-            return Frag(f"({t} if H_NBIG <= ({t} := ({a.src} + {b.src})) <= H_BIG else H_grow({t}, env))")
-        # H_add's check inline: a whole number within the limit passes, anything else is checked
-        return Frag(f"({t} if ({t} := ({a.src} + {b.src})).__class__ is H_int and H_NBIG <= {t} <= H_BIG else H_grow({t}, env))")
+        """``a + b`` with the size check its operands can trigger (see :meth:`_sum`)."""
+        return self._sum(a, b, "+")
 
     def g_sub(self, node, scope, bound):
         """``a - b`` checked as ``+`` is: a whole number within MAX_INT_BITS (``H_sub``)."""
         a, b = (self.g(ch, scope, bound) for ch in node.children)
-        folded = self._fold(_sub, a, b)
+        return self._sum(a, b, "-")
+
+    def _sum(self, a: Frag, b: Frag, op: str) -> Frag:
+        """``a + b`` or ``a - b`` with the size check its operands can trigger: none for two
+        bounded whole numbers or with a fraction, an inline test of the result otherwise
+        (``H_add``/``H_sub`` where no ``:=`` is allowed).  Where only numbers can come out (a
+        difference; a sum with a whole-number constant) the bounds alone decide; a sum of
+        unknown operands (text, lists) is tested for a whole number first."""
+        folded = self._fold(_add if op == "+" else _sub, a, b)
         if folded is not None:
             return folded
         if a.bits is not None and b.bits is not None and max(a.bits, b.bits) < MAX_INT_BITS:
-            return Frag(f"({a.src} - {b.src})", bits=max(a.bits, b.bits) + 1)
+            # two whole numbers that cannot reach the limit (the check could never raise)
+            return Frag(f"({a.src} {op} {b.src})", bits=max(a.bits, b.bits) + 1)
         if type(b.value) is float or type(a.value) is float:
-            return Frag(f"({a.src} - {b.src})")
+            return Frag(f"({a.src} {op} {b.src})")  # a number and a fraction: no list, text or whole number grows
         t = self.temp()
         if t is None:
-            return Frag(f"H_sub({a.src}, {b.src})")
-        # only numbers subtract (a list, a text, a record cannot): the bounds alone decide (a
-        # fraction within them passes; one outside, or not a number, H_grow returns unchanged)
-        return Frag(f"({t} if H_NBIG <= ({t} := ({a.src} - {b.src})) <= H_BIG else H_grow({t}, env))")
+            return Frag(f"H_add(env, {a.src}, {b.src})" if op == "+" else f"H_sub({a.src}, {b.src})")
+        if op == "-" or type(b.value) in (int, bool) or type(a.value) in (int, bool):
+            return Frag(f"({t} if H_NBIG <= ({t} := ({a.src} {op} {b.src})) <= H_BIG else H_grow({t}, env))")
+        return Frag(f"({t} if ({t} := ({a.src} + {b.src})).__class__ is H_int and H_NBIG <= {t} <= H_BIG else H_grow({t}, env))")
 
     def g_mul(self, node, scope, bound):
         a, b = (self.g(ch, scope, bound) for ch in node.children)
