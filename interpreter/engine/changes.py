@@ -15,7 +15,7 @@ from ..errors import ExpressionError, FlowError
 from ..lang.runtime import _BIG, _NBIG
 from ..limits import MAX_INT_BITS
 from ..model import Component, render
-from .places import KeyedZoneRef
+from .places import KeyedZoneRef, snapshot
 from .runner import Effect, _bind
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -288,10 +288,14 @@ class Let(Effect):
                 new[k] = ex.fn(env)
             except Exception:  # noqa: BLE001 - re-run checked for the precise error (expressions are pure)
                 new[k] = ex(env)
+            if ex.shares_state:  # a name holds a value: not a list the state changes later
+                new[k] = snapshot(new[k])
             return new
         for k, ex in self.pairs:
             try:
                 new[k] = ex.fn(env)
             except Exception:  # noqa: BLE001 - re-run checked for the precise error (expressions are pure)
                 new[k] = ex(env)
+            if ex.shares_state:
+                new[k] = snapshot(new[k])
         return new

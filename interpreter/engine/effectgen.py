@@ -34,7 +34,7 @@ from ..errors import ExpressionError, FlowError, TapsterError
 from ..lang.codegen import GenerationFailed, _compile, _fell_back, _Gen, _Ns, _operand_lines, _tree_frag, comment
 from ..model import render
 from . import flow
-from .places import _CONTAINERS  # the values LValue.set copies before it stores them
+from .places import _CONTAINERS, snapshot  # the values LValue.set copies before it stores them; what a name keeps
 
 __all__ = ["inline_ok"]
 
@@ -98,7 +98,7 @@ class _Writer:
         self.ns = _Ns({"FlowError": FlowError, "ExpressionError": ExpressionError, "H_render": render,
                        "H_unexpected": _unexpected, "H_steps": _steps_error, "H_items": _items,
                        "H_times": _times, "H_seat": _seat, "H_list": list, "H_dict": dict,
-                       "H_copy": flow._copy_stored,
+                       "H_copy": flow._copy_stored, "H_snap": snapshot,
                        "H_range": range, "Exception": Exception,
                        "KeyboardInterrupt": KeyboardInterrupt, "TapsterError": TapsterError,
                        "ValueError": ValueError})
@@ -316,10 +316,18 @@ def _let(w: _Writer, eff) -> None:
     for k, ex in eff.pairs:
         v = w.fresh("v")
         w.expr(ex, v)
+        _snapshot(w, ex, v)
         vals.append((k, v))
     w.line("loc = H_dict(loc)")
     for k, v in vals:
         w.line(f"loc[{k!r}] = {v}")
+
+
+def _snapshot(w: _Writer, ex, v: str) -> None:
+    """``v = snapshot(v)`` where the value of ``ex`` may share the state's own lists
+    (:func:`interpreter.engine.places.snapshot`): what a name, a loop or a parameter keeps."""
+    if ex.shares_state:
+        w.line(f"{v} = H_snap({v})")
 
 
 def _log(w: _Writer, eff) -> None:
@@ -353,6 +361,7 @@ def _for_each(w: _Writer, eff) -> None:
     w.line("env.loc = loc")
     w.expr(eff.items, items)
     w.line(f"{items} = H_tuple({items}) if {items}.__class__ is H_list else H_items({items}, MARKS[m])")
+    _snapshot(w, eff.items, items)
     w.line(f"{outer} = loc")
     w.line(f"for {item} in {items}:")
     w.depth += 1
@@ -428,6 +437,7 @@ def _call(w: _Writer, eff) -> None:
     for k, ex in eff.args:
         v = w.fresh("a")
         w.expr(ex, v)
+        _snapshot(w, ex, v)
         args.append((k, v))
     w.line("loc = {" + ", ".join(f"{k!r}: {v}" for k, v in args) + "}")
     fn = w.ns.bind(_procedure_run(eff.proc.block, w.table), "PROC")
@@ -443,6 +453,7 @@ def _emit(w: _Writer, eff) -> None:
     for k, ex in eff.args:
         v = w.fresh("a")
         w.line(f"{v} = {w.ns.bind(ex, 'X')}(env)")
+        _snapshot(w, ex, v)
         args.append((k, v))
     w.line(f"{new} = {{" + ", ".join(f"{k!r}: {v}" for k, v in args) + "}")
     w.line(f"env.loc = {new}")

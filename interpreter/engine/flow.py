@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from ..errors import ExpressionError, FlowError
 from ..limits import MAX_DICE
 from ..model import render
-from .places import KeyedZoneRef, LValue, ZoneRef, _copy, _copy_stored  # noqa: F401 - the places, re-exported
+from .places import KeyedZoneRef, LValue, ZoneRef, _copy, _copy_stored, snapshot  # noqa: F401 - the places, re-exported
 from .rng import below as rng_below
 from .rng import dice as rng_dice
 
@@ -105,6 +105,8 @@ class ForEach(Effect):
                 items = tuple(items)
             except TypeError:
                 raise ExpressionError(f"`for_each` needs a list, got {render(items)!r}", self.mark) from None
+        if self.items.shares_state:  # the items as they are now, whatever the loop moves
+            items = snapshot(items)
         if items and self.body.effects:
             new = dict(loc)
             new[self.name] = items[0]
@@ -277,6 +279,9 @@ class Call(Effect):
                 new = {k: ex.fn(env) for k, ex in self.args}
             except Exception:  # noqa: BLE001 - re-run checked for the precise error
                 new = {k: ex(env) for k, ex in self.args}
+            for k, ex in self.args:
+                if ex.shares_state:  # a parameter holds a value
+                    new[k] = snapshot(new[k])
         block = proc.block
         if block is None:  # pragma: no cover - compiled before play starts
             raise FlowError(f"procedure {proc.name} is not compiled", self.mark)
@@ -360,7 +365,7 @@ class Emit(Effect):
     def run(self, st, loc):
         env = st.env
         env.loc = loc
-        new = {k: ex(env) for k, ex in self.args}
+        new = {k: snapshot(ex(env)) if ex.shares_state else ex(env) for k, ex in self.args}
         env.loc = new
         fired = [t for t in self.triggers if t.cond is None or t.cond(env)]
         for t in reversed(fired):
@@ -396,7 +401,7 @@ class Random(Effect):
         st.rng, i = rng_below(st.rng, len(items))
         value = items[i]
         if self.name:
-            return _bind(loc, self.name, value)
+            return _bind(loc, self.name, snapshot(value) if self.items.shares_state else value)
         self.place.set(env, value)
         return None
 

@@ -282,6 +282,7 @@ def _stopping(w, eff, k: int, n: int, calls: set, recursive: set) -> None:
         w.line("env.loc = loc")
         w.expr(eff.items, items)
         w.line(f"{items} = H_tuple({items}) if {items}.__class__ is H_list else H_items({items}, MARKS[m])")
+        effectgen._snapshot(w, eff.items, items)
         w.line(f"if {items}:")
         w.depth += 1
         w.line("new = H_dict(loc)")
@@ -331,6 +332,7 @@ def _stopping(w, eff, k: int, n: int, calls: set, recursive: set) -> None:
         for name, ex in eff.args:
             v = w.fresh("a")
             w.expr(ex, v)
+            effectgen._snapshot(w, ex, v)
             args.append((name, v))
         if eff.proc.block.effects:
             w.line("new = {" + ", ".join(f"{name!r}: {v}" for name, v in args) + "}")

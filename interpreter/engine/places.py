@@ -18,7 +18,7 @@ from ..lang.expression import Compiled, Env, _operand
 from ..limits import MAX_VALUE_DEPTH, MAX_VALUE_ITEMS, MAX_VALUE_TEXT
 from ..model import Component, render
 
-__all__ = ["ZoneRef", "KeyedZoneRef", "LValue"]
+__all__ = ["ZoneRef", "KeyedZoneRef", "LValue", "snapshot"]
 
 
 
@@ -271,6 +271,59 @@ def _copy(v: Any, depth: int, left: list, place: LValue) -> Any:
         elif tx is str:
             _text(x, left, place)
     return v
+
+
+_SHARED = frozenset((list, dict, tuple, Keyed))  # what snapshot copies (a Keyed is a zone's dict)
+
+
+def snapshot(value: Any) -> Any:
+    """``value`` with every list, record, tuple and keyed zone's dict in it copied, at every
+    level (components, numbers, texts and none are shared): what a local name, a loop's items
+    or a procedure's or trigger's parameter keeps of a value that may share the state's own
+    containers (:attr:`interpreter.lang.expression.Compiled.shares_state`).
+
+    A value is a value: ``let: {old: "hand[p]"}`` names the cards in the hand then, and a move
+    or a ``set: {"x[i]": ...}`` after it does not change ``old``.  The state changes its zones'
+    lists and its variables' own lists in place; a name bound to one of them would see the
+    change, and would stop seeing it in a clone or a saved and resumed game (which copy the
+    state), so the same moves would give different games.  What is shared within ``value`` is
+    copied once (the copy has the same shape, whatever the sharing).
+
+    Raises:
+        ExpressionError: the value is nested too deeply to copy (Python's recursion limit).
+    """
+    t = value.__class__
+    if t is list:
+        if _SHARED.isdisjoint(map(type, value)):  # numbers, texts, components, none: one C-level copy
+            return value[:]
+    elif t is tuple:
+        if _SHARED.isdisjoint(map(type, value)):  # nothing in it can change
+            return value
+    elif t is not dict and t is not Keyed:
+        return value
+    try:
+        return _snapshot(value, {})
+    except RecursionError:
+        raise ExpressionError("a value nested too deeply to keep a copy of it") from None
+
+
+def _snapshot(v: Any, memo: dict) -> Any:
+    t = v.__class__
+    if t is not list and t is not tuple and t is not dict and t is not Keyed:
+        return v
+    done = memo.get(id(v))
+    if done is not None:
+        return done
+    if t is list:
+        out: Any = [_snapshot(x, memo) for x in v]
+    elif t is tuple:
+        out = tuple([_snapshot(x, memo) for x in v])
+    else:
+        out = t()
+        for k, x in v.items():
+            out[k] = _snapshot(x, memo)
+    memo[id(v)] = out
+    return out
 
 
 def _too_big(place: LValue, what: str) -> ExpressionError:

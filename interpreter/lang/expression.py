@@ -74,7 +74,7 @@ class Compiled:
     values in the same order.  ``source`` is (the parse tree, the :class:`Scope`).
     """
 
-    __slots__ = ("fn", "text", "mark", "constant", "source", "checked_fn")
+    __slots__ = ("fn", "text", "mark", "constant", "source", "checked_fn", "_shares")
 
     def __init__(self, fn: Callable, text: str, mark: Mark | None, constant: Any = None, source: tuple | None = None):
         self.fn = fn
@@ -83,6 +83,18 @@ class Compiled:
         self.constant = constant
         self.source = source
         self.checked_fn = None if source is not None else fn
+        self._shares = None
+
+    @property
+    def shares_state(self) -> bool:
+        """Whether a value of this expression may be, or hold, a list or record that the state
+        changes in place (:func:`shares_state`, worked out once): a place that keeps the value
+        past the moment it is made (a local name, a loop's items, a procedure's or trigger's
+        parameter) takes a snapshot of it."""
+        shares = self._shares
+        if shares is None:
+            shares = self._shares = self.source is not None and shares_state(*self.source)
+        return shares
 
     def __call__(self, env: Env) -> Any:
         try:
@@ -130,6 +142,91 @@ class Compiled:
 
     def __repr__(self) -> str:
         return f"Compiled({self.text!r})"
+
+
+def shares_state(tree: Any, scope: Scope) -> bool:
+    """Whether the value of the expression ``tree`` (compiled in ``scope``) may be, or hold, a
+    container that the state changes in place, as opposed to a value nothing changes.
+
+    The state changes in place only its zones' lists (and a keyed zone's dict), a variable's
+    own list or record (``set: {"x[i]": ...}`` and ``add`` replace an item of it; the values
+    inside are replaced, never changed) and the turn counts (``turns_taken``).  So a value may
+    share one only if the expression reads a zone (anywhere: ``hand``, ``flight[p]``), a
+    variable other than as the base of ``[...]``, ``.`` or a slice or as an operand of arithmetic
+    (``x``, ``[x]``, ``x or y``; not ``x[p]`` or ``x + [1]``, whose items are values), or
+    ``turns_taken``, or calls a ruleset function whose body does (its parameters are the
+    caller's arguments, read here); but not where the value is a number, a truth or a text (a
+    comparison, ``len``...) or an index (``[...]``'s key).  Local names hold
+    snapshots (this is what keeps them so), and parameters and maps are constants.  A "no" is
+    certain; a "yes" only means the binding takes a snapshot (:func:`interpreter.engine.places.snapshot`).
+    """
+    return _shares(tree, scope, frozenset(), {})
+
+
+def _shares(node: Any, scope: Scope, bound: frozenset, functions: dict) -> bool:
+    data = getattr(node, "data", None)
+    if data is None or data in _TRUTHS:  # a token, an absent optional part; a comparison's true or false
+        return False
+    kids = node.children
+    if data in _ARITHMETIC:
+        # A number, or a new list or text made of the operands' items: a variable's items are
+        # values (only a zone's items may be lists the state changes: `flight[p] + []`).
+        return any(_shares(k, scope, bound, functions) for k in kids if not _variable(k, scope, bound))
+    if data in ("call", "call_gen") and str(kids[0]) in _SCALAR_BUILTINS and scope.functions.get(str(kids[0])) is None:
+        return False  # a number, a truth or a text
+    if data == "name":
+        name = str(kids[0])
+        if name in bound or name in scope.locals:
+            return False
+        reads = getattr(scope.resolve(name), "reads", None)
+        return name == "turns_taken" or (reads is not None and reads[0] in ("zone", "var"))
+    if data in ("index", "attr", "slice"):
+        # an item (or items) of the base: of a variable, a value; the index is only a key
+        return not _variable(kids[0], scope, bound) and _shares(kids[0], scope, bound, functions)
+    if data in ("listcomp", "call_gen"):
+        *head, elt, clauses = kids
+        for clause in clauses.children:
+            if clause.data == "comp_for":
+                if _shares(clause.children[1], scope, bound, functions):
+                    return True
+                bound = bound | {str(t) for t in clause.children[0].children}
+            elif _shares(clause.children[0], scope, bound, functions):
+                return True
+        if _shares(elt, scope, bound, functions):
+            return True
+        kids = head  # the function's name (call_gen)
+        data = "call" if head else data
+    if data == "call":
+        body = getattr(scope.functions.get(str(kids[0])), "body", None)
+        if body is not None:
+            key = id(body)
+            if key not in functions:
+                functions[key] = False  # a recursive call shares what the rest of the body shares
+                functions[key] = _shares(body.tree, body.scope, frozenset(), functions)
+            if functions[key]:
+                return True
+        kids = kids[1:]
+    elif data == "kwarg":
+        kids = kids[1:]
+    return any(_shares(k, scope, bound, functions) for k in kids)
+
+
+#: What gives a truth (comparisons, `not`), and the operators that give a number or a new list
+#: or text of their operands' items; the builtins whose value is a number, a truth or a text.
+_TRUTHS = frozenset(("compare", "not_", "true", "false", "none", "number", "string"))
+_ARITHMETIC = frozenset(("add", "sub", "mul", "div", "floordiv", "mod", "neg", "pos", "pow"))
+_SCALAR_BUILTINS = frozenset(("abs", "all", "any", "ceil", "count", "floor", "index", "int", "len", "round", "sign", "str"))
+
+
+def _variable(node: Any, scope: Scope, bound: frozenset) -> bool:
+    """Whether ``node`` is a plain read of a state variable (not a local name that hides one)."""
+    if getattr(node, "data", None) != "name":
+        return False
+    name = str(node.children[0])
+    if name in bound or name in scope.locals:
+        return False
+    reads = getattr(scope.resolve(name), "reads", None)
+    return reads is not None and reads[0] == "var"
 
 
 def _describe(exc: Exception) -> str:

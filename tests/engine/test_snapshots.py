@@ -1,0 +1,221 @@
+"""A value is a value: what a name holds does not change when the state does.
+
+A local name (``let``), a loop's items (``for_each``), a procedure's or trigger's parameter
+(``call``/``emit`` ``with``), a ``random`` pick and an option's values (``for: ... in:``) keep
+the value as it was when they were bound.  The state changes its zones' lists and its
+variables' own lists in place, so a name bound to one of them used to see later moves and
+``set: {"x[i]": ...}``; and a clone or a saved and resumed game (which copy the state) did not,
+so the same moves gave different games.  ``Compiled.shares_state`` says which bindings may hold
+such a list (a certain "no" for the rest) and :func:`interpreter.engine.places.snapshot` copies
+it.  Every test runs under the three back ends: whole blocks as generated code, the frame runner
+with generated runs, and the reference evaluator."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from interpreter import load_ruleset
+from interpreter.engine import flowgen
+from interpreter.engine.places import Keyed, snapshot
+from interpreter.engine.state import State
+from interpreter.lang import codegen
+from interpreter.lang.expression import compile_expression
+
+RULESET = """
+name: snapshots
+players: {min: 1, max: 1, default: 1}
+components:
+  card:
+    items: [{name: A}, {name: B}, {name: C}, {name: D}, {name: E}, {name: F}]
+    key: name
+    start: deck
+zones:
+  deck: {visibility: public}
+  hand: {visibility: public}
+  pile: {per_player: true, visibility: public}
+vars:
+  x: [1, 2]
+  n: 0
+  seen: []
+params:
+  limit: 3
+functions:
+  live: {params: [k], value: "hand"}
+  echo: {params: [v], value: "v"}
+  twice: {params: [k], value: "k * 2"}
+  item: {params: [i], value: "x[i]"}
+  f: {params: [k], value: "g(k)"}
+  g: {params: [k], value: "hand if k == 0 else f(k - 1)"}
+  fact: {params: [k], value: "1 if k <= 1 else k * fact(k - 1)"}
+procedures:
+  draw_and_count:
+    params: [cards, xs]
+    do:
+      - move: {from: deck, to: hand, count: 1}
+      - set: {"x[0]": 100}
+      - set: {seen: "seen + [['call', len(cards), xs[0]]]"}
+triggers:
+  - on: counted
+    params: [cards]
+    do:
+      - move: {from: deck, to: hand, count: 1}
+      - set: {seen: "seen + [['emit', len(cards)]]"}
+setup:
+  - let: {old_x: "x", old_deck: "deck", both: "[deck, hand]", via: "echo(deck)"}
+  - set: {"x[0]": 5}
+  - move: {from: deck, to: hand, count: 1}
+  - set: {seen: "seen + [['let', old_x[0], len(old_deck), len(both[0]), len(via)]]"}
+flow:
+  - let: {before: "deck"}
+  - choose:
+      name: pick
+      options:
+        - action: take
+          for: where
+          in: "[deck, hand]"
+          do:
+            - move: {from: deck, to: hand, count: 1}
+            - set: {seen: "seen + [['option', len(where), len(before)]]"}
+  - for_each:
+      in: "[deck, hand]"
+      as: z
+      do:
+        - move: {from: deck, to: hand, count: 1}
+        - set: {seen: "seen + [['loop', len(z)]]"}
+  - call: {procedure: draw_and_count, with: {cards: "deck", xs: "x"}}
+  - emit: {event: counted, with: {cards: "deck"}}
+  - random: {from: "[deck]", as: r}
+  - move: {from: hand, to: deck, count: 1}
+  - set: {seen: "seen + [['random', len(r)]]"}
+  - end_game: done
+outcome:
+  score: "0"
+"""
+
+# Deck 6 cards.  Setup: the move leaves 5 in the deck; the names bound before it saw 6 and x[0] 1.
+# The option lists [deck, hand] with 5 and 1 cards; taking "deck" (5) then moving one: still 5
+# (and `before`, bound before the decision, 5).  The loop's items are [deck (4), hand (2)] when it
+# starts; each pass moves one.  The call's `cards` is the deck of 2, `xs` the x of [5, 2];
+# the emit's `cards` the deck of 1; `random` picks [deck] = the empty deck, then a card goes back.
+EXPECTED = [["let", 1, 6, 6, 6], ["option", 5, 5], ["loop", 4], ["loop", 2], ["call", 2, 5], ["emit", 1],
+            ["random", 0]]
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory):
+    path = tmp_path_factory.mktemp("snapshots") / "ruleset.yaml"
+    path.write_text(RULESET)
+    return str(path)
+
+
+def _load(source: str, mode: str = "blocks"):
+    if mode == "interpreted":
+        codegen.ENABLED = False
+    elif mode == "runs":
+        flowgen.BLOCKS = False
+    try:
+        return load_ruleset(source)
+    finally:
+        codegen.ENABLED = True
+        flowgen.BLOCKS = True
+
+
+MODES = ("blocks", "runs", "interpreted")
+
+
+def _take_deck(st):
+    (action,) = [a for a in st.legal_actions() if len(a.args[0]) == 5]  # the deck (5), not the hand (1)
+    return action
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_every_binding_keeps_the_value_it_was_given(source, mode):
+    rs = _load(source, mode)
+    st = rs.new_game(1, seed=0)
+    st.apply(_take_deck(st))
+    assert st.finished
+    assert st.vars["seen"] == EXPECTED
+    assert st.vars["x"] == [100, 2]  # the variable itself did change
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_clone_and_a_resumed_game_play_the_same_game(source, mode):
+    """At the decision, names bound before it (`before`) and the option's values: the game
+    itself, a clone and a game saved as JSON and resumed end the same, whichever goes first."""
+    rs = _load(source, mode)
+    st = rs.new_game(1, seed=0)
+    clone = st.clone()
+    resumed = State.from_json(rs, json.loads(json.dumps(st.to_json())))
+    for s in (clone, st, resumed):  # the clone first: it shares no list with the game
+        s.apply(_take_deck(s))
+        assert s.vars["seen"] == EXPECTED
+
+
+def test_the_back_ends_agree_on_every_saved_state(source):
+    """The same saved state (frames and names included) at the decision, under every back end."""
+    saved = set()
+    for mode in MODES:
+        st = _load(source, mode).new_game(1, seed=0)
+        saved.add(json.dumps(st.to_json(), sort_keys=True))
+    assert len(saved) == 1
+
+
+@pytest.mark.parametrize(("text", "shares"), [
+    # a zone's lists, anywhere
+    ("deck", True), ("pile[0]", True), ("pile", True), ("[deck, hand]", True), ("[c for c in deck]", True),
+    ("deck if n > 0 else []", True), ("n > 0 and deck", True), ("pile[0] + []", True), ("[deck] + []", True),
+    ("first(pile)", True),
+    # numbers, truths and texts, whatever they read
+    ("len(deck)", False), ("count(deck) + len(x)", False), ("deck == hand", False), ("not deck", False),
+    ("str(pile)", False), ("any(c in deck for c in hand)", False),
+    # a variable's own list, read whole
+    # (a variable that holds a number is read as any other: its value is not known here)
+    ("x", True), ("[x]", True), ("x or []", True), ("[1] if n else x", True), ("n", True), ("[x] + []", True),
+    # an item or a slice of a variable is a value nothing changes
+    ("x[0]", False), ("x[1:]", False), ("x[n] + 1", False), ("n + limit", False), ("x + [1]", False),
+    ("x * 2", False),
+    # the turn counts
+    ("turns_taken", True),
+    # constants, locals and what is made from them
+    ("limit", False), ("[1, 2, 3]", False), ("range(limit)", False), ("current", False),
+    ("[k * 2 for k in range(3)]", False), ("[x for x in range(3)]", False),  # `x` is the loop's own name here
+    ("{'a': limit}", False), ("{'a': n}", True),
+    # through ruleset functions: their bodies, and the arguments given
+    ("live(0)", True), ("echo(deck)", True), ("echo(x)", True), ("echo(x[0])", False), ("twice(x[0])", False),
+    ("item(0)", False), ("f(2)", True), ("g(1)", True), ("fact(4)", False),
+    ("sorted(x, reverse=true)", True), ("sorted([limit, 1], reverse=n > 0)", False),
+])
+def test_shares_state_says_which_values_may_hold_the_states_lists(source, text, shares):
+    rs = _load(source)
+    assert compile_expression(text, rs.scope).shares_state is shares
+
+
+def test_shares_state_is_certain_about_a_local(source):
+    rs = _load(source)
+    assert compile_expression("z", rs.scope.with_locals(["z"])).shares_state is False
+    assert compile_expression("[z, deck]", rs.scope.with_locals(["z"])).shares_state is True
+    assert compile_expression("3", rs.scope).shares_state is False
+
+
+def test_snapshot_copies_every_container_once_and_shares_the_rest():
+    deck = ["a", "b"]
+    flat = [1, "t", None, deck]
+    out = snapshot(flat)
+    assert out == flat and out is not flat and out[3] is not deck
+    shared = [deck, deck, (deck, 1), {"k": deck}]
+    out = snapshot(shared)
+    assert out == shared
+    assert out[0] is out[1] is out[2][0] is out[3]["k"]  # copied once: the shape is kept
+    assert out[0] is not deck
+    field = Keyed({(0, 0): ["m"]})
+    out = snapshot([field])
+    assert type(out[0]) is Keyed and out[0] == field and out[0][(0, 0)] is not field[(0, 0)]
+    assert out[0][(5, 5)] == []  # still a keyed zone's contents: an empty place reads []
+    t = (1, "x")
+    assert snapshot(t) is t  # nothing in it can change
+    assert snapshot(7) == 7 and snapshot("x") == "x"
+    wide = [deck] * 10_000  # shared 10,000 times: one copy, not 10,000
+    out = snapshot([wide, wide])
+    assert out[0] is out[1] and len({id(x) for x in out[0]}) == 1
