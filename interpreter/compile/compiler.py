@@ -295,7 +295,9 @@ class Ctx(Declarations, Functions, Outcome):
             if name in params:
                 return constant(params[name])
             if name in zones:
-                return state_reader("zone", name)
+                reader = state_reader("zone", name)
+                reader.depth = -1 if zones[name].keyed else zones[name].depth  # the indexes to one of its lists (-1: keyed)
+                return reader
             if name in vars_:
                 return state_reader("var", name)
             if name in rs.maps:

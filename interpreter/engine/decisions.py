@@ -252,7 +252,7 @@ class Choose(Effect):
                 loc = dict(loc)
                 # the option's values as a name keeps them (`for: pile in: "[deck, trash]"`)
                 args = action.args
-                if o.items.shares_state and not _SHARED.isdisjoint(map(type, args)):
+                if o.items.items_share_state and not _SHARED.isdisjoint(map(type, args)):
                     args = snapshot(args)
                 loc.update(zip(o.names, args))
             st.stack.append((o.body, 0, loc, None))

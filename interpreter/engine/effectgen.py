@@ -34,7 +34,7 @@ from ..errors import ExpressionError, FlowError, TapsterError
 from ..lang.codegen import GenerationFailed, _compile, _fell_back, _Gen, _Ns, _operand_lines, _tree_frag, comment
 from ..model import render
 from . import flow
-from .places import _CONTAINERS, snapshot  # the values LValue.set copies before it stores them; what a name keeps
+from .places import _CONTAINERS, _SHARED, snapshot  # the values LValue.set copies before it stores them; what a name keeps
 
 __all__ = ["inline_ok"]
 
@@ -98,7 +98,7 @@ class _Writer:
         self.ns = _Ns({"FlowError": FlowError, "ExpressionError": ExpressionError, "H_render": render,
                        "H_unexpected": _unexpected, "H_steps": _steps_error, "H_items": _items,
                        "H_times": _times, "H_seat": _seat, "H_list": list, "H_dict": dict,
-                       "H_copy": flow._copy_stored, "H_snap": snapshot,
+                       "H_copy": flow._copy_stored, "H_snap": snapshot, "H_SHARED": _SHARED,
                        "H_range": range, "Exception": Exception,
                        "KeyboardInterrupt": KeyboardInterrupt, "TapsterError": TapsterError,
                        "ValueError": ValueError})
@@ -323,11 +323,12 @@ def _let(w: _Writer, eff) -> None:
         w.line(f"loc[{k!r}] = {v}")
 
 
-def _snapshot(w: _Writer, ex, v: str) -> None:
-    """``v = snapshot(v)`` where the value of ``ex`` may share the state's own lists
-    (:func:`interpreter.engine.places.snapshot`): what a name, a loop or a parameter keeps."""
-    if ex.shares_state:
-        w.line(f"{v} = H_snap({v})")
+def _snapshot(w: _Writer, ex, v: str, items: bool = False) -> None:
+    """``v = snapshot(v)`` where the value of ``ex`` (with ``items``: an item of it) may share
+    the state's own lists (:func:`interpreter.engine.places.snapshot`): what a name, a loop or a
+    parameter keeps."""
+    if ex.items_share_state if items else ex.shares_state:
+        w.line(f"if {v}.__class__ in H_SHARED: {v} = H_snap({v})")
 
 
 def _log(w: _Writer, eff) -> None:
@@ -361,7 +362,7 @@ def _for_each(w: _Writer, eff) -> None:
     w.line("env.loc = loc")
     w.expr(eff.items, items)
     w.line(f"{items} = H_tuple({items}) if {items}.__class__ is H_list else H_items({items}, MARKS[m])")
-    _snapshot(w, eff.items, items)
+    _snapshot(w, eff.items, items, items=True)
     w.line(f"{outer} = loc")
     w.line(f"for {item} in {items}:")
     w.depth += 1

@@ -105,7 +105,7 @@ class ForEach(Effect):
                 items = tuple(items)
             except TypeError:
                 raise ExpressionError(f"`for_each` needs a list, got {render(items)!r}", self.mark) from None
-        if self.items.shares_state:  # the items as they are now, whatever the loop moves
+        if self.items.items_share_state:  # the items as they are now, whatever the loop moves
             items = snapshot(items)
         if items and self.body.effects:
             new = dict(loc)
@@ -401,7 +401,7 @@ class Random(Effect):
         st.rng, i = rng_below(st.rng, len(items))
         value = items[i]
         if self.name:
-            return _bind(loc, self.name, snapshot(value) if self.items.shares_state else value)
+            return _bind(loc, self.name, snapshot(value) if self.items.items_share_state else value)
         self.place.set(env, value)
         return None
 

@@ -282,7 +282,7 @@ def _stopping(w, eff, k: int, n: int, calls: set, recursive: set) -> None:
         w.line("env.loc = loc")
         w.expr(eff.items, items)
         w.line(f"{items} = H_tuple({items}) if {items}.__class__ is H_list else H_items({items}, MARKS[m])")
-        effectgen._snapshot(w, eff.items, items)
+        effectgen._snapshot(w, eff.items, items, items=True)
         w.line(f"if {items}:")
         w.depth += 1
         w.line("new = H_dict(loc)")

@@ -74,7 +74,7 @@ class Compiled:
     values in the same order.  ``source`` is (the parse tree, the :class:`Scope`).
     """
 
-    __slots__ = ("fn", "text", "mark", "constant", "source", "checked_fn", "_shares")
+    __slots__ = ("fn", "text", "mark", "constant", "source", "checked_fn", "_shares", "_items_shares")
 
     def __init__(self, fn: Callable, text: str, mark: Mark | None, constant: Any = None, source: tuple | None = None):
         self.fn = fn
@@ -83,7 +83,7 @@ class Compiled:
         self.constant = constant
         self.source = source
         self.checked_fn = None if source is not None else fn
-        self._shares = None
+        self._shares = self._items_shares = None
 
     @property
     def shares_state(self) -> bool:
@@ -94,6 +94,16 @@ class Compiled:
         shares = self._shares
         if shares is None:
             shares = self._shares = self.source is not None and shares_state(*self.source)
+        return shares
+
+    @property
+    def items_share_state(self) -> bool:
+        """Whether an item of this expression's value may be, or hold, a list or record that
+        the state changes in place (:func:`shares_state` with ``items``): what a loop's items, an
+        option's values and a ``random`` pick keep."""
+        shares = self._items_shares
+        if shares is None:
+            shares = self._items_shares = self.source is not None and shares_state(*self.source, items=True)
         return shares
 
     def __call__(self, env: Env) -> Any:
@@ -144,57 +154,61 @@ class Compiled:
         return f"Compiled({self.text!r})"
 
 
-def shares_state(tree: Any, scope: Scope) -> bool:
+def shares_state(tree: Any, scope: Scope, items: bool = False) -> bool:
     """Whether the value of the expression ``tree`` (compiled in ``scope``) may be, or hold, a
-    container that the state changes in place, as opposed to a value nothing changes.
+    container that the state changes in place, as opposed to a value nothing changes; with
+    ``items``, whether one of its items may (a loop's items, an option's values, a ``random``
+    pick: the list itself is not kept).
 
     The state changes in place only its zones' lists (and a keyed zone's dict), a variable's
     own list or record (``set: {"x[i]": ...}`` and ``add`` replace an item of it; the values
     inside are replaced, never changed) and the turn counts (``turns_taken``).  So a value may
-    share one only if the expression reads a zone (anywhere: ``hand``, ``flight[p]``), a
-    variable other than as the base of ``[...]``, ``.`` or a slice or as an operand of arithmetic
-    (``x``, ``[x]``, ``x or y``; not ``x[p]`` or ``x + [1]``, whose items are values), or
-    ``turns_taken``, or calls a ruleset function whose body does (its parameters are the
-    caller's arguments, read here); but not where the value is a number, a truth or a text (a
-    comparison, ``len``...) or an index (``[...]``'s key).  Local names hold
-    snapshots (this is what keeps them so), and parameters and maps are constants.  A "no" is
-    certain; a "yes" only means the binding takes a snapshot (:func:`interpreter.engine.places.snapshot`).
+    share one only if the expression reads a zone (``hand``, ``flight[p]``; but the items of a
+    zone's own list are components), a variable whole (``x``, ``[x]``, ``x or y``; but not
+    ``x[p]``, ``x[1:]`` or ``x + [1]``, made of its items, which are values) or ``turns_taken``,
+    or calls a ruleset function whose body does (its parameters are the caller's arguments,
+    read here); and not where the value is a number, a truth or a text (a comparison, ``len``...),
+    an index (``[...]``'s key) or a comprehension's condition.  Local names hold snapshots (this
+    is what keeps them so); parameters and maps are constants.  A "no" is certain; a "yes" only
+    means the binding takes a snapshot (:func:`interpreter.engine.places.snapshot`).
     """
-    return _shares(tree, scope, frozenset(), {})
+    return (_items_share if items else _shares)(tree, scope, {}, {})
 
 
-def _shares(node: Any, scope: Scope, bound: frozenset, functions: dict) -> bool:
+def _shares(node: Any, scope: Scope, bound: dict, functions: dict) -> bool:
+    """:func:`shares_state` of ``node``; ``bound``: the comprehension names around it, each
+    with whether it may share (an item of what it runs over)."""
     data = getattr(node, "data", None)
     if data is None or data in _TRUTHS:  # a token, an absent optional part; a comparison's true or false
         return False
     kids = node.children
-    if data in _ARITHMETIC:
-        # A number, or a new list or text made of the operands' items: a variable's items are
-        # values (only a zone's items may be lists the state changes: `flight[p] + []`).
-        return any(_shares(k, scope, bound, functions) for k in kids if not _variable(k, scope, bound))
-    if data in ("call", "call_gen") and str(kids[0]) in _SCALAR_BUILTINS and scope.functions.get(str(kids[0])) is None:
-        return False  # a number, a truth or a text
+    if data in _ARITHMETIC:  # a number, or a new list or text of the operands' items
+        return any(_items_share(k, scope, bound, functions) for k in kids)
+    if data in ("call", "call_gen"):
+        builtin = _builtin(kids[0], scope)
+        if builtin in _SCALAR_BUILTINS:
+            return False  # a number, a truth or a text
+        if builtin in _ITEM_BUILTINS or builtin in _PICK_BUILTINS:  # a new list of the argument's items, or one of them
+            if data == "call_gen":
+                return _comprehension(kids[1], kids[2], scope, bound, functions)
+            args = kids[1].children if kids[1] is not None else ()
+            if len(args) == 1 or builtin in _ITEM_BUILTINS:  # (sorted's `reverse` is a truth)
+                return _items_share(args[0], scope, bound, functions)
     if data == "name":
         name = str(kids[0])
-        if name in bound or name in scope.locals:
+        if name in bound:
+            return bound[name]
+        if name in scope.locals:
             return False
         reads = getattr(scope.resolve(name), "reads", None)
         return name == "turns_taken" or (reads is not None and reads[0] in ("zone", "var"))
-    if data in ("index", "attr", "slice"):
-        # an item (or items) of the base: of a variable, a value; the index is only a key
-        return not _variable(kids[0], scope, bound) and _shares(kids[0], scope, bound, functions)
+    if data in ("index", "attr", "slice"):  # an item (or items) of the base; the index is only a key
+        return _items_share(kids[0], scope, bound, functions)
     if data in ("listcomp", "call_gen"):
         *head, elt, clauses = kids
-        for clause in clauses.children:
-            if clause.data == "comp_for":
-                if _shares(clause.children[1], scope, bound, functions):
-                    return True
-                bound = bound | {str(t) for t in clause.children[0].children}
-            elif _shares(clause.children[0], scope, bound, functions):
-                return True
-        if _shares(elt, scope, bound, functions):
+        if _comprehension(elt, clauses, scope, bound, functions):
             return True
-        kids = head  # the function's name (call_gen)
+        kids = head  # the function's name (call_gen), whose body is read below
         data = "call" if head else data
     if data == "call":
         body = getattr(scope.functions.get(str(kids[0])), "body", None)
@@ -202,7 +216,7 @@ def _shares(node: Any, scope: Scope, bound: frozenset, functions: dict) -> bool:
             key = id(body)
             if key not in functions:
                 functions[key] = False  # a recursive call shares what the rest of the body shares
-                functions[key] = _shares(body.tree, body.scope, frozenset(), functions)
+                functions[key] = _shares(body.tree, body.scope, {}, functions)
             if functions[key]:
                 return True
         kids = kids[1:]
@@ -211,22 +225,64 @@ def _shares(node: Any, scope: Scope, bound: frozenset, functions: dict) -> bool:
     return any(_shares(k, scope, bound, functions) for k in kids)
 
 
-#: What gives a truth (comparisons, `not`), and the operators that give a number or a new list
-#: or text of their operands' items; the builtins whose value is a number, a truth or a text.
+def _items_share(node: Any, scope: Scope, bound: dict, functions: dict) -> bool:
+    """Whether an item of ``node``'s value may be, or hold, a container the state changes."""
+    data = getattr(node, "data", None)
+    kids = getattr(node, "children", None)
+    if data == "name" or data == "index":
+        base, indexes = node, 0
+        while getattr(base, "data", None) == "index":
+            base, indexes = base.children[0], indexes + 1
+        if getattr(base, "data", None) == "name":
+            name = str(base.children[0])
+            if name not in bound and name not in scope.locals:
+                reader = scope.resolve(name)
+                reads = getattr(reader, "reads", None)
+                if reads is not None and reads[0] == "var":
+                    return False  # a variable's items, and theirs, are values
+                depth = getattr(reader, "depth", None)  # a zone: the indexes to one of its lists
+                if depth is not None and indexes >= max(depth, 1 if depth < 0 else 0):
+                    return False  # the items of a zone's own list are components
+                if reads is None and data == "name":
+                    return False  # a constant, the seats or the turn counts: no zone or variable in them
+    elif data in ("list", "tuple"):
+        return any(_shares(k, scope, bound, functions) for k in (kids[-1].children if kids and kids[-1] is not None else ())
+                   ) or (data == "tuple" and _shares(kids[0], scope, bound, functions))
+    elif data == "listcomp":
+        return _comprehension(kids[0], kids[1], scope, bound, functions)
+    elif data == "add":
+        return any(_items_share(k, scope, bound, functions) for k in kids)
+    elif data == "call" and _builtin(kids[0], scope) in _ITEM_BUILTINS and kids[1] is not None:
+        return _items_share(kids[1].children[0], scope, bound, functions)
+    elif data == "call_gen" and _builtin(kids[0], scope) in _ITEM_BUILTINS:
+        return _comprehension(kids[1], kids[2], scope, bound, functions)
+    return _shares(node, scope, bound, functions)
+
+
+def _comprehension(elt: Any, clauses: Any, scope: Scope, bound: dict, functions: dict) -> bool:
+    """Whether the items of a comprehension (its ``elt`` values) may share: each name it binds
+    may if an item of what it runs over may; its conditions give truths only."""
+    for clause in clauses.children:
+        if clause.data == "comp_for":
+            shares = _items_share(clause.children[1], scope, bound, functions)
+            bound = {**bound, **{str(t): shares for t in clause.children[0].children}}
+    return _shares(elt, scope, bound, functions)
+
+
+def _builtin(name_tok: Any, scope: Scope) -> str | None:
+    """The name of the builtin a call calls (None for a ruleset function)."""
+    name = str(name_tok)
+    return name if scope.functions.get(name) is None and name in BUILTINS else None
+
+
+#: What gives a truth (comparisons, `not`) or a constant, and the operators that give a number
+#: or a new list or text of their operands' items; the builtins whose value is a number, a
+#: truth or a text, and those whose value is a new list of their argument's items.
 _TRUTHS = frozenset(("compare", "not_", "true", "false", "none", "number", "string"))
 _ARITHMETIC = frozenset(("add", "sub", "mul", "div", "floordiv", "mod", "neg", "pos", "pow"))
 _SCALAR_BUILTINS = frozenset(("abs", "all", "any", "ceil", "count", "floor", "index", "int", "len", "round", "sign", "str"))
-
-
-def _variable(node: Any, scope: Scope, bound: frozenset) -> bool:
-    """Whether ``node`` is a plain read of a state variable (not a local name that hides one)."""
-    if getattr(node, "data", None) != "name":
-        return False
-    name = str(node.children[0])
-    if name in bound or name in scope.locals:
-        return False
-    reads = getattr(scope.resolve(name), "reads", None)
-    return reads is not None and reads[0] == "var"
+_ITEM_BUILTINS = frozenset(("list", "sorted", "reversed", "distinct"))
+_PICK_BUILTINS = frozenset(("first", "last", "top", "bottom", "min", "max"))  # of one list: one of its items
 
 
 def _describe(exc: Exception) -> str:

@@ -163,33 +163,51 @@ def test_the_back_ends_agree_on_every_saved_state(source):
 
 
 @pytest.mark.parametrize(("text", "shares"), [
-    # a zone's lists, anywhere
-    ("deck", True), ("pile[0]", True), ("pile", True), ("[deck, hand]", True), ("[c for c in deck]", True),
-    ("deck if n > 0 else []", True), ("n > 0 and deck", True), ("pile[0] + []", True), ("[deck] + []", True),
-    ("first(pile)", True),
+    # a zone's lists
+    ("deck", True), ("pile[0]", True), ("pile", True), ("[deck, hand]", True), ("deck if n > 0 else []", True),
+    ("n > 0 and deck", True), ("[deck] + []", True), ("first(pile)", True), ("[s for s in pile]", True),
+    ("pile + []", True),  # a new list of the per-player lists themselves
+    # a variable's own list, read whole (a variable that holds a number is read as any other:
+    # its value is not known here)
+    ("x", True), ("[x]", True), ("x or []", True), ("[1] if n else x", True), ("n", True), ("[x] + []", True),
+    ("{'a': n}", True),
+    ("turns_taken", True),
+    # through ruleset functions: their bodies, and the arguments given
+    ("live(0)", True), ("echo(deck)", True), ("echo(x)", True), ("f(2)", True), ("g(1)", True),
+    # new lists of components, and of a variable's items (values)
+    ("[c for c in deck]", False), ("pile[0] + []", False), ("[c for c in hand if c in deck]", False),
+    ("x[0]", False), ("x[1:]", False), ("x[n] + 1", False), ("n + limit", False), ("x + [1]", False), ("x * 2", False),
     # numbers, truths and texts, whatever they read
     ("len(deck)", False), ("count(deck) + len(x)", False), ("deck == hand", False), ("not deck", False),
     ("str(pile)", False), ("any(c in deck for c in hand)", False),
-    # a variable's own list, read whole
-    # (a variable that holds a number is read as any other: its value is not known here)
-    ("x", True), ("[x]", True), ("x or []", True), ("[1] if n else x", True), ("n", True), ("[x] + []", True),
-    # an item or a slice of a variable is a value nothing changes
-    ("x[0]", False), ("x[1:]", False), ("x[n] + 1", False), ("n + limit", False), ("x + [1]", False),
-    ("x * 2", False),
-    # the turn counts
-    ("turns_taken", True),
     # constants, locals and what is made from them
     ("limit", False), ("[1, 2, 3]", False), ("range(limit)", False), ("current", False),
     ("[k * 2 for k in range(3)]", False), ("[x for x in range(3)]", False),  # `x` is the loop's own name here
-    ("{'a': limit}", False), ("{'a': n}", True),
-    # through ruleset functions: their bodies, and the arguments given
-    ("live(0)", True), ("echo(deck)", True), ("echo(x)", True), ("echo(x[0])", False), ("twice(x[0])", False),
-    ("item(0)", False), ("f(2)", True), ("g(1)", True), ("fact(4)", False),
-    ("sorted(x, reverse=true)", True), ("sorted([limit, 1], reverse=n > 0)", False),
+    ("{'a': limit}", False), ("echo(x[0])", False), ("twice(x[0])", False), ("item(0)", False), ("fact(4)", False),
+    ("sorted([limit, 1], reverse=n > 0)", False), ("top(deck)", False), ("first(pile[0])", False), ("list(deck)", False),
+    ("max(c for c in deck)", False), ("sorted(hand, reverse=true)", False), ("distinct(deck + hand)", False),
+    ("max(x)", False), ("sorted(x, reverse=true)", False), ("min([x])", True), ("max(pile)", True),
+    ("max(deck, hand)", True), ("top(pile)", True),
+    ("sorted(s for s in pile)", True),
 ])
 def test_shares_state_says_which_values_may_hold_the_states_lists(source, text, shares):
     rs = _load(source)
     assert compile_expression(text, rs.scope).shares_state is shares
+
+
+@pytest.mark.parametrize(("text", "shares"), [
+    # what a loop, an option or `random` keeps is an item: a zone's own list holds components
+    ("deck", False), ("hand", False), ("pile[0]", False), ("list(deck)", False), ("sorted(hand)", False),
+    ("deck + hand", False), ("[c for c in deck if c in hand]", False), ("reversed(pile[0])", False),
+    # a variable's items are values; the seats, the turn counts and constants hold no list of the state's
+    ("x", False), ("x + [1]", False), ("turns_taken", False), ("players", False), ("range(limit)", False),
+    # but the per-player lists of a zone are lists the state changes
+    ("pile", True), ("[deck, hand]", True), ("[pile[0]]", True), ("[s for s in pile]", True), ("list(pile)", True),
+    ("echo(pile)", True), ("pile + []", True), ("(deck, 1)", True),
+])
+def test_items_share_state_says_which_items_may_hold_the_states_lists(source, text, shares):
+    rs = _load(source)
+    assert compile_expression(text, rs.scope).items_share_state is shares
 
 
 def test_shares_state_is_certain_about_a_local(source):
