@@ -224,11 +224,11 @@ class Set(Effect):
         pairs = self.pairs
         if len(pairs) == 1:  # one place, the common case: without the list of values
             lv, ex = pairs[0]
-            lv.set(env, ex(env))
+            lv.set(env, ex(env), ex.shares_state)
             return
-        values = [(lv, ex(env)) for lv, ex in pairs]  # evaluate all, then assign
-        for lv, value in values:
-            lv.set(env, value)
+        values = [(lv, ex(env), ex.shares_state) for lv, ex in pairs]  # evaluate all, then assign
+        for lv, value, shares in values:
+            lv.set(env, value, shares)
 
 
 class Add(Set):

@@ -238,19 +238,20 @@ def _set(w: _Writer, eff) -> None:
     names = []
     for lv, ex in eff.pairs:
         v = w.fresh("v")
-        names.append((lv, v, w.expr(ex, v)))
-    for lv, v, owned in names:
-        _assign(w, lv, v, owned)
+        names.append((lv, v, w.expr(ex, v), ex.shares_state))
+    for lv, v, owned, shares in names:
+        _assign(w, lv, v, owned, shares)
 
 
-def _assign(w: _Writer, lv, v: str, owned: bool = False) -> None:
-    """``lv.set(env, v)`` (see :class:`~interpreter.engine.flow.LValue`) inline: the value copied when
-    it is a container (the same copy and size limits), then stored; whatever fails there calls
-    ``set`` itself, which gives its own error.  ``owned``: the value is known to need no copy
-    (see :meth:`_Writer.expr`), so none is tested for."""
+def _assign(w: _Writer, lv, v: str, owned: bool = False, shares: bool = True) -> None:
+    """``lv.set(env, v, shares)`` (see :class:`~interpreter.engine.flow.LValue`) inline: the value
+    copied when it is a container (the same copy and size limits), then stored; whatever fails
+    there calls ``set`` itself, which gives its own error.  ``owned``: the value is known to need
+    no copy (see :meth:`_Writer.expr`), so none is tested for."""
     name = w.ns.bind(lv, "LV")
     if not owned:
-        w.line(f"if {v}.__class__ is H_list or {v}.__class__ is H_dict or {v}.__class__ is H_tuple: {v} = H_copy({v}, {name})")
+        keep = "" if shares else f", False, {lv.kind == 'var'}"
+        w.line(f"if {v}.__class__ is H_list or {v}.__class__ is H_dict or {v}.__class__ is H_tuple: {v} = H_copy({v}, {name}{keep})")
     if lv.kind == "var":
         w.line(f"st.vars[{lv.name!r}] = {v}")
         return

@@ -156,8 +156,16 @@ _STR = {str}
 _chain = chain.from_iterable
 
 
-def _copy_stored(value: Any, place: LValue) -> Any:
+def _copy_stored(value: Any, place: LValue, shares: bool = True, top: bool = True) -> Any:
     """A copy of ``value`` (lists and records copied, tuples shared) for ``place`` to store.
+
+    ``shares``: the value may share containers with the state (its expression's
+    :attr:`~interpreter.lang.expression.Compiled.shares_state`; True when not known).  A value
+    that shares none holds only values nothing changes in place (a local name's, a parameter's,
+    an item of a variable, what the expression made), so it is checked against the limits
+    but not copied, except at the ``top`` when the place is a variable's own list or record,
+    which an item ``set`` or ``add`` later changes in place.  The general shapes (nested lists,
+    records of lists) are copied either way.
 
     Raises:
         ExpressionError: more than MAX_VALUE_ITEMS items, MAX_VALUE_TEXT characters of text or
@@ -170,11 +178,13 @@ def _copy_stored(value: Any, place: LValue) -> Any:
         if len(value) <= MAX_VALUE_ITEMS:
             types = set(map(type, value))
             if _FLAT.isdisjoint(types):
-                return value[:]
+                return value[:] if shares or top else value
             if _NESTED.isdisjoint(types):  # and texts (names of things done): _copy's count, at once
                 chars = sum(map(len, value)) if types == _STR else sum([len(x) for x in value if x.__class__ is str])
                 if chars <= MAX_VALUE_TEXT:
-                    return value[:]
+                    return value[:] if shares or top else value
+            if not shares and types == _DICTS and _records_fit(value, [MAX_VALUE_ITEMS - len(value), MAX_VALUE_TEXT]):
+                return value[:] if top else value  # records of plain values (a list of moves made): as _copy counts them
     elif t is str:
         if len(value) > MAX_VALUE_TEXT:
             raise _too_big(place, f"is a text of more than {MAX_VALUE_TEXT} characters")
@@ -182,6 +192,24 @@ def _copy_stored(value: Any, place: LValue) -> Any:
     elif t is not dict and t is not tuple:
         return value
     return _copy(value, 0, [MAX_VALUE_ITEMS, MAX_VALUE_TEXT], place)
+
+
+def _records_fit(v: list, left: list) -> bool:
+    """Whether the records ``v`` (dicts) hold no container and, every key and value counted
+    at once, fit in ``left`` (``[items, characters]``, counted down when they do): the whole
+    check of such a list within the limits (see :func:`_copy`)."""
+    values = list(_chain(map(dict.values, v)))
+    vtypes = set(map(type, values))
+    if not _NESTED.isdisjoint(vtypes):
+        return False
+    keys = list(_chain(v))
+    chars = sum(map(len, values)) if vtypes == _STR else sum([len(x) for x in values if x.__class__ is str])
+    chars += sum(map(len, keys)) if set(map(type, keys)) == _STR else sum([len(k) for k in keys if k.__class__ is str])
+    if left[0] >= len(values) and left[1] >= chars:
+        left[0] -= len(values)
+        left[1] -= chars
+        return True
+    return False
 
 
 def _text(x: str, left: list, place: LValue) -> None:
@@ -213,20 +241,10 @@ def _copy(v: Any, depth: int, left: list, place: LValue) -> Any:
         if _NESTED.isdisjoint(types):  # and text: counted in one sum, then one copy
             _text_total(v, left, place)
             return v[:]
-        if types == _DICTS and depth < MAX_VALUE_DEPTH:
-            # records (a list of moves made): when no record holds a container, count every key
-            # and value at once; within the limits that is the whole check, and the copy one
-            # C-level map.  Over a limit, the loop below finds the same first error as before.
-            values = list(_chain(map(dict.values, v)))
-            vtypes = set(map(type, values))
-            if _NESTED.isdisjoint(vtypes):
-                keys = list(_chain(v))
-                chars = sum(map(len, values)) if vtypes == _STR else sum([len(x) for x in values if x.__class__ is str])
-                chars += sum(map(len, keys)) if set(map(type, keys)) == _STR else sum([len(k) for k in keys if k.__class__ is str])
-                if left[0] >= len(values) and left[1] >= chars:
-                    left[0] -= len(values)
-                    left[1] -= chars
-                    return list(map(dict.copy, v))
+        if types == _DICTS and depth < MAX_VALUE_DEPTH and _records_fit(v, left):
+            # records (a list of moves made) within the limits: the copy is one C-level map.
+            # Over a limit, the loop below finds the same first error as before.
+            return list(map(dict.copy, v))
         if types == _DICTS and depth < MAX_VALUE_DEPTH and all(
             [_NESTED.isdisjoint(set(map(type, d.values()))) for d in v]
         ):  # records of plain values, over a limit: the general path's counts, unrolled
@@ -348,10 +366,12 @@ class LValue:
         comp = self._component(env)
         return st.props[comp.index][self.name]
 
-    def set(self, env: Env, value: Any) -> None:
+    def set(self, env: Env, value: Any, shares: bool = True) -> None:
+        """Store ``value`` here (a copy where it may be changed in place or may share the state's
+        own lists: :func:`_copy_stored`; ``shares``: as there)."""
         st = env.state
         if type(value) is list or type(value) is dict or type(value) is tuple:
-            value = _copy_stored(value, self)  # the state owns its values: no sharing with params
+            value = _copy_stored(value, self, shares, self.kind == "var")  # the state owns its values
         if self.kind == "var":
             st.vars[self.name] = value
         elif self.kind == "item":

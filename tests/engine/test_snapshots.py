@@ -16,7 +16,7 @@ import json
 
 import pytest
 
-from interpreter import load_ruleset
+from interpreter import TapsterError, load_ruleset
 from interpreter.engine import flowgen
 from interpreter.engine.places import Keyed, snapshot
 from interpreter.engine.state import State
@@ -237,3 +237,67 @@ def test_snapshot_copies_every_container_once_and_shares_the_rest():
     wide = [deck] * 10_000  # shared 10,000 times: one copy, not 10,000
     out = snapshot([wide, wide])
     assert out[0] is out[1] and len({id(x) for x in out[0]}) == 1
+
+
+STORES = """
+name: stores
+players: {min: 1, max: 1, default: 1}
+params:
+  start: [1, 2, 3]
+vars:
+  x: []
+  recs: [[], []]
+  held: []
+  seen: []
+setup:
+  - let: {l: "[[1], {'a': 'b'}]", r: "[{'act': 'go', 'arg': 1}]"}
+  # a whole variable gets its own top list: changing an item of it changes nothing else
+  - set: {x: "start"}
+  - set: {"x[0]": 9}
+  - set: {held: "l"}
+  - set: {"held[0]": 5}
+  # an item keeps what it is given (nothing changes an item of an item in place)
+  - set: {"recs[0]": "r", "recs[1]": "r + [{'act': 'stop', 'arg': none}]"}
+  - set: {seen: "[start, x, l, held, recs]"}
+flow:
+  - end_game: done
+outcome:
+  score: "0"
+"""
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_store_of_a_value_that_shares_nothing_changes_nothing_else(tmp_path, mode):
+    path = tmp_path / "stores.yaml"
+    path.write_text(STORES)
+    st = _load(str(path), mode).new_game(1, seed=0)
+    assert st.vars["seen"] == [[1, 2, 3], [9, 2, 3], [[1], {"a": "b"}], [5, {"a": "b"}],
+                               [[{"act": "go", "arg": 1}], [{"act": "go", "arg": 1}, {"act": "stop", "arg": None}]]]
+    assert st.ruleset.params["start"] == [1, 2, 3]
+    clone = st.clone()
+    assert clone.vars == st.vars
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(("value", "error"), [
+    ("[l] * 4000", "has more than 10000 items"),  # 4,000 records of 2 values: 12,000 items
+    ("[{'t': t}] * 20", "more than 1000000 characters of text"),
+])
+def test_a_store_that_shares_nothing_keeps_every_limit(tmp_path, mode, value, error):
+    """The same errors as the copy gives: a value kept without a copy is checked all the same."""
+    path = tmp_path / "limits.yaml"
+    path.write_text(f"""
+name: limits
+players: {{min: 1, max: 1, default: 1}}
+vars:
+  recs: [[]]
+setup:
+  - let: {{l: "{{'a': 1, 'b': 2}}", t: "'x' * 99999"}}
+  - set: {{"recs[0]": "{value}"}}
+flow:
+  - end_game: done
+outcome:
+  score: "0"
+""")
+    with pytest.raises(TapsterError, match=error):
+        _load(str(path), mode).new_game(1, seed=0)
