@@ -228,7 +228,6 @@ class Declarations(Context):
 
     def _compile_vars(self, rs: Ruleset) -> None:
         self.vars: dict[str, VarDecl] = {}
-        list_vars = []
         for vname, spec in (self.data.get("vars") or {}).items():
             v = VarDecl()
             v.name = vname
@@ -242,14 +241,11 @@ class Declarations(Context):
                 v.per_player, v.value, v.visibility, v.description, v.shown = False, spec, "public", "", False
             if vname in self.zones or vname in rs.params or vname in SPECIAL_NAMES:
                 self.errors.append(self.error(f"`{vname}` is already the name of a zone, parameter or built-in", ("vars", vname)))
-            if v.per_player or isinstance(v.value, (list, dict)):
-                list_vars.append(vname)
             self.vars[vname] = v
         for pname in rs.params:
             if pname in self.zones or pname in SPECIAL_NAMES:
                 self.errors.append(self.error(f"`{pname}` is already the name of a zone or built-in", ("params", pname)))
         rs.vars = self.vars
-        rs.list_vars = tuple(list_vars)
 
     def _early_maps(self, rs: Ruleset) -> None:
         """The maps as the components see them (their labels and derived fields may read node

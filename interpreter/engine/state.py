@@ -414,9 +414,16 @@ class State:
             else:
                 zones[name] = _deep_copy(z, depth)
         st.zones = zones
+        # Every variable holding a list or a record gets its own, whatever it held at first (`y: 0`
+        # then `set: {y: "[1, 2]"}`): an item `set` or `add` changes it in place.  Only the top:
+        # nothing changes a value inside one in place (a stored value shares nothing with the
+        # state, and names keep snapshots: LValue.set, places.snapshot).
         v = self.vars.copy()
-        for name in rs.list_vars:
-            v[name] = _copy_value(v[name])
+        for name, x in v.items():
+            if x.__class__ is list:
+                v[name] = x[:]
+            elif x.__class__ is dict:
+                v[name] = x.copy()
         st.vars = v
         st.props = {k: d.copy() for k, d in self.props.items()} if self.props else {}
         st.rng = self.rng
@@ -527,18 +534,6 @@ def _deep_copy(z: list, depth: int) -> list:
     if depth == 0:
         return z[:]
     return [_deep_copy(x, depth - 1) for x in z]
-
-
-def _copy_value(v: Any) -> Any:
-    t = type(v)
-    if t is list:
-        for x in v:
-            if type(x) is list or type(x) is dict:
-                return [_copy_value(x) for x in v]
-        return v[:]  # a list of plain values (a board, a track): one C-level copy
-    if t is dict:
-        return {k: _copy_value(x) for k, x in v.items()}
-    return v
 
 
 def new_game(

@@ -301,3 +301,38 @@ outcome:
 """)
     with pytest.raises(TapsterError, match=error):
         _load(str(path), mode).new_game(1, seed=0)
+
+
+LATE_LIST = """
+name: late_list
+players: {min: 1, max: 1, default: 1}
+vars:
+  y: 0
+  deep: [[1, 2], [3]]
+setup:
+  - set: {y: "[1, 2]"}
+flow:
+  - choose:
+      name: go
+      options:
+        - action: go
+  - set: {"y[0]": 9, "deep[0]": "[7]"}
+  - end_game: done
+outcome:
+  score: "0"
+"""
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_clone_is_independent_of_a_variable_that_holds_a_list_later(tmp_path, mode):
+    """`y` starts as a number and holds a list from setup on: a move in a clone changes the
+    clone's list, never the game's (a clone used to share it)."""
+    path = tmp_path / "late.yaml"
+    path.write_text(LATE_LIST)
+    st = _load(str(path), mode).new_game(1, seed=0)
+    clone = st.clone()
+    clone.apply(clone.legal_actions()[0])
+    assert clone.vars == {"y": [9, 2], "deep": [[7], [3]]}
+    assert st.vars == {"y": [1, 2], "deep": [[1, 2], [3]]}
+    st.apply(st.legal_actions()[0])
+    assert st.vars == clone.vars
