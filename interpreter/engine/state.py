@@ -628,6 +628,8 @@ def _rebuild(base: tuple, history) -> State:
         st = new_game(ruleset, n, seed, log, position, chance=ruleset.chance)
     elif kind == "data":
         st = State.from_json(base[1], base[2])
+    elif kind == "world":  # a determinized world: dealt again from the same generator state
+        st = base[1].deal(base[2])[0]
     else:  # "state": a checkpoint, kept as a clone nobody plays on
         st = base[1].clone()
     actions = []

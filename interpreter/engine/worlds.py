@@ -171,6 +171,17 @@ class Worlds:
         """A new world, the same as ``state.determinize(player, rng)`` would give (see
         :meth:`State.determinize <interpreter.engine.state.State.determinize>`), drawing the same
         numbers from ``rng`` (an :class:`~interpreter.engine.rng.Rng`)."""
+        r = rng.state
+        st, rng.state = self.deal(r)
+        # Rebuilt, if a move in it fails, by dealing it again from ``r`` (no copy is kept: one
+        # clone less a world): not from the real game's seed and moves, which an agent holding
+        # the world could otherwise reach.
+        st.base = ("world", self, r)
+        st.history = None
+        return st
+
+    def deal(self, r: int) -> tuple[State, int]:
+        """The world drawn from generator state ``r`` (see :meth:`draw`), and the state after."""
         canonical = self.canonical
         st = canonical.clone()
         zones = st.zones
@@ -182,7 +193,6 @@ class Worlds:
             for i in path:
                 z = z[i]
             places.append(z)
-        r = rng.state
         moved: dict = {}  # the component in a slot of the canonical world -> the one dealt there
         for slots, ordered in self.pools:
             r, comps = shuffled(r, ordered)
@@ -193,12 +203,8 @@ class Worlds:
         if moved:
             _relabel_unseen(canonical, st, self.player, moved)
         r, seed = rng_below(r, 1 << 63)
-        rng.state = r
         st.rng = seed_state(seed)
-        # Rebuilt from a copy of itself if a move in it fails: not from the real game's seed and
-        # moves, which an agent holding the world could otherwise reach.
-        st.checkpoint()
-        return st
+        return st, r
 
 
 def _by_index(c: Component) -> int:

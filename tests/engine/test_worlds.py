@@ -14,6 +14,7 @@ from interpreter.compile.compiler import available_rulesets
 from interpreter.engine import chance as chance_mod
 from interpreter.engine.places import _leaves_with_path
 from interpreter.engine.rng import Rng, seed_state
+from interpreter.engine.state import _rebuild
 from interpreter.engine.worlds import Worlds, _by_index, _masked_record, _relabel_unseen
 
 
@@ -111,7 +112,10 @@ def test_a_drawn_world_is_the_determinised_world(name, variant, chance):
                 assert b.state == a.state  # the same numbers drawn
                 assert got.to_json() == want.to_json()
                 assert got.record == want.record  # the decisions as the seat saw them
-                assert got.base[0] == "state" and got.base[1].to_json() == want.base[1].to_json()  # rebuilt from itself
+                # rebuilt, if a move in it fails, by dealing it again: the same world, from the
+                # seat's Worlds (which hold only what the seat sees) and the agent's generator state
+                assert got.base[0] == "world" and got.base[1] is worlds
+                assert _rebuild(got.base, None).to_json() == want.base[1].to_json()
                 assert got.history is None and got.log is None
                 moved += got.to_json() != st.to_json()
         assert st.to_json() == before  # the real game is untouched
@@ -151,3 +155,20 @@ def test_a_redeal_draws_as_a_loop_of_below_draws(seed):
             want[i], want[j] = want[j], want[i]
         state, got = shuffled(Rng(seed).state, range(size))
         assert got == want and state == rng.state
+
+
+@pytest.mark.parametrize("name", ["beer_knight", "kuhn_poker"])
+def test_a_world_is_rebuilt_by_dealing_it_again_and_replaying_its_moves(name):
+    """What `apply` does when a move in a world fails (the ruleset raises): the world dealt again
+    from its base, then its moves so far, is the world as it stood."""
+    rs = load_ruleset(name)
+    st = next(_positions(rs, seeds=1, every=7, limit=8))
+    world = Worlds(st, 0).draw(Rng(5))
+    rng = Rng(9)
+    for _ in range(6):
+        if world.is_terminal() or world.is_chance():
+            break
+        actions = world.legal_actions()
+        world.apply(actions[rng.below(len(actions))])
+    assert world.history is not None
+    assert _rebuild(world.base, world.history).to_json() == world.to_json()
