@@ -54,17 +54,20 @@ flow:
 """
 
 
-def _load(tmp_path, text: str, hoist: bool, reads: bool | None = None):
+def _load(tmp_path, text: str, hoist: bool, reads: bool | None = None, bulk: bool | None = None):
     """The ruleset, links tested before an option's loop when ``hoist``, its invariant reads
     made before the loop when ``reads`` (see ``codegen._hoisting``; by default as ``hoist``:
-    the reference tests every link and reads everything at every item)."""
+    the reference tests every link and reads everything at every item), the written-out calls
+    charged once for the whole loop when ``bulk`` (``codegen._bulk_charge``; by default as
+    ``hoist``)."""
     path = tmp_path / "ruleset.yaml"
     path.write_text(text)
     codegen.HOIST, codegen.READS = hoist, hoist if reads is None else reads
+    codegen.BULK = hoist if bulk is None else bulk
     try:
         return load_ruleset(path)
     finally:
-        codegen.HOIST = codegen.READS = True
+        codegen.HOIST = codegen.READS = codegen.BULK = True
 
 
 def _listings(rs, players: int = 2, seed: int = 0, pick=lambda actions, i: actions[0]) -> list:
@@ -119,8 +122,33 @@ def test_reads_made_before_the_loop_list_the_same_actions_and_charge_the_same_wo
     assert "env.left -= 10" not in reads["e"] and "env.left -= 10" in options["e"].split("if hoisted:", 1)[1]
 
 
+def test_calls_charged_once_for_the_loop_list_the_same_actions_and_charge_the_same_work(tmp_path):
+    """The calls a loop's first link writes out, charged once for every item before the loop:
+    the same listings and work as charging them at each item; only where nothing else in the
+    loop charges work (a comprehension, a call made, a later link's calls)."""
+    bulk, each = _load(tmp_path, RULES, True), _load(tmp_path, RULES, True, bulk=False)
+    assert _listings(bulk) == _listings(each) == _listings(_load(tmp_path, RULES, False))
+    options = _options(bulk)
+    for name in ("d", "e"):  # `cost(...)` written out, first in the loop
+        assert re.search(rf"env.left -= {codegen.CALL_COST} \* H_len\((I|PAIRS[0-9]+)\)", options[name])
+        assert "else:" in options[name].split("env.left -=", 2)[-1]  # the loop as written when it does not fit
+    for name in ("a", "b", "c", "f", "g", "h", "pass"):  # no call written out, or a comprehension in the loop
+        assert "* H_len(" not in options[name] and "bulk" not in options[name]
+    assert all("* H_len(" not in src for src in _options(each).values())
+
+
+@pytest.mark.parametrize(("src", "charges"), [
+    ("V['x'][l_k_1] > 1", False), ("H_mulm(env, w_1, 2) > 3", False), ("H_grow(w_4, env) <= h_6", False),
+    ("H_mattr(env, o, 'slot') == 1", False), ("H_slice(env, o, 1, 2)", False), ("H_str(env, x) != ''", False),
+    ("FN.f_cost(env, 1) > 0", True), ("H_it(env, xs)", True), ("H_itm(env, xs)", True), ("env.left > 0", True),
+    ("G1(env) > 0", True), ("B3(env, p)", True), ("H_grow(a + b, env)", True), ("H_mulmx(env, 1, 2)", True),
+])
+def test_only_helpers_that_charge_memory_alone_leave_a_loop_its_bulk_charge(src, charges):
+    assert codegen._charges_work(src) is charges
+
+
 def test_only_a_leading_invariant_link_that_charges_nothing_moves_before_the_loop(tmp_path):
-    options = _options(_load(tmp_path, RULES, True, reads=False))
+    options = _options(_load(tmp_path, RULES, True, reads=False, bulk=False))
     before = {name: src.split("for ", 1)[0] for name, src in options.items()}
     # both invariant links lead: both before the loop, the item's link in it
     assert "V['open']" in before["a"] and "V['t']" in before["a"] and "V['xs']" not in before["a"]
@@ -146,12 +174,13 @@ def test_the_shipped_map_game_lists_the_same_actions_and_work(tmp_path):
 
     results = []
     for hoist in (True, False):
-        codegen.HOIST = codegen.READS = hoist
+        codegen.HOIST = codegen.READS = codegen.BULK = hoist
         try:
             rs = load_ruleset("belgian_beers_race")
         finally:
-            codegen.HOIST = codegen.READS = True
+            codegen.HOIST = codegen.READS = codegen.BULK = True
         src = "\n".join(src for _, src in rs.sources)
+        assert ("env.left -= 10 * H_len(I)" in src) is hoist  # a road's cost charged once for the roads
         assert ("if I and (not V['camping']" in src) is hoist  # in the loop that reads as written
         assert ("if I and (not h_1)" in src) is hoist  # and in the loop that reads what was read before it
         assert (re.search(r"h_[0-9]+ = MAP[0-9]+\[h_[0-9]+\]", src) is not None) is hoist  # a road's row of the map
