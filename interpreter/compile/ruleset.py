@@ -93,7 +93,7 @@ class VarDecl:
 
 def _fresh(v: Any) -> Any:
     """A copy of the plain data ``v`` (YAML's lists, mappings, scalars): every list and dict
-    new, everything else shared (immutable), as the state copies its values (``clone``)."""
+    new, everything else shared (immutable): a game never shares the ruleset's data."""
     t = type(v)
     if t is list:
         return [_fresh(x) for x in v] if any(type(x) in (list, dict, tuple) for x in v) else v[:]

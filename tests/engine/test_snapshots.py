@@ -336,3 +336,28 @@ def test_a_clone_is_independent_of_a_variable_that_holds_a_list_later(tmp_path, 
     assert st.vars == {"y": [1, 2], "deep": [[1, 2], [3]]}
     st.apply(st.legal_actions()[0])
     assert st.vars == clone.vars
+
+
+NEW_LISTS = ["list(x)", "sorted(x)", "reversed(x)", "distinct(x)", "x[0:]", "x[:]", "x + []", "[] + x", "x * 1",
+             "sorted(x, reverse=true)", "list(deck)", "sorted(deck)", "deck + []", "deck[:]", "reversed(pile[0])",
+             "distinct(deck)", "[c for c in deck]", "pile[0] + hand"]
+
+
+@pytest.mark.parametrize("generated", [True, False])
+def test_what_shares_state_calls_a_new_list_is_a_new_list(source, generated):
+    """The values ``shares_state`` says share nothing, made from a variable's or a zone's own
+    list: a new list, in the generated code and in the reference evaluator alike."""
+    rs = _load(source, "blocks" if generated else "interpreted")
+    st = rs.new_game(1, seed=0)
+    live = [st.vars["x"], st.zones["deck"], st.zones["hand"], *st.zones["pile"]]
+    codegen.ENABLED = generated
+    try:
+        for text in NEW_LISTS:
+            compiled = compile_expression(text, rs.scope)
+            assert compiled.shares_state is False, text
+            assert (compiled.fn is compiled.checked_fn) is not generated, text  # the evaluator meant
+            st.env.loc = {}
+            value = compiled(st.env)
+            assert type(value) is list and all(value is not z for z in live), text
+    finally:
+        codegen.ENABLED = True
