@@ -126,6 +126,32 @@ def below(s: int, n: int) -> tuple[int, int]:
             return s, z % n
 
 
+def shuffle(s: int, items: list) -> int:
+    """Shuffle ``items`` in place by Fisher-Yates from the last place down, each swap drawn as
+    :func:`below` draws it from generator state ``s``; returns the new state.  The same numbers
+    and the same order as a loop of ``below`` calls, with SplitMix64's step written out (a
+    shuffle is most of a deck's setup and of a world's redeal).  A secure state (more than 64
+    bits) goes through ``below`` itself."""
+    if s > 0xFFFFFFFFFFFFFFFF:
+        for i in range(len(items) - 1, 0, -1):
+            s, j = below(s, i + 1)
+            items[i], items[j] = items[j], items[i]
+        return s
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        limit = 0x10000000000000000 - 0x10000000000000000 % n  # rejection: no modulo bias
+        while True:
+            s = (s + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+            z = ((s ^ (s >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+            z ^= z >> 31
+            if z < limit:
+                j = z % n
+                break
+        items[i], items[j] = items[j], items[i]
+    return s
+
+
 def dice(s: int, n: int, sides: int) -> tuple[int, list]:
     """``n`` dice of ``sides`` sides (values 1..sides) drawn as ``n`` calls of :func:`below` would
     draw them, the same sequence, in one call (a roll is on the hot path of dice games); returns

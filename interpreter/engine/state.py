@@ -19,8 +19,8 @@ from . import chance as chance_mod
 from . import flow
 from .chance import CHANCE
 from .places import Keyed, _leaves, _leaves_with_path  # noqa: F401 - re-exported
-from .rng import below as rng_below
 from .rng import seed_state
+from .rng import shuffle as rng_shuffle
 from .saved import decode_value, encode_value, state_from_json, state_to_json
 from .worlds import _masked_record, _relabel, _relabel_unseen, determinize  # noqa: F401 - re-exported
 
@@ -302,12 +302,9 @@ class State:
         self.stack.clear()
 
     def shuffle(self, items: list) -> None:
-        """Shuffle ``items`` in place (Fisher-Yates with the state's generator)."""
-        r = self.rng
-        for i in range(len(items) - 1, 0, -1):
-            r, j = rng_below(r, i + 1)
-            items[i], items[j] = items[j], items[i]
-        self.rng = r
+        """Shuffle ``items`` in place (Fisher-Yates with the state's generator:
+        :func:`~interpreter.engine.rng.shuffle`)."""
+        self.rng = rng_shuffle(self.rng, items)
 
     def refill(self, decl, zone: list, env: Env, key: tuple | None = None) -> None:
         """Refill an empty ``zone`` from its declaration's ``refill_from`` zone, shuffled (with

@@ -23,14 +23,13 @@ from .chance import CHANCE
 from .places import _leaves_with_path
 from .rng import below as rng_below
 from .rng import seed_state
+from .rng import shuffle as rng_shuffle
 
 if TYPE_CHECKING:  # pragma: no cover
     from .rng import Rng
     from .state import State
 
 __all__ = ["Worlds", "determinize", "shuffled"]
-
-_M = 0xFFFFFFFFFFFFFFFF
 
 
 def determinize(real: State, player: int, rng) -> State:
@@ -63,30 +62,11 @@ def determinize(real: State, player: int, rng) -> State:
 
 
 def shuffled(s: int, items) -> tuple[int, list]:
-    """``items`` as a new list shuffled by Fisher-Yates from the last place down, each swap drawn
-    as :func:`~interpreter.engine.rng.below` draws it from generator state ``s``; returns (the new
-    state, the list).  The same numbers and the same order as a loop of ``below`` calls (the
-    loop the first implementation of ``determinize`` ran), with SplitMix64's step written out: a world's redeal is
-    most of a draw.  A secure state (more than 64 bits) goes through ``below`` itself."""
+    """``items`` as a new list shuffled from generator state ``s`` (:func:`~interpreter.engine.
+    rng.shuffle`, the same numbers and order as a loop of ``below`` draws); returns (the new
+    state, the list)."""
     out = list(items)
-    if s > _M:
-        for i in range(len(out) - 1, 0, -1):
-            s, j = rng_below(s, i + 1)
-            out[i], out[j] = out[j], out[i]
-        return s, out
-    for i in range(len(out) - 1, 0, -1):
-        n = i + 1
-        limit = 0x10000000000000000 - 0x10000000000000000 % n  # rejection: no modulo bias
-        while True:
-            s = (s + 0x9E3779B97F4A7C15) & _M
-            z = ((s ^ (s >> 30)) * 0xBF58476D1CE4E5B9) & _M
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M
-            z ^= z >> 31
-            if z < limit:
-                j = z % n
-                break
-        out[i], out[j] = out[j], out[i]
-    return s, out
+    return rng_shuffle(s, out), out
 
 
 class Worlds:

@@ -14,6 +14,7 @@ from interpreter.compile.compiler import available_rulesets
 from interpreter.engine import chance as chance_mod
 from interpreter.engine.places import _leaves_with_path
 from interpreter.engine.rng import Rng, seed_state
+from interpreter.engine.rng import shuffle as rng_shuffle
 from interpreter.engine.state import _rebuild
 from interpreter.engine.worlds import Worlds, _by_index, _masked_record, _relabel_unseen
 
@@ -155,6 +156,8 @@ def test_a_redeal_draws_as_a_loop_of_below_draws(seed):
             want[i], want[j] = want[j], want[i]
         state, got = shuffled(Rng(seed).state, range(size))
         assert got == want and state == rng.state
+        items = list(range(size))  # a game's shuffle: in place, the same draws
+        assert rng_shuffle(Rng(seed).state, items) == rng.state and items == want
 
 
 @pytest.mark.parametrize("name", ["beer_knight", "kuhn_poker"])
