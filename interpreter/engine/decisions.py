@@ -77,7 +77,7 @@ class Choose(Effect):
         e.options = tuple(options)
         e.plan = e._plan()
         e.mark = ctx.mark(path)
-        e.generated = generate_legal(e, scope.codegen)
+        e.generated = generate_legal(e, scope.codegen, snapshot)
         # No option's `for` names hide a local name of the decision's own: then one copy of the
         # locals serves every option in turn (a name an option left bound is read by no other).
         e.shared_locals = not any(n in scope.locals for o in options for n in o.names)
@@ -114,6 +114,8 @@ class Choose(Effect):
             elif len(o.names) == 1 and type(o.items.constant) in (list, tuple):
                 fixed = tuple((v, Action(o.name, (v,))) for v in o.items.constant)
                 plan.append((o.names[0], fixed, cond, None))
+            elif o.items.items_share_state:  # an action holds values, never a list the state changes
+                plan.append((o.names, lambda env, items=o.items.fn: snapshot(items(env)), cond, o.name))
             else:
                 plan.append((o.names, o.items.fn, cond, o.name))
         return tuple(plan)
@@ -182,6 +184,8 @@ class Choose(Effect):
                 continue
             env.loc = loc
             items = o.items(env)
+            if o.items.items_share_state:
+                items = snapshot(items)
             if not isinstance(items, (list, tuple, dict, str)):
                 raise ExpressionError(f"option `{o.name}`: `in` must give a list, found {render(items)!r}", o.items.mark)
             tmp = dict(loc)

@@ -79,6 +79,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import Mark
@@ -362,15 +363,17 @@ def generate_template(parts: list, mark: Mark | None, text: str = ""):
         return None
 
 
-def generate_legal(choose, functions: FunctionTable | None):
+def generate_legal(choose, functions: FunctionTable | None, snapshot: Callable | None = None):
     """The generated listing of a decision's legal actions, ``legal(env, loc) -> tuple``, with
     each option's ``for`` names bound as Python locals and its condition inlined; None when an
     option's expressions cannot be generated (the interpreted listing then runs).
 
     ``choose`` is a :class:`~interpreter.engine.flow.Choose`; each option's ``items`` and ``cond`` are
-    Compiled expressions with their parse trees (``source``).
+    Compiled expressions with their parse trees (``source``).  ``snapshot`` (the engine's
+    :func:`~interpreter.engine.places.snapshot`) copies the items of an option whose items may
+    hold the state's own lists (``Compiled.items_share_state``), so that no action holds one.
     """
-    ns = _Ns()
+    ns = _Ns(snapshot and {"H_snap": snapshot})
     gen = _Gen(ns, functions)
     gen.hoisted = {}  # nor a listing's: it is pure
     lines = ["A = []", "append = A.append"]
@@ -403,6 +406,10 @@ def generate_legal(choose, functions: FunctionTable | None):
                 continue
             # what the items evaluate first (a comprehension's list, charged) as statements
             pre, items = _operand_lines(gen, o.items)
+            if o.items.items_share_state:  # an action holds values, never a list the state changes
+                if snapshot is None:
+                    raise GenerationFailed("an option's items need snapshot")
+                items = f"H_snap({items})"
             name = repr(o.name)
             if len(o.names) == 1:
                 v = bound[o.names[0]]

@@ -361,3 +361,17 @@ def test_what_shares_state_calls_a_new_list_is_a_new_list(source, generated):
             assert type(value) is list and all(value is not z for z in live), text
     finally:
         codegen.ENABLED = True
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_action_holds_values_not_the_states_lists(source, mode):
+    """The option `for: where in: "[deck, hand]"`: its actions hold the cards as they were
+    listed, whatever happens to the deck after (an agent may keep an action, a client a list)."""
+    rs = _load(source, mode)
+    st = rs.new_game(1, seed=0)
+    listed = st.legal_actions()
+    sizes = sorted(len(a.args[0]) for a in listed)
+    assert sizes == [1, 5]
+    assert all(a.args[0] is not st.zones["deck"] and a.args[0] is not st.zones["hand"] for a in listed)
+    st.apply(_take_deck(st))
+    assert sorted(len(a.args[0]) for a in listed) == sizes
