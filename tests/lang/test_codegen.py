@@ -119,6 +119,8 @@ def _ruleset(payload: str, name: str = "z") -> str:
             {"set": {"t": lit}},
             {"set": {"t": "t + k + {'a': k}['a'] + str(len(d))"}},
             {"log": _braces(payload) + " {t}"},
+            # a name bound to a value holding a zone's list: a snapshot of it (H_snap)
+            {"let": {"w": f"[d, {lit}]"}},
             {"choose": {
                 "prompt": _braces(payload),
                 "options": [
@@ -128,6 +130,8 @@ def _ruleset(payload: str, name: str = "z") -> str:
                     # read that is the same at every item made before it (m[...])
                     {"action": "b", "for": "i", "in": f"[k, {lit}]", "label": "{i}",
                      "if": f"t != {lit} and m[{lit}] == 1 and same({lit}, {lit}) and same(i, i)"},
+                    # a first link whose written-out call is charged once for the whole loop
+                    {"action": "c", "for": "i", "in": f"[{lit}, w[1]]", "if": f"same(i, {lit})"},
                 ],
             }},
             {"end_game": _braces(payload)},
@@ -150,12 +154,14 @@ def test_no_ruleset_text_becomes_code(tmp_path, monkeypatch, index):
     assert any("def legal(" in src and "env.left -= 10" in src for _, src in rs.sources)  # calls written out
     assert any(re.search(r"\n( *)if (?!hoisted)[^\n]*:\n\1    for l_i_", src) for _, src in rs.sources)  # a link before the loop
     assert any(re.search(r"h_1 = V\['m'\]\[", src) for _, src in rs.sources)  # a read made before the loop
+    assert any("def legal(" in src and "* H_len(" in src for _, src in rs.sources)  # a call charged for the loop
+    assert any("H_snap(" in src for _, src in rs.sources)  # a snapshot where a name is bound
     st = rs.new_game(2, seed=0, log=True)
     assert st.vars["t"] == payload + payload + payload + "1"
     d = st.decision()
     assert d.prompt == payload
-    assert [a.name for a in d.actions] == ["z", "b", "b"]
-    assert d.actions[1].args == (payload,)
+    assert [a.name for a in d.actions] == ["z", "b", "b", "c", "c"]
+    assert d.actions[1].args == d.actions[3].args == d.actions[4].args == (payload,)
     assert d.labels[0] == payload
     assert st.visible_log()[-1] == payload + " " + st.vars["t"]
     for a in d.actions:
