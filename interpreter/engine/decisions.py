@@ -12,7 +12,7 @@ from ..errors import ExpressionError, FlowError
 from ..lang.codegen import WorkExceeded, generate_legal
 from ..lang.expression import Env, _operand
 from ..model import Action, render
-from .places import _SHARED, snapshot
+from .places import snapshot
 from .runner import Effect, _tuple_new
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -254,11 +254,8 @@ class Choose(Effect):
         if o.body.effects:
             if o.names:
                 loc = dict(loc)
-                # the option's values as a name keeps them (`for: pile in: "[deck, trash]"`)
-                args = action.args
-                if o.items.items_share_state and not _SHARED.isdisjoint(map(type, args)):
-                    args = snapshot(args)
-                loc.update(zip(o.names, args))
+                # values: where the items may hold the state's lists, they were copied when listed
+                loc.update(zip(o.names, action.args))
             st.stack.append((o.body, 0, loc, None))
 
     def label(self, st, loc, action: Action) -> str:

@@ -291,7 +291,7 @@ def _copy(v: Any, depth: int, left: list, place: LValue) -> Any:
     return v
 
 
-_SHARED = frozenset((list, dict, tuple, Keyed))  # what snapshot copies (a Keyed is a zone's dict)
+_SHARED = _NESTED | {Keyed}  # what snapshot copies (a Keyed is a zone's dict)
 
 
 def snapshot(value: Any) -> Any:

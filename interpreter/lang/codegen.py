@@ -453,7 +453,7 @@ def _option_loop(links: list[tuple[str, int]], ahead: int, head: list[str], add:
         out.append(f"if {guard}{' and '.join(src for src, _ in links[:ahead])}:")
         indent = "    "
     loop = [*head, *("    " + line for line in _if_lines(links[ahead:], add))]
-    return out + [indent + line for line in _bulk_charge(links[ahead:], head, add) or loop]
+    return out + [indent + line for line in _bulk_charge(links[ahead:], head, add, loop) or loop]
 
 
 #: Generated helpers that charge the memory budget, never the work budget (with ``FN.``, a
@@ -466,10 +466,11 @@ def _charges_work(src: str) -> bool:
     return "FN." in src or re.search(r"\benv\b", _MEMORY_ONLY.sub("", src)) is not None
 
 
-def _bulk_charge(links: list[tuple[str, int]], head: list[str], add: str) -> list[str] | None:
+def _bulk_charge(links: list[tuple[str, int]], head: list[str], add: str, loop: list[str]) -> list[str] | None:
     """An option's loop that charges its first link's written-out calls once, for every item,
     before it, instead of at each item (``env.left -= 10`` and its test, 12 bytecodes an item
-    of a road listing), or None when that would not be the same.
+    of a road listing), with ``loop`` (the loop as written) where that charge does not fit;
+    or None when that would not be the same.
 
     The first link is tested at every item, so its calls are charged at every item, first.
     When nothing else in the loop charges the work budget, the charges in order are those
@@ -486,7 +487,7 @@ def _bulk_charge(links: list[tuple[str, int]], head: list[str], add: str) -> lis
     cost = f"{links[0][1] * CALL_COST} * H_len({m.group(1)})"
     return ["try:", f"    bulk = env.left >= {cost}", "except TypeError:", "    bulk = False",
             "if bulk:", f"    env.left -= {cost}", "    " + head[0], *("        " + line for line in rest),
-            "else:", "    " + head[0], *("        " + line for line in _if_lines(links, add))]
+            "else:", *("    " + line for line in loop)]
 
 
 def _hoisting(gen: _Gen, cond, bound: dict, items, loop_lines) -> list[str]:
