@@ -137,6 +137,7 @@ BULK = True
 #: checks that no shipped ruleset has any.
 FALLBACKS: list[tuple[str, str]] = []
 
+from . import frags  # noqa: E402
 from .frags import (  # noqa: E402,F401 - re-exported: the engine and the reference evaluator import them from here
     _IDENT,
     _NOCONST,
@@ -405,7 +406,8 @@ def generate_legal(choose, functions: FunctionTable | None, snapshot: Callable |
                 lines += _hoisting(gen, o.cond, bound, bool(pairs), pairs_lines)
                 continue
             # what the items evaluate first (a comprehension's list, charged) as statements
-            pre, items = _operand_lines(gen, o.items)
+            pre, frag = _operand_frag(gen, o.items)
+            items = frag.src
             if o.items.items_share_state:  # an action holds values, never a list the state changes
                 if snapshot is None:
                     raise GenerationFailed("an option's items need snapshot")
@@ -415,8 +417,13 @@ def generate_legal(choose, functions: FunctionTable | None, snapshot: Callable |
                 v = bound[o.names[0]]
                 kept = ns.bind({}, "KEPT")  # this option's actions by value, built once (H_act)
                 head = [f"for {v} in I:"]
-                add = (f"append(({kept}.get({v}) or H_act({kept}, {name}, {v})) if {v}.__class__ in H_KEPT"
-                       f" else H_tnew(H_Action, ({name}, ({v},))))")
+                if frag.zdepth == 0:
+                    gen.comps.add(v)  # the items of a zone's leaf are components (a copy holds the same)
+                if frag.zdepth == 0 and frags.COMPONENTS:  # a component is one of H_KEPT's classes
+                    add = f"append({kept}.get({v}) or H_act({kept}, {name}, {v}))"
+                else:
+                    add = (f"append(({kept}.get({v}) or H_act({kept}, {name}, {v})) if {v}.__class__ in H_KEPT"
+                           f" else H_tnew(H_Action, ({name}, ({v},))))")
             else:
                 vs = list(bound.values())
                 head = ["for v in I:", f"    {', '.join(vs)}, = v"]
@@ -639,13 +646,18 @@ def _operand_lines(gen: _Gen, compiled) -> tuple[list[str], str]:
     expression that finishes it (:meth:`~interpreter.lang.genstmt.StatementForms._operand`: a
     comprehension's first list evaluated and charged without a call), in its order of
     evaluation and with its charges."""
+    pre, frag = _operand_frag(gen, compiled)
+    return pre, frag.src
+
+
+def _operand_frag(gen: _Gen, compiled) -> tuple[list[str], Frag]:
+    """:func:`_operand_lines` with the expression as a Frag (what is known of its value)."""
     if compiled.source is None:  # a YAML scalar (a number, a boolean): a constant
-        return [], gen.ns.const(compiled.constant)
+        return [], Frag(gen.ns.const(compiled.constant), compiled.constant)
     tree, scope = compiled.source
     if not STATEMENTS:
-        return [], gen.g(tree, scope, {}).src
-    pre, frag = gen._operand(tree, scope, {}, 0)
-    return pre, frag.src
+        return [], gen.g(tree, scope, {})
+    return gen._operand(tree, scope, {}, 0)
 
 
 def _tree_frag(gen: _Gen, compiled, bound: dict) -> str:

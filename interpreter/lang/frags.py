@@ -21,6 +21,10 @@ from .runtime import HELPERS, _check_int
 #: items' time).
 CALL_COST = 10
 
+#: False: a component's field is read with the class test even where the value is known to be
+#: a component (``Frag.comp``); the tests compare both ways.
+COMPONENTS = True
+
 #: Most items unrolled from a loop over a constant collection (nested loops multiply).
 MAX_UNROLL = 64
 
@@ -131,16 +135,28 @@ class Frag:
     a constant, a comparison, ``len``/``count``/``index``/``sign``, and sums, differences and
     products of such.  The generator leaves out the size checks (``H_add``, ``H_mul``) that
     such operands can never trigger.
+
+    ``zdepth``: when the value is a zone's own value or part of it, how many indexes lead to a
+    list of components (0: it is such a list, the zone's leaf; None: not known).  A zone's
+    lists hold components and nothing else (moves put only components there), so the items of
+    a leaf, and the names a loop over one binds, are components: ``comp``.  The generator reads
+    a component's fields without the class test then (:meth:`ExpressionForms.g_attr`).  Both
+    are inferred from the parse tree: a zone's name (its declared depth; a keyed zone is not
+    followed), an index of such a value, a comprehension over a leaf, and a list comprehension
+    whose items are components.
     """
 
-    __slots__ = ("src", "value", "charged", "bits")
+    __slots__ = ("src", "value", "charged", "bits", "zdepth", "comp")
 
-    def __init__(self, src: str, value: Any = _NOCONST, bits: int | None = None):
+    def __init__(self, src: str, value: Any = _NOCONST, bits: int | None = None, zdepth: int | None = None,
+                 comp: bool = False):
         self.src = src
         self.value = value
         self.charged = False  # a generator whose loops charge the work budget themselves
         t = type(value)
         self.bits = abs(value).bit_length() if t is int or t is bool else bits
+        self.zdepth = zdepth
+        self.comp = comp
 
     @property
     def const(self) -> bool:

@@ -16,6 +16,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ..loader.maps import GameMap
+from . import frags
 from .builtins import BUILTINS, MAX_INT_BITS, _mul, unescape
 from .frags import (
     _IDENT,
@@ -93,6 +94,11 @@ class ExpressionForms:
         #: source of a read -> the Python name a listing's loop reads it from (see :meth:`read`),
         #: while a listing's option condition is generated; None elsewhere
         self.invariant: dict[str, str] | None = None
+        #: Python names that hold a component (a loop's name over a zone's leaf list), and names
+        #: that hold a zone's value or part of it, with its ``zdepth`` (see
+        #: :class:`~interpreter.lang.frags.Frag`)
+        self.comps: set[str] = set()
+        self.depths: dict[str, int] = {}
 
     def prologue(self) -> list[str]:
         """The lines that read what the generated code uses from ``env`` once, at its start
@@ -183,7 +189,7 @@ class ExpressionForms:
             b = bound[name]
             if isinstance(b, Frag):  # a constant bound by unrolling
                 return b
-            return Frag(b)
+            return Frag(b, comp=b in self.comps, zdepth=self.depths.get(b))
         if name in scope.locals:
             self.uses.add("loc")
             if self.hoisted is not None:
@@ -203,7 +209,8 @@ class ExpressionForms:
             kind, rname = reads
             if kind == "zone":
                 self.uses.add("Z")
-                return Frag(f"Z[{rname!r}]")
+                depth = getattr(getter, "depth", -1)  # -1: keyed, not followed
+                return Frag(f"Z[{rname!r}]", zdepth=depth if depth >= 0 else None)
             if kind == "var":
                 self.uses.add("V")
                 return Frag(f"V[{rname!r}]")
@@ -422,6 +429,9 @@ class ExpressionForms:
         if name in scope.mutable:
             if not _SIMPLE.match(obj.src):
                 return Frag(f"H_mattr(env, {obj.src}, {name!r})")
+            if obj.comp and frags.COMPONENTS:  # a component (a loop over a zone's leaf): no class test
+                return Frag(f"({self._props()}[{obj.src}.index][{name!r}] if {name!r} in {obj.src}.mutable"
+                            f" else {obj.src}.fields[{name!r}])")
             # H_mattr's common case inline: a component whose kind has the property reads it
             # from the state's properties, anything else goes through H_mattr
             if self.hoist_current:
@@ -432,6 +442,8 @@ class ExpressionForms:
             o = obj.src
             return Frag(f"({props}[{o}.index][{name!r}] if {o}.__class__ is H_Component and {name!r} in {o}.mutable"
                         f" else H_mattr(env, {o}, {name!r}))")
+        if obj.comp and frags.COMPONENTS:  # a component: H_attr's first line, which raises as it does for a missing field
+            return Frag(f"{obj.src}.fields[{name!r}]")
         if _SIMPLE.match(obj.src):  # read twice at no cost: the common case inline
             return Frag(f"({obj.src}.fields[{name!r}] if {obj.src}.__class__ is H_Component else H_attr({obj.src}, {name!r}))")
         return Frag(f"H_attr({obj.src}, {name!r})")
@@ -446,7 +458,29 @@ class ExpressionForms:
                 pass
             else:
                 return Frag(self.ns.const(value), value)
-        return Frag(self.read(f"{obj.src}[{idx.src}]"))
+        return self.subscript(obj, f"{obj.src}[{idx.src}]")
+
+    def subscript(self, obj: Frag, src: str, read: bool = True) -> Frag:
+        """``src``, the read of an item of ``obj`` (through :meth:`read` when ``read``), with
+        what is known of it: one level nearer a zone's leaf, or a component when ``obj`` is a
+        leaf (a leaf holds components only; an index that is not a whole number raises)."""
+        d = obj.zdepth
+        return Frag(self.read(src) if read else src, zdepth=d - 1 if d else None, comp=d == 0)
+
+    def loop_binds(self, py: list[str], zdepth: int | None) -> None:
+        """Record what a loop's one name ``py`` binds, when its iterable's ``zdepth`` is known: a
+        component over a leaf, else one level nearer a leaf."""
+        if len(py) == 1 and zdepth is not None:
+            if zdepth == 0:
+                self.comps.add(py[0])
+            else:
+                self.depths[py[0]] = zdepth - 1
+
+    def _props(self) -> str:
+        if self.hoist_current:
+            self.uses.add("P")
+            return "P"
+        return "env.state.props"
 
     def g_slice(self, node, scope, bound):
         obj = self.g(node.children[0], scope, bound)
@@ -605,6 +639,7 @@ class ExpressionForms:
                 targets = [str(t) for t in clause.children[0].children]
                 if first is not None:
                     src, first = first, None
+                    depth = self.depths.get(src)
                 else:
                     self.in_iterable += 1
                     try:
@@ -612,14 +647,17 @@ class ExpressionForms:
                     finally:
                         self.in_iterable -= 1
                     src = f"{charge}(env, {it.src})" if charge else it.src
+                    depth = it.zdepth
                 inner_scope = inner_scope.with_locals(targets)
                 py = [self.pyname(t) for t in targets]
                 for t, p in zip(targets, py):
                     inner_bound[t] = p
+                self.loop_binds(py, depth)
                 target_src = py[0] if len(py) == 1 else "(" + ", ".join(py) + ",)"
                 parts.append(f"for {target_src} in {src}")
             else:
                 cond = self.g(clause.children[0], inner_scope, inner_bound)
                 parts.append(f"if {cond.src}")
         elt = self.g(elt_node, inner_scope, inner_bound)
-        return Frag(f"{open_}{elt.src} {' '.join(parts)}{close}")
+        # a list of components, as a zone's leaf is (what a loop over it binds is known)
+        return Frag(f"{open_}{elt.src} {' '.join(parts)}{close}", zdepth=0 if elt.comp and open_ == "[" else None)

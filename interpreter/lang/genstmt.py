@@ -192,7 +192,7 @@ class StatementForms(ExpressionForms):
         if kind == "index":
             lines, obj = self._operand(node.children[0], scope, bound, depth + 1)
             if lines:
-                return lines, Frag(f"{obj.src}[{self.g(node.children[1], scope, bound).src}]")
+                return lines, self.subscript(obj, f"{obj.src}[{self.g(node.children[1], scope, bound).src}]", read=False)
         if kind == "compare" and len(node.children) == 3:
             op = " ".join(str(x) for x in node.children[1].children)
             if op in ("==", "!=", "<", "<=", ">", ">=", "in", "not in"):
@@ -232,6 +232,7 @@ class StatementForms(ExpressionForms):
         inner_scope = scope.with_locals(targets)
         py = [self.pyname(x) for x in targets]
         inner_bound = {**bound, **dict(zip(targets, py))}
+        self.loop_binds(py, it.zdepth)
         target_src = py[0] if len(py) == 1 else "(" + ", ".join(py) + ",)"
         lines = [f"{s} = {it.src}", *self.charge_lines(charge, s), f"{t} = {name == 'all'}", f"for {target_src} in {s}:"]
         pad = "    "
@@ -276,6 +277,8 @@ class StatementForms(ExpressionForms):
             raise GenerationFailed("a comprehension starting with `if`")
         it, charge = self._loop_iterable(first.children[1], scope, bound, alloc, single)
         t = self.stmt_temp()
+        if it.zdepth is not None:
+            self.depths[t] = it.zdepth
         return [f"{t} = {it.src}", *self.charge_lines(charge, t)], t
 
     def _lower_any_all(self, name: str, elt_node, clauses: list, scope, bound) -> list[str]:
@@ -293,6 +296,7 @@ class StatementForms(ExpressionForms):
                 inner_scope = inner_scope.with_locals(targets)
                 py = [self.pyname(x) for x in targets]
                 inner_bound.update(zip(targets, py))
+                self.loop_binds(py, it.zdepth)
                 target_src = py[0] if len(py) == 1 else "(" + ", ".join(py) + ",)"
                 lines.append(f"{pad}for {target_src} in {t}:")
             else:
