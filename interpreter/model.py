@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -122,19 +123,64 @@ class Action(NamedTuple):
 
 
 def _arg_text(value: Any) -> str:
-    if isinstance(value, Component):
+    """A value of an action's canonical text, written as the expression language writes it, so
+    that two different actions never share a text: a component by its id, a whole number as it
+    is, ``true``/``false``/``none``, lists ``[...]``, tuples ``(...)``, records ``{...}``, and a
+    text as it is unless it could be read as something else (see :func:`_plain_text`), then
+    quoted as a string literal."""
+    t = type(value)
+    if t is Component:
         return value.id
-    if isinstance(value, tuple):
+    if t is str:
+        return value if _plain_text(value) else _quoted(value)
+    if t is int:
+        return str(value)
+    if t is bool:
+        return "true" if value else "false"
+    if value is None:
+        return "none"
+    if t is tuple:
         return "(" + ", ".join(_arg_text(v) for v in value) + ")"
+    if t is list:
+        return "[" + ", ".join(_arg_text(v) for v in value) + "]"
+    if t is dict:
+        return "{" + ", ".join(f"{_arg_text(k)}: {_arg_text(v)}" for k, v in value.items()) + "}"
     return str(value)
 
 
-def _arg_json(value: Any) -> Any:
-    if isinstance(value, Component):
-        return value.id
-    if isinstance(value, tuple):
-        return [_arg_json(v) for v in value]
-    return value
+_NUMBER = re.compile(r"[+-]?(\d[\d_]*(\.[\d_]*)?|\.\d[\d_]*)([eE][+-]?\d+)?")
+_SEPARATORS = frozenset(",()[]{}:-")
+
+
+def _plain_text(text: str) -> bool:
+    """Whether ``text`` reads as itself in an action's canonical text: not empty, no space at
+    either end, printable, none of ``\\ , ( ) [ ] { } : -`` (every component's id has a ``-``:
+    ``card-16``), no leading quote, and not a number, ``true``, ``false`` or ``none``.  The shipped games'
+    texts (``Knight``, ``B12``, ``GP``) are all plain."""
+    return (
+        text != ""
+        and text == text.strip()
+        and text.isprintable()
+        and "\\" not in text
+        and _SEPARATORS.isdisjoint(text)
+        and text[0] not in "'\""
+        and text not in ("true", "false", "none")
+        and _NUMBER.fullmatch(text) is None
+    )
+
+
+def _quoted(text: str) -> str:
+    """``text`` as a string literal of the expression language: in single quotes, with a
+    backslash before a quote or a backslash and control characters as ``\\xNN``."""
+    out = []
+    for ch in text:
+        if ch == "\\" or ch == "'":
+            out.append("\\" + ch)
+        elif ch < " " or ch == "\x7f":
+            out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(ch)
+    return "'" + "".join(out) + "'"
 
 
 @dataclass(frozen=True, slots=True)
