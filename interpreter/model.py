@@ -149,14 +149,15 @@ def _arg_text(value: Any) -> str:
 
 
 _NUMBER = re.compile(r"[+-]?(\d[\d_]*(\.[\d_]*)?|\.\d[\d_]*)([eE][+-]?\d+)?")
-_SEPARATORS = frozenset(",()[]{}:-")
+_SEPARATORS = frozenset(",()[]{}:")
 
 
 def _plain_text(text: str) -> bool:
     """Whether ``text`` reads as itself in an action's canonical text: not empty, no space at
-    either end, printable, none of ``\\ , ( ) [ ] { } : -`` (every component's id has a ``-``:
-    ``card-16``), no leading quote, and not a number, ``true``, ``false`` or ``none``.  The shipped games'
-    texts (``Knight``, ``B12``, ``GP``) are all plain."""
+    either end, printable, none of ``\\ , ( ) [ ] { } :``, no leading quote, and not a number,
+    ``true``, ``false`` or ``none``.  The shipped games' texts (``Knight``, ``B12``, ``GP``, the
+    component ids an explicit chance outcome names, ``black-pale-2``) are all plain.  A text equal
+    to a component's id reads as that component: no option lists both."""
     return (
         text != ""
         and text == text.strip()
