@@ -13,6 +13,7 @@ document is a clear error, never a raw Python one.  :func:`state_to_json` and
 
 from __future__ import annotations
 
+import hashlib
 from typing import TYPE_CHECKING, Any
 
 from ..errors import TapsterError
@@ -29,7 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..compile.ruleset import Ruleset
     from .state import State
 
-__all__ = ["encode_value", "decode_value", "check_size", "check_saved", "json_text", "state_to_json", "state_from_json"]
+__all__ = ["encode_value", "decode_value", "check_size", "check_saved", "json_text", "layout", "state_to_json", "state_from_json"]
 
 
 def encode_value(v: Any, rs: Any = None) -> Any:
@@ -238,6 +239,37 @@ def json_text(v: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def layout(rs: Ruleset) -> str:
+    """A fingerprint (64 hex digits) of every place a saved state names in ``rs``: its blocks in
+    order, each with its effects' verbs, the names they bind and the procedures they call; its
+    decisions with their options and the names those bind; its ``while`` conditions and chance
+    points (counted); its components (ids, kinds, mutable properties); its zones' shapes and its
+    variables' names; the variant and the chance mode.  Blocks, decisions and conditions are
+    saved by number, so a state saved under another version of the ruleset whose flow was
+    edited (an effect added, a procedure moved) would resume at the wrong effect:
+    :func:`state_from_json` refuses it.  An edit that keeps all these (a number, a condition, a
+    label, a comment) keeps the fingerprint: the game resumes under the new rules.  Worked out
+    once per compiled ruleset."""
+    done = getattr(rs, "_layout", None)
+    if done is not None:
+        return done
+    parts: list = [rs.name, rs.variant, rs.chance]
+    for block in rs.blocks:
+        parts.append(("block", tuple(
+            (e.verb or type(e).__name__, tuple(getattr(e, "binds", ()) or ()), getattr(getattr(e, "proc", None), "name", None))
+            for e in block.effects
+        )))
+    for choose in rs.chooses:
+        parts.append(("choose", choose.name, tuple((o.name, tuple(o.names)) for o in choose.options)))
+    parts += [("while", len(rs.while_conds)), ("chance", len(rs.chance_effects))]
+    parts += [("component", c.id, c.kind, tuple(sorted(c.mutable))) for c in rs.components]
+    parts += [("zone", name, depth) for name, depth in rs.zone_depths]
+    parts += [("var", name, rs.vars[name].per_player) for name in rs.vars]
+    done = hashlib.sha256(repr(parts).encode("utf-8", "backslashreplace")).hexdigest()
+    rs._layout = done
+    return done
+
+
 def state_to_json(self: State) -> dict:
     """The whole state as JSON data (components as ids, blocks as ids)."""
     rs = self.ruleset
@@ -251,6 +283,7 @@ def state_to_json(self: State) -> dict:
     out = {
         "ruleset": rs.name,
         "variant": rs.variant,
+        "layout": layout(rs),
         "num_players": self.num_players,
         "zones": {name: encode_value(self.zones[name]) for name, _ in rs.zone_depths},
         "vars": {k: encode_value(v) for k, v in self.vars.items()},
@@ -302,6 +335,11 @@ def state_from_json(cls: type[State], ruleset: Ruleset, data: dict) -> State:
             raise TapsterError(
                 f"this state is for {data.get('ruleset')!r} (variant {data.get('variant')!r}), "
                 f"not {ruleset.name!r} (variant {ruleset.variant!r})"
+            )
+        if "layout" in data and data["layout"] != layout(ruleset):  # (a state saved before layouts were written has none)
+            raise TapsterError(
+                f"this game was saved with another version of {ruleset.name!r}: its flow, decisions or components "
+                "are not where they were when it was saved, so it cannot be resumed (replay its actions in a new game)"
             )
         check_saved(ruleset, data)
         st = cls.__new__(cls)

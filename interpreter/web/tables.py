@@ -78,6 +78,44 @@ def restore_state(rs: Ruleset, data: dict) -> State:
     return st
 
 
+def replay_table(rs: Ruleset, rec: TableRecord) -> State:
+    """The game of the stored table ``rec`` played again in ``rs``: a new game with the table's
+    seat count and seed, then every action it records, each by the seat that took it.
+
+    Raises:
+        TapsterError: an action is not legal in the replay, or not the recording seat's to take.
+    """
+    st = rs.new_game(rec.settings["players"], seed=rec.settings["seed"], log=True)
+    for k, (seat, text) in enumerate(rec.actions, 1):
+        if st.is_terminal() or seat not in st.current_players():
+            raise TapsterError(f"action {k} ({text}) was taken by seat {seat}, who is not to move in the replay")
+        try:
+            st.apply(text)
+        except TapsterError as exc:
+            raise TapsterError(f"action {k} ({text}) does not replay: {exc}") from None
+    return st
+
+
+def _restored(rs: Ruleset, rec: TableRecord) -> State:
+    """A stored table's game: its saved state, or when that no longer loads (its ruleset was
+    edited since: :func:`interpreter.engine.saved.layout`), its actions replayed in the ruleset
+    as it is now (:func:`replay_table`; the same seed and decisions, under the new rules).
+
+    Raises:
+        TapsterError: neither works (naming the table and both reasons).
+    """
+    try:
+        return restore_state(rs, rec.state)
+    except TapsterError as exc:
+        try:
+            st = replay_table(rs, rec)
+        except TapsterError as again:
+            raise TapsterError(f"stored table {rec.id}: its saved state does not load ({exc}), "
+                               f"and its {len(rec.actions)} actions do not replay ({again})") from None
+        log.warning("table %s: its saved state does not load (%s); its %d actions were replayed", rec.id, exc, len(rec.actions))
+        return st
+
+
 class Table:
     """A live table: its stored record, ruleset, state, and what waits for its changes.
 
@@ -227,7 +265,7 @@ class TableServer:
         self.tables: dict[str, Table] = {}
         for rec in store.load_all():
             rs = self.ruleset(rec.settings)
-            self.tables[rec.id] = Table(rec, rs, restore_state(rs, rec.state))
+            self.tables[rec.id] = Table(rec, rs, _restored(rs, rec))
         self.sweep()
         for table in list(self.tables.values()):
             self.schedule_agents(table)
