@@ -121,6 +121,8 @@ def _ruleset(payload: str, name: str = "z") -> str:
             {"log": _braces(payload) + " {t}"},
             # a name bound to a value holding a zone's list: a snapshot of it (H_snap)
             {"let": {"w": f"[d, {lit}]"}},
+            # a loop over a zone's list: its components' fields read without the class test
+            {"let": {"u": f"[c.{name} for c in d if c.{name} == {lit}]"}},
             {"choose": {
                 "prompt": _braces(payload),
                 "options": [
@@ -132,6 +134,8 @@ def _ruleset(payload: str, name: str = "z") -> str:
                      "if": f"t != {lit} and m[{lit}] == 1 and same({lit}, {lit}) and same(i, i)"},
                     # a first link whose written-out call is charged once for the whole loop
                     {"action": "c", "for": "i", "in": f"[{lit}, w[1]]", "if": f"same(i, {lit})"},
+                    # an option over a zone's list: its field read and its action kept without the class test
+                    {"action": "e", "for": "x", "in": "d", "if": f"x.{name} == {lit} and u == [{lit}]"},
                 ],
             }},
             {"end_game": _braces(payload)},
@@ -156,11 +160,14 @@ def test_no_ruleset_text_becomes_code(tmp_path, monkeypatch, index):
     assert any(re.search(r"h_1 = V\['m'\]\[", src) for _, src in rs.sources)  # a read made before the loop
     assert any("def legal(" in src and "* H_len(" in src for _, src in rs.sources)  # a call charged for the loop
     assert any("H_snap(" in src for _, src in rs.sources)  # a snapshot where a name is bound
+    assert any(re.search(r"\[l_c_\d+\.fields\['z'\] for l_c_\d+ in ", src) for _, src in rs.sources)  # a known component
+    assert any(re.search(r"append\(KEPT\d+\.get\(l_x_\d+\) or H_act\(KEPT\d+, 'e', l_x_\d+\)\)", src)
+               for _, src in rs.sources)  # an option's component kept without the class test
     st = rs.new_game(2, seed=0, log=True)
     assert st.vars["t"] == payload + payload + payload + "1"
     d = st.decision()
     assert d.prompt == payload
-    assert [a.name for a in d.actions] == ["z", "b", "b", "c", "c"]
+    assert [a.name for a in d.actions] == ["z", "b", "b", "c", "c", "e"]
     assert d.actions[1].args == d.actions[3].args == d.actions[4].args == (payload,)
     assert d.labels[0] == payload
     assert st.visible_log()[-1] == payload + " " + st.vars["t"]
