@@ -236,20 +236,43 @@ class Choose(Effect):
                 actions = gen(env)
             else:
                 actions = self._legal_fast(st, loc)
-        except WorkExceeded as exc:
-            raise FlowError(f"listing the actions of decision `{self.name or 'choose'}`: {exc.message}", self.mark) from None
-        except Exception:  # noqa: BLE001 - re-raised below with the expression's context
-            actions = self._legal_checked(st, loc)
+        except Exception as exc:  # noqa: BLE001 - re-raised below with the expression's context
+            actions = self.relisted(st, loc, exc)
         if not actions:
-            if self.otherwise is not None:
-                if self.otherwise.effects:
-                    st.stack.append((self.otherwise, 0, loc, None))
-                return
-            raise FlowError(f"decision `{self.name or 'choose'}` has no legal action and no `otherwise`", self.mark)
+            self.no_action(st, loc)
+            return
         st.pending = (self, loc, actions, players)
 
+    def relisted(self, st, loc, exc: Exception) -> tuple:
+        """After the fast listing failed with ``exc``: a budget error as a FlowError naming the
+        decision, anything else by listing again through the checked evaluator (the precise
+        error, or the actions).  The generated flow (interpreter/engine/flowgen.py) calls it as
+        :meth:`run` does.
+
+        Raises:
+            FlowError: the listing exhausted the work budget.
+            ExpressionError: an expression of the listing failed.
+        """
+        if isinstance(exc, WorkExceeded):
+            raise FlowError(f"listing the actions of decision `{self.name or 'choose'}`: {exc.message}", self.mark) from None
+        return self._legal_checked(st, loc)
+
+    def no_action(self, st, loc) -> None:
+        """No action is legal: push ``otherwise`` (nothing when it is empty), or raise.
+
+        Raises:
+            FlowError: the decision has no ``otherwise``.
+        """
+        if self.otherwise is not None:
+            if self.otherwise.effects:
+                st.stack.append((self.otherwise, 0, loc, None))
+            return
+        raise FlowError(f"decision `{self.name or 'choose'}` has no legal action and no `otherwise`", self.mark)
+
     def resume(self, st, loc, action: Action) -> None:
-        """Continue after ``action`` was taken: push the option's body with its names bound."""
+        """Continue after ``action`` was taken: push the option's body with its names bound.
+        (:meth:`State.apply <interpreter.engine.state.State.apply>` writes this out for a
+        ``Choose``: a change here is a change there.)"""
         o = self.by_name[action.name]
         if o.body.effects:
             if o.names:

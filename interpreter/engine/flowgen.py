@@ -337,16 +337,36 @@ def _stopping(w, eff, k: int, n: int, calls: set, recursive: set) -> None:
         if eff.proc.block.effects:
             w.line("new = {" + ", ".join(f"{name!r}: {v}" for name, v in args) + "}")
             _call_block(w, eff.proc.block, "new", "None", k, n, calls)
+    elif t is flow.Choose and eff.by_current and eff.generated is not None:
+        # Choose.run written out for the commonest decision (`player: current`, a generated
+        # listing): the actions listed, the decision pending, or `otherwise` (Choose.no_action)
+        ch, acts = w.ns.bind(eff, "EFF"), w.fresh("acts")
+        w.line("env.loc = loc")
+        w.line("try:")
+        w.line(f"    {acts} = {w.ns.bind(eff.generated, 'LEGAL')}(env)")
+        w.line("except Exception as exc:")
+        w.line(f"    {acts} = {ch}.relisted(st, loc, exc)")
+        w.line(f"if {acts}:")
+        w.line(f"    st.pending = ({ch}, loc, {acts}, (st.current,))")
+        w.line("else:")
+        w.line(f"    {ch}.no_action(st, loc)")
+        _stopped(w, k, n)
     else:  # `choose`, and the rest through the verb's own run: it may push frames or stop
         w.line(f"{w.ns.bind(eff, 'EFF')}.run(st, loc)")
-        w.line("if st.pending is not None or st.finished or H_len(stack) != base:")
-        w.depth += 1
-        w.line("if not st.finished:")
-        w.depth += 1
-        _save(w, k, n)
-        w.depth -= 1
-        w.line("return -1 - S")
-        w.depth -= 1
+        _stopped(w, k, n)
+
+
+def _stopped(w, k: int, n: int) -> None:
+    """After effect ``k`` (of ``n``) ran a decision or a verb's own run: stop here (this frame
+    saved below the ones it pushed) when it set a decision, ended the game or pushed frames."""
+    w.line("if st.pending is not None or st.finished or H_len(stack) != base:")
+    w.depth += 1
+    w.line("if not st.finished:")
+    w.depth += 1
+    _save(w, k, n)
+    w.depth -= 1
+    w.line("return -1 - S")
+    w.depth -= 1
 
 
 def _next_pass(env, loc: dict, loop: tuple) -> tuple:

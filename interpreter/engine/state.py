@@ -25,6 +25,7 @@ from .saved import decode_value, encode_value, state_from_json, state_to_json
 from .worlds import _masked_record, _relabel, _relabel_unseen, determinize  # noqa: F401 - re-exported
 
 _CHANCE_ONLY = (CHANCE,)
+_CHOOSE = flow.Choose  # apply writes its resume out
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..compile.ruleset import Ruleset
@@ -262,7 +263,15 @@ class State:
         if players != _CHANCE_ONLY:
             self.record = ((players, action, choose.secret), self.record)
         try:
-            choose.resume(self, loc, action)
+            if choose.__class__ is _CHOOSE:  # Choose.resume written out: every decision runs it
+                o = choose.by_name[action.name]
+                if o.body.effects:
+                    if o.names:
+                        loc = dict(loc)
+                        loc.update(zip(o.names, action.args))  # values: copied where listed, if they may share
+                    self.stack.append((o.body, 0, loc, None))
+            else:
+                choose.resume(self, loc, action)
             if self.pending is None:  # a chance point may ask for the next outcome at once
                 flow.run(self)
         except flow.PYTHON_ERRORS as exc:  # a ruleset's value of the wrong kind: never a traceback

@@ -566,3 +566,56 @@ def test_a_literal_set_is_stored_without_a_copy_test(tmp_path):
     assert first_set.count("H_copy(") == 1  # c: [1, 2], a constant list shared by every pass
     assert first_set.count("try:") == 1  # c's evaluation; the literals' cannot fail
     assert "= []\n" in first_set and "= None\n" in first_set
+
+
+DECISIONS = """\
+name: Decisions
+players: {min: 2, max: 2}
+limits: {work: 3000}
+vars: {v: 0, xs: [1, 2, 3], n: 0}
+flow:
+  - repeat:
+      times: 2
+      do:
+        - choose: {options: [{action: ok}, {action: none_left}, {action: empty}, {action: stuck}, {action: bad}, {action: big}]}
+        - add: {v: 1}
+"""
+
+
+@pytest.mark.parametrize("action", ["none_left", "empty", "stuck", "bad", "big"])
+def test_a_decision_written_out_in_block_code_is_the_verbs(tmp_path, action):
+    """A decision of the current seat with a generated listing is written out in block code
+    (``Choose.run`` without the call): no legal action runs ``otherwise`` (or nothing when it is
+    empty) or fails without one, a listing that fails gives the checked evaluator's error and one
+    over the work budget the decision's error; the same games, states and messages as the verb's
+    own run under the frame runner, and a failed move leaves the state as it was."""
+    bodies = {
+        "none_left": "[{choose: {options: [{action: x, for: k, in: xs, if: 'k > 5'}], otherwise: [{add: {n: 7}}]}}]",
+        "empty": "[{choose: {options: [{action: x, for: k, in: xs, if: 'k > 5'}], otherwise: []}}]",
+        "stuck": "[{choose: {name: pick, options: [{action: x, for: k, in: xs, if: 'k > 5'}]}}]",
+        "bad": "[{choose: {options: [{action: x, for: k, in: xs, if: 'k > v // (v - 1)'}]}}]",
+        "big": "[{choose: {name: huge, options: [{action: x, for: k, in: 'range(100000)', if: 'k >= 0'}]}}]",
+    }
+    text = DECISIONS.replace(f"{{action: {action}}}", f"{{action: {action}, do: {bodies[action]}}}")
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(text)
+    fast, ref = load_ruleset(path), _runs_only(path)
+    assert any("st.pending = (EFF" in src for _, src in fast.sources)  # written out
+    outcomes = []
+    for rs in (fast, ref):
+        st = rs.new_game(2)
+        st.apply("ok")  # v is 1 now: `bad` divides by zero
+        before = json.dumps(st.to_json(), sort_keys=True)
+        try:
+            st.apply(action)
+        except TapsterError as exc:
+            outcomes.append(("error", str(exc)))
+            assert json.dumps(st.to_json(), sort_keys=True) == before
+        else:
+            outcomes.append(("ok", json.dumps(st.to_json(), sort_keys=True), [str(a) for a in st.legal_actions()]))
+    assert outcomes[0] == outcomes[1]
+    expected = {"none_left": "ok", "empty": "ok", "stuck": "has no legal action and no `otherwise`",
+                "bad": "division by zero", "big": "listing the actions of decision `huge`"}[action]
+    assert expected in str(outcomes[0]), outcomes[0]
+    if action == "none_left":
+        assert '"n": 7' in outcomes[0][1]
