@@ -97,13 +97,18 @@ def generate_blocks(blocks, simple_of: dict, table) -> bool:
             if simple:
                 _nested(eff, inline_only)
     recursive = _recursive_calls(blocks, simple_of)
+    owners = {}  # id of a loop's body block -> the loop (its function goes on to the next pass itself)
+    for block in blocks:
+        for eff, simple in zip(block.effects, simple_of[block.id]):
+            if not simple and type(eff) in (flow.ForEach, flow.Repeat, flow.While):
+                owners[id(eff.body)] = eff
     made = {}
     namespaces = []
     try:
         for block in blocks:
             if id(block) in inline_only:
                 continue
-            fn, ns, entry = _generate_block(block, simple_of, table, recursive)
+            fn, ns, entry = _generate_block(block, simple_of, table, recursive, owners.get(id(block)))
             made[block.id] = (block, fn, entry)
             namespaces.append(ns)
         for ns in namespaces:  # the functions call each other by name (a procedure may call itself)
@@ -174,8 +179,10 @@ def _nested(eff, out: set) -> None:
             _nested(e, out)
 
 
-def _generate_block(block, simple_of: dict, table, recursive: set):
-    """(function, namespace, entry places) of one block; raises when it cannot be generated."""
+def _generate_block(block, simple_of: dict, table, recursive: set, owner=None):
+    """(function, namespace, entry places) of one block; raises when it cannot be generated.
+    ``owner``: the ``for_each``, ``repeat`` or ``while`` whose body the block is (None for
+    any other block), whose next pass the function then makes itself (see :func:`_next_lines`)."""
     w = effectgen._Writer(table)
     w.fin = "return -1 - S"
     w.ns.d.update({"H_EACH": flow.EACH, "H_TIMES": flow.TIMES, "H_dict": dict, "H_len": len, "H_next": _next_pass,
@@ -211,6 +218,8 @@ def _generate_block(block, simple_of: dict, table, recursive: set):
             entry.add(b + 1)
         w.depth -= 1
         a = b + 1
+    w.depth = 2
+    _next_lines(w, owner)
     body = "\n".join(w.lines)
     name = f"blk_{block.id}"
     prologue = "".join(f"    {line}\n" for line in w.gen.prologue() if not line.startswith("loc ="))
@@ -223,13 +232,50 @@ def _generate_block(block, simple_of: dict, table, recursive: set):
         "    m = 0\n"
         "    while True:\n"
         f"{body}\n"
-        "        if loop is None: return S\n"
-        "        loc, loop = H_next(env, loc, loop)\n"
-        "        if loop is None: return S\n"
         "        pc = 0\n"
     )
     w.ns.d["MARKS"] = tuple(w.marks)
     return _compile(src, name, w.ns, block.mark), w.ns, frozenset(entry)
+
+
+def _next_lines(w, owner) -> None:
+    """The end of a pass of a block: return when it does not repeat, else the next pass's names
+    and loop, as :func:`_next_pass` makes them, written out for the loop that owns the block
+    (``owner``: its kind known, the ``while`` condition inline); any other loop a frame holds
+    goes through :func:`_next_pass`."""
+    w.line("if loop is None: return S")
+    t = type(owner)
+    if t is flow.ForEach or t is flow.Repeat:
+        kind = "H_EACH" if t is flow.ForEach else "H_TIMES"
+        w.line(f"if loop[0] is {kind}:")
+        w.depth += 1
+        w.line("i = loop[2] + 1")
+        if t is flow.ForEach:
+            w.line("items = loop[1]")
+            w.line("if i >= H_len(items): return S")
+            w.line("loc = H_dict(loc)")
+            w.line("loc[loop[3]] = items[i]")
+            w.line("loop = (H_EACH, items, i, loop[3])")
+        else:
+            w.line("if i >= loop[1]: return S")
+            w.line("if loop[3] is not None:")
+            w.line("    loc = H_dict(loc)")
+            w.line("    loc[loop[3]] = i")
+            w.line("loop = (H_TIMES, loop[1], i, loop[3])")
+        w.depth -= 1
+        w.line("else:")
+    elif t is flow.While:
+        w.line(f"if loop[1] is {w.ns.bind(owner.cond, 'COND')}:")
+        w.depth += 1
+        w.line("env.loc = loc")
+        w.expr(owner.cond, "go")
+        w.line("if not go: return S")
+        w.depth -= 1
+        w.line("else:")
+    else:
+        w.line("if True:")
+    w.line("    loc, loop = H_next(env, loc, loop)")
+    w.line("    if loop is None: return S")
 
 
 def _save(w, k: int, n: int) -> None:

@@ -619,3 +619,29 @@ def test_a_decision_written_out_in_block_code_is_the_verbs(tmp_path, action):
     assert expected in str(outcomes[0]), outcomes[0]
     if action == "none_left":
         assert '"n": 7' in outcomes[0][1]
+
+
+def test_a_loops_next_pass_written_out_is_the_runners_and_a_frames_other_loop_still_runs(tmp_path):
+    """A loop's body goes on to its next pass itself (``_next_lines``: a `for_each`'s next item,
+    a `repeat`'s next count, a `while`'s condition inline); a frame that holds a loop of another
+    kind than its block's (a saved state written by hand) goes through ``_next_pass`` as the
+    frame runner does: the same games under both back ends either way."""
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(LOOPS)
+    fast, ref = load_ruleset(path), _runs_only(path)
+    sources = "\n".join(src for _, src in fast.sources)
+    assert "if loop[0] is H_EACH:" in sources and "if loop[0] is H_TIMES:" in sources and "if loop[1] is COND" in sources
+    saved = fast.new_game(2, seed=1).to_json()
+    # the for_each body's frame made to count 0, 1, 2, 3 as a `repeat` would, binding k
+    forged = json.loads(json.dumps(saved).replace('{"t": ["each", {"t": [1, 2, 3]}, 0, "k"]}', '{"t": ["times", 4, 0, "k"]}'))
+    assert forged != saved
+    for data in (saved, forged):
+        a, b = State.from_json(fast, data), State.from_json(ref, data)
+        while not a.is_terminal():
+            assert json.dumps(a.to_json(), sort_keys=True) == json.dumps(b.to_json(), sort_keys=True)
+            action = a.legal_actions()[-1]
+            a.apply(action)
+            b.apply(action)
+        assert json.dumps(a.to_json(), sort_keys=True) == json.dumps(b.to_json(), sort_keys=True)
+        if data is forged:
+            assert a.vars["seen"][:4] == [1, 1, 2, 3]  # k = 1 (the frame's own), then 1, 2, 3 from the count
