@@ -413,7 +413,8 @@ def _turn(w: _Writer, eff) -> None:
     p = w.fresh("p")
     w.line("env.loc = loc")
     w.expr(eff.player, p)
-    w.line(f"H_seat(st, {p}, MARKS[m])")
+    # the seat's test written out; H_seat raises the error
+    w.line(f"if {p}.__class__ is not H_int or not 0 <= {p} < st.num_players: H_seat(st, {p}, MARKS[m])")
     w.line(f"st.current = {p}")
     w.line(f"if not st.turns[{p}]: st.order += ({p},)")
     w.line(f"st.turns[{p}] += 1")

@@ -645,3 +645,28 @@ def test_a_loops_next_pass_written_out_is_the_runners_and_a_frames_other_loop_st
         assert json.dumps(a.to_json(), sort_keys=True) == json.dumps(b.to_json(), sort_keys=True)
         if data is forged:
             assert a.vars["seen"][:4] == [1, 1, 2, 3]  # k = 1 (the frame's own), then 1, 2, 3 from the count
+
+
+@pytest.mark.parametrize("seat", ["2", "-1", "true", "'0'", "none"])
+def test_a_turn_of_no_seat_fails_in_every_back_end(tmp_path, seat):
+    """`turn` tests its seat written out (a whole number from 0 to the seats less one; `true` is
+    not a seat): in a decision-free run, in block code and in the frame runner, the same error
+    naming the `turn`, and the move leaves the state as it was."""
+    text = ("name: Seats\nplayers: {min: 2, max: 2}\nvars: {v: 0}\nflow:\n"
+            "  - choose: {options: [{action: free, do: [{turn: {player: \"SEAT\", do: [{add: {v: 1}}]}}]},\n"
+            "                       {action: held, do: [{turn: {player: \"SEAT\", do: [{choose: {options: [{action: x}]}}]}}]}]}\n"
+            "  - end_game: done\n").replace("SEAT", seat)
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(text)
+    messages = []
+    for rs in (load_ruleset(path), _runs_only(path)):
+        for action in ("free", "held"):
+            st = rs.new_game(2)
+            before = json.dumps(st.to_json(), sort_keys=True)
+            with pytest.raises(TapsterError) as info:
+                st.apply(action)
+            messages.append(str(info.value))
+            assert json.dumps(st.to_json(), sort_keys=True) == before
+    assert messages[:2] == messages[2:], messages  # (free, held) in block code, then in the frame runner
+    assert all("`turn` needs a seat from 0 to 1, got" in m for m in messages)
+    assert "ruleset.yaml:5:" in messages[0] and "ruleset.yaml:6:" in messages[1]
