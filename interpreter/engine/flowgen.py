@@ -291,15 +291,21 @@ def _call_block(w, nested, loc: str, loop: str, k: int, n: int, calls: set) -> N
     """Run the block ``nested`` through its function; stop here when it stopped."""
     calls.add(nested.id)
     w.line(f"r = F{nested.id}(st, env, {loc}, 0, {loop}, S)")
-    w.line("if r < 0:")
+    _stop_if(w, "r < 0", "return r", k, n)
+    w.line("S = r")
+
+
+def _stop_if(w, test: str, back: str, k: int, n: int) -> None:
+    """``if test``: this block's frame saved to resume after effect ``k`` (of ``n``) unless the
+    game ended, then ``back`` (the return that hands the stop to the caller)."""
+    w.line(f"if {test}:")
     w.depth += 1
     w.line("if not st.finished:")
     w.depth += 1
     _save(w, k, n)
     w.depth -= 1
-    w.line("return r")
+    w.line(back)
     w.depth -= 1
-    w.line("S = r")
 
 
 def _stopping(w, eff, k: int, n: int, calls: set, recursive: set) -> None:
@@ -406,14 +412,7 @@ def _stopping(w, eff, k: int, n: int, calls: set, recursive: set) -> None:
 def _stopped(w, k: int, n: int) -> None:
     """After effect ``k`` (of ``n``) ran a decision or a verb's own run: stop here (this frame
     saved below the ones it pushed) when it set a decision, ended the game or pushed frames."""
-    w.line("if st.pending is not None or st.finished or H_len(stack) != base:")
-    w.depth += 1
-    w.line("if not st.finished:")
-    w.depth += 1
-    _save(w, k, n)
-    w.depth -= 1
-    w.line("return -1 - S")
-    w.depth -= 1
+    _stop_if(w, "st.pending is not None or st.finished or H_len(stack) != base", "return -1 - S", k, n)
 
 
 def _next_pass(env, loc: dict, loop: tuple) -> tuple:

@@ -21,6 +21,18 @@ from interpreter.lang import codegen
 from ..conftest import all_configurations
 
 
+def _error_of(st, action: str) -> str | None:
+    """Take ``action``: None, or the message of the error it raised (the state then as it was:
+    a failed move leaves no trace)."""
+    before = json.dumps(st.to_json(), sort_keys=True)
+    try:
+        st.apply(action)
+    except TapsterError as exc:
+        assert json.dumps(st.to_json(), sort_keys=True) == before
+        return str(exc)
+    return None
+
+
 def _runs_only(source, variant=None):
     """The ruleset with block functions switched off: the frame runner and generated runs."""
     flowgen.BLOCKS = False
@@ -485,12 +497,9 @@ def test_add_in_generated_code_is_the_verbs(tmp_path, monkeypatch, action):
         st = rs.new_game(2)
         seen = []
         for _ in range(3):
-            before = json.dumps(st.to_json(), sort_keys=True)
-            try:
-                st.apply(action)
-            except TapsterError as exc:
-                seen.append(("error", str(exc)))
-                assert json.dumps(st.to_json(), sort_keys=True) == before
+            error = _error_of(st, action)
+            if error is not None:
+                seen.append(("error", error))
                 break
             seen.append(("state", st.to_json()["vars"], st.to_json().get("props")))
         outcomes.append(seen)
@@ -605,12 +614,9 @@ def test_a_decision_written_out_in_block_code_is_the_verbs(tmp_path, action):
     for rs in (fast, ref):
         st = rs.new_game(2)
         st.apply("ok")  # v is 1 now: `bad` divides by zero
-        before = json.dumps(st.to_json(), sort_keys=True)
-        try:
-            st.apply(action)
-        except TapsterError as exc:
-            outcomes.append(("error", str(exc)))
-            assert json.dumps(st.to_json(), sort_keys=True) == before
+        error = _error_of(st, action)
+        if error is not None:
+            outcomes.append(("error", error))
         else:
             outcomes.append(("ok", json.dumps(st.to_json(), sort_keys=True), [str(a) for a in st.legal_actions()]))
     assert outcomes[0] == outcomes[1]
