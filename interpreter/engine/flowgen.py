@@ -244,6 +244,7 @@ def _next_lines(w, owner) -> None:
     (``owner``: its kind known, the ``while`` condition inline); any other loop a frame holds
     goes through :func:`_next_pass`."""
     w.line("if loop is None: return S")
+    generic = ["loc, loop = H_next(env, loc, loop)", "if loop is None: return S"]
     t = type(owner)
     if t is flow.ForEach or t is flow.Repeat:
         kind = "H_EACH" if t is flow.ForEach else "H_TIMES"
@@ -262,20 +263,20 @@ def _next_lines(w, owner) -> None:
             w.line("    loc = H_dict(loc)")
             w.line("    loc[loop[3]] = i")
             w.line("loop = (H_TIMES, loop[1], i, loop[3])")
-        w.depth -= 1
-        w.line("else:")
     elif t is flow.While:
         w.line(f"if loop[1] is {w.ns.bind(owner.cond, 'COND')}:")
         w.depth += 1
         w.line("env.loc = loc")
         w.expr(owner.cond, "go")
         w.line("if not go: return S")
-        w.depth -= 1
-        w.line("else:")
-    else:
-        w.line("if True:")
-    w.line("    loc, loop = H_next(env, loc, loop)")
-    w.line("    if loop is None: return S")
+    else:  # a block no loop owns: only a hand-written frame gives it one
+        for line in generic:
+            w.line(line)
+        return
+    w.depth -= 1
+    w.line("else:")
+    for line in generic:
+        w.line("    " + line)
 
 
 def _save(w, k: int, n: int) -> None:

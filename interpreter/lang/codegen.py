@@ -417,9 +417,9 @@ def generate_legal(choose, functions: FunctionTable | None, snapshot: Callable |
                 v = bound[o.names[0]]
                 kept = ns.bind({}, "KEPT")  # this option's actions by value, built once (H_act)
                 head = [f"for {v} in I:"]
-                if frag.zdepth == 0:
-                    gen.comps.add(v)  # the items of a zone's leaf are components (a copy holds the same)
-                if frag.zdepth == 0 and frags.COMPONENTS:  # a component is one of H_KEPT's classes
+                if frag.zdepth == 0:  # the items of a zone's leaf are components (a copy holds the same)
+                    gen.comps.add(v)
+                if v in gen.comps and frags.COMPONENTS:  # a component is one of H_KEPT's classes
                     add = f"append({kept}.get({v}) or H_act({kept}, {name}, {v}))"
                 else:
                     add = (f"append(({kept}.get({v}) or H_act({kept}, {name}, {v})) if {v}.__class__ in H_KEPT"

@@ -284,6 +284,8 @@ def _payload_ruleset(payload: str) -> str:
                     ]},
                 ]}},
             ]}},
+            # a loop whose next pass tests its condition inline (false here: the body never runs)
+            {"while": {"cond": f"t == {lit} + 'never'", "do": [{"choose": {"options": [{"action": "again"}]}}]}},
             {"end_game": braces},
         ],
         "outcome": {"score": "len(t)", "reason": braces},
@@ -303,6 +305,9 @@ def test_no_ruleset_text_becomes_block_code(tmp_path, monkeypatch, index):
     rs = load_ruleset(path)
     assert any("def blk_" in src for _, src in rs.sources)  # the blocks are generated code
     assert rs.flow.fn is not None
+    sources = "\n".join(src for _, src in rs.sources)
+    # written out: the decision, a for_each's next item, a while's condition
+    assert "st.pending = (EFF" in sources and "if loop[0] is H_EACH:" in sources and "if loop[1] is COND" in sources
     st = rs.new_game(2, seed=0, log=True)
     for _ in range(2):
         d = st.decision()

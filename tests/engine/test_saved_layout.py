@@ -12,15 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from interpreter import load_ruleset
+from interpreter import find_ruleset, load_ruleset
 from interpreter.engine.saved import layout
 from interpreter.engine.state import State
 from interpreter.errors import TapsterError
 from interpreter.web.store import SQLiteStore
 from interpreter.web.tables import TableServer
 
-ROOT = Path(__file__).resolve().parents[2]
-TTT = (ROOT / "rulesets" / "tic_tac_toe" / "ruleset.yaml").read_text()
+TTT = find_ruleset("tic_tac_toe").read_text()
 # An effect more at the start of the option's body: every later effect of that block moves on by one.
 LOGGED = TTT.replace("                        - set: {\"board[cell]\": current}",
                      "                        - log: \"a mark\"\n                        - set: {\"board[cell]\": current}")
