@@ -20,8 +20,8 @@ Expressions are written inline (see :mod:`interpreter.lang.codegen`, whose safet
 here: the source is made from the compiled effects and their parse trees, names are the
 generator's own, constants go through ``repr`` or the namespace); each one is evaluated in a
 ``try`` whose ``except`` evaluates it again through its :class:`~interpreter.lang.expression.Compiled`
-for the precise error.  Effects without a generated form here (``shuffle``, ``add``,
-``random``, ``roll``, some moves) call their own ``run`` method.  A Python error escaping an
+for the precise error.  Effects without a generated form here (``shuffle``, ``random``,
+``roll``, some moves; an ``add`` whose sides are not both whole numbers) call their own code.  A Python error escaping an
 effect becomes a FlowError at that effect's mark.
 """
 

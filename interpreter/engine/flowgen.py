@@ -14,7 +14,9 @@ move's step budget ``S``.  The decision-free effects are written inline; an effe
 decision is Python control flow around a direct call of its nested block's function: ``if``
 calls the branch's function, ``for_each``/``repeat``/``while`` call the body's function with the
 loop's first state (the body's function runs the rest of the loop itself, as a Python loop),
-``turn``/``phase``/``call`` the body's.  ``choose`` runs the verb's own ``run``.
+``turn``/``phase``/``call`` the body's.  A ``choose`` of the current seat whose listing is
+generated is written out (the listing called, the decision set pending, or ``Choose.no_action``;
+a failed listing through ``Choose.relisted``); any other ``choose`` runs the verb's own ``run``.
 
 Frames stay plain data: nothing is written to ``st.stack`` while the code runs.  Only when a
 decision stops it (``st.pending`` set, or a frame pushed, as ``choose``'s ``otherwise`` does)

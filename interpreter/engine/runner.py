@@ -60,7 +60,7 @@ class Block:
         self.id = id
         self.mark = mark
         self.whole = None  # a decision-free procedure's body as one generated run (flowgen)
-        self.fn = None  # the whole block as one generated function (blockgen), or None
+        self.fn = None  # the whole block as one generated function (flowgen), or None
         self.entry = frozenset()  # the pcs its function can resume at
         self.rebuild([eff.simple for eff in effects], None)
 
@@ -158,7 +158,7 @@ def run(st: State, finish: bool = True) -> None:
     while stack:
         block, pc, loc, loop = stack[-1]
         fn = block.fn
-        if fn is not None and pc in block.entry:  # the whole block as one function (blockgen)
+        if fn is not None and pc in block.entry:  # the whole block as one function (flowgen)
             stack.pop()
             left = fn(st, env, loc, pc, loop, budget - steps)
             if left < 0:  # it stopped: a decision, the end, or frames pushed to run next

@@ -184,7 +184,7 @@ class FunctionTable:
     """The ruleset's own functions as generated Python functions ``f_<name>(env, *params)``,
     each compiled on first use (so that functions may call each other in any order).
 
-    A call charges one step to the work budget; an endless recursion ends at Python's depth
+    A call charges ``CALL_COST`` to the work budget; an endless recursion ends at Python's depth
     limit and is then reported by the checked evaluator ("nested too deeply").
     """
 
