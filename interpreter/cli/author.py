@@ -335,7 +335,7 @@ def _problems(file: str, only_variant: str | None) -> tuple[list[str], object]:
         add(exc)
         return lines, None
     try:
-        shown = load_ruleset(path)
+        shown = load_ruleset(path, blocks=False)  # checked, not played: the flow needs no code
     except TapsterError as exc:
         add(exc)
         if isinstance(exc, RulesetErrors) and any(isinstance(e, SchemaError) for e in exc.errors):
@@ -352,7 +352,7 @@ def _problems(file: str, only_variant: str | None) -> tuple[list[str], object]:
         shown = None  # the notes are the chosen variant's
     for v in names:
         try:
-            compiled = load_ruleset(path, v)
+            compiled = load_ruleset(path, v, blocks=False)
             if only_variant is not None:
                 shown = compiled
         except TapsterError as exc:

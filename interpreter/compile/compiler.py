@@ -93,10 +93,17 @@ def available_rulesets() -> list[str]:
 
 
 def load_ruleset(
-    name_or_path: str | Path, variant: str | None = None, overrides: dict | None = None, chance: str = "sample"
+    name_or_path: str | Path, variant: str | None = None, overrides: dict | None = None, chance: str = "sample",
+    *, blocks: bool = True,
 ) -> Ruleset:
     """Load, overlay ``variant`` (and ``overrides``, e.g. ``{"params": {"turns": 3}}``),
     validate and compile a ruleset.
+
+    ``blocks=False`` generates no code for the flow (:func:`interpreter.engine.flowgen.finalize`
+    is not run): for checking a ruleset, not playing it.  The problems found are the same (the
+    flow's code is generated only once the ruleset has none, and a block that cannot be generated
+    falls back, never fails), and such a ruleset still plays the same games, on the frame runner,
+    effect by effect, several times slower.
 
     Raises:
         LoadError: the file cannot be read or is not safe, well-formed YAML.
@@ -128,6 +135,7 @@ def load_ruleset(
     if chance not in MODES:
         raise TapsterError(f"chance mode {chance!r}: expected one of {', '.join(MODES)}")
     ctx = Ctx(doc, path, variant, explicit=chance == "explicit")
+    ctx.generate_blocks = blocks
     try:
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeError):
@@ -273,7 +281,7 @@ class Ctx(Declarations, Functions, Outcome):
                     self.errors.append(self.error(
                         f"event `{event}` is emitted without {missing}, which a trigger at "
                         f"{t.block.mark} needs (`with: {{...}}`)", epath))
-        if not self.errors and codegen.ENABLED and not self.explicit:
+        if not self.errors and codegen.ENABLED and not self.explicit and self.generate_blocks:
             flowgen.finalize(self.blocks, self.scope.codegen)
         rs.blocks = tuple(self.blocks)
         rs.chooses = tuple(self.chooses)

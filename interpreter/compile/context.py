@@ -59,6 +59,7 @@ class Context:
         # Explicit chance (interpreter/engine/chance.py): effects meeting chance are wrapped; the texts
         # each effect compiles are collected (innermost effect first) to find its order reads.
         self.explicit = explicit
+        self.generate_blocks = True  # False: no code for the flow (``load_ruleset(blocks=False)``)
         self.reading: list[list] = []
         self.chance_effects: list = []
         self.data = doc.data
