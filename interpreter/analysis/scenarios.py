@@ -140,7 +140,7 @@ def run_scenario(path: Path, scen: dict, spath: tuple, doc, cache: dict | None =
         elif kind == "expect":
             exprs = arg if isinstance(arg, list) else [arg]
             for k, text in enumerate(exprs):
-                emark = doc.mark(here + ("expect", k) if isinstance(arg, list) else here + ("expect",))
+                emark = doc.text_mark(here + ("expect", k) if isinstance(arg, list) else here + ("expect",))
                 value = _evaluate(st, text, emark)
                 if not value:
                     raise ScenarioFailure(f"step {j + 1}: expected `{text}` to hold{_explain(st, text, emark)}", emark)

@@ -181,21 +181,25 @@ def overlay(doc: Document, over: dict, over_path: tuple | None) -> Document:
 
     data = merge(doc.data, over, ())
     if over_path is None:
-        return Document(data, dict(doc.marks), doc.file)
+        return Document(data, dict(doc.marks), doc.file, dict(doc.texts))
     gone = set(replaced)
     heads = {g[0] for g in gone}
 
     def kept(m: tuple) -> bool:
         return not m or m[0] not in heads or not any(m[:i] in gone for i in range(1, len(m) + 1))
 
-    marks = {m: mark for m, mark in doc.marks.items() if kept(m)}
     n = len(over_path)
-    for m, mark in doc.marks.items():
-        if m[:n] == over_path and len(m) > n:
-            rest = m[n:]
-            if not kept(rest):
-                marks[rest] = mark
-    return Document(data, marks, doc.file)
+
+    def moved(table: dict) -> dict:
+        out = {m: mark for m, mark in table.items() if kept(m)}
+        for m, mark in table.items():
+            if m[:n] == over_path and len(m) > n:
+                rest = m[n:]
+                if not kept(rest):
+                    out[rest] = mark
+        return out
+
+    return Document(data, moved(doc.marks), doc.file, moved(doc.texts))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -162,12 +162,10 @@ class Context:
         return fn
 
     def _value_mark(self, value: Any, path: tuple) -> Mark:
-        # A quoted scalar's text starts one column after its mark.
-        m = self.mark(path)
-        text = self._source_line(m)
-        if text is not None and 0 < m.column <= len(text) and text[m.column - 1] in "\"'":
-            return m.shifted(1)
-        return m
+        """Where the text of the value at ``path`` starts (after an opening quote; a block
+        scalar's first content line), so that a column inside an expression is its column in
+        the file; a value without a text of its own (a default) has its entry's mark."""
+        return self.doc.text_mark(path)
 
     def _source_line(self, m: Mark) -> str | None:
         if not hasattr(self, "_lines"):
@@ -217,7 +215,10 @@ class Context:
 
     def lvalue(self, value: Any, path: tuple, scope: Scope) -> flow.LValue:
         """Compile an assignable place: ``var``, ``var[i]``, ``obj.prop``."""
-        mark = self.mark(path)
+        mark = self.mark(path)  # a key: a quoted one's text starts a column after its mark
+        line = self._source_line(mark)
+        if line is not None and 0 < mark.column <= len(line) and line[mark.column - 1] in "\"'":
+            mark = mark.shifted(1)
         if not isinstance(value, str):
             raise self.error(f"expected a place to set, found {value!r}", path)
         tree = parse(value, mark)

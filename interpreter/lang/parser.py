@@ -81,7 +81,8 @@ def mark_in(mark: Mark | None, line: int, column: int) -> Mark | None:
         return None
     if line <= 1:
         return Mark(mark.file, mark.line, mark.column + column - 1)
-    return Mark(mark.file, mark.line + line - 1, column)
+    # A later line of the text: a literal block's lines all start at its indentation.
+    return Mark(mark.file, mark.line + line - 1, mark.column + column - 1)
 
 
 def excerpt(text: str, line: int, column: int) -> str:

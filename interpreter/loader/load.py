@@ -43,13 +43,23 @@ _SCALAR_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool"
 class Document:
     """Plain data read from a file, and the mark of every node.
 
-    ``data``: dicts, lists, str, int, float, bool, None; ``marks``: path tuple -> Mark;
-    ``file``: the file's path as given.
+    ``data``: dicts, lists, str, int, float, bool, None; ``marks``: path tuple -> Mark (of a
+    mapping's value, its key's mark: an error about an entry points at its key); ``file``: the
+    file's path as given; ``texts``: path tuple -> the Mark of the first character of a text
+    value's own text (after an opening quote; a block scalar's first content line), so that an
+    error inside an expression points at its column in the file (:meth:`text_mark`).
     """
 
     data: Any
     marks: dict = field(default_factory=dict)
     file: str = ""
+    texts: dict = field(default_factory=dict)
+
+    def text_mark(self, path: tuple) -> Mark:
+        """Where the text of the scalar at ``path`` starts in the file (see ``texts``), else
+        :meth:`mark`."""
+        m = self.texts.get(tuple(path))
+        return m if m is not None else self.mark(path)
 
     def mark(self, path: tuple) -> Mark:
         """The mark of the node at ``path``, or of its nearest ancestor that has one."""
@@ -141,7 +151,7 @@ def load_yaml(path: str | Path) -> Document:
             if len(_DOCUMENTS) >= 64:
                 _DOCUMENTS.clear()
             _DOCUMENTS[key] = hit
-    return Document(_copy_data(hit.data), dict(hit.marks), hit.file)
+    return Document(_copy_data(hit.data), dict(hit.marks), hit.file, dict(hit.texts))
 
 
 def _copy_data(v: Any) -> Any:
@@ -203,7 +213,7 @@ def load_yaml_text(text: str, file: str = "<string>") -> Document:
         doc = Document(None, {}, file)
         if node is None:
             return doc
-        builder = _Builder(loader, doc)
+        builder = _Builder(loader, doc, text)
         doc.data = builder.build(node, (), 0)
         return doc
     finally:
@@ -221,15 +231,35 @@ def _position_mark(text: str, position: int, file: str) -> Mark:
 
 
 class _Builder:
-    def __init__(self, loader, doc: Document):
+    def __init__(self, loader, doc: Document, text: str = ""):
         self.loader = loader
         self.doc = doc
+        self.text = text  # the source, for where a block scalar's text starts
+        self.lines: list[str] | None = None
         self.count = 0
         self.chars = 0  # characters of the scalars built so far, aliases written out
         self.active: set[int] = set()
 
     def mark(self, node) -> Mark:
         m = node.start_mark
+        return Mark(self.doc.file, m.line + 1, m.column + 1)
+
+    def text_mark(self, node) -> Mark | None:
+        """Where a scalar's text starts: a plain scalar at its mark, a quoted one a column after,
+        a literal or folded block (``|``, ``>``) at its first content line's indentation; None
+        for an empty block."""
+        m = node.start_mark
+        style = node.style
+        if style in ("'", '"'):
+            return Mark(self.doc.file, m.line + 1, m.column + 2)
+        if style in ("|", ">"):
+            if self.lines is None:
+                self.lines = self.text.split("\n")
+            for i in range(m.line + 1, min(node.end_mark.line + 1, len(self.lines))):
+                line = self.lines[i]
+                if line.strip():
+                    return Mark(self.doc.file, i + 1, len(line) - len(line.lstrip(" ")) + 1)
+            return None
         return Mark(self.doc.file, m.line + 1, m.column + 1)
 
     def build(self, node, path: tuple, depth: int) -> Any:
@@ -242,6 +272,9 @@ class _Builder:
             raise LoadError(f"nesting deeper than {MAX_DEPTH} levels", self.mark(node))
         self.doc.marks.setdefault(path, self.mark(node))
         if isinstance(node, yaml.ScalarNode):
+            text = self.text_mark(node)
+            if text is not None:
+                self.doc.texts[path] = text
             self.chars += len(node.value)
             if self.chars > MAX_YAML_EXPANDED:
                 raise LoadError(
