@@ -22,6 +22,7 @@ from ..limits import (
 )
 from ..loader.load import load_yaml_text
 from ..views.terminal import HotSeat, Narrator, ReplayViewer
+from ..views.view import places
 from .common import (
     EXIT_FAIL,
     EXIT_OK,
@@ -128,15 +129,8 @@ def _score_table(rs: Ruleset, names: list[str], outcome) -> Table:
     table.add_column("score", justify="right")
     table.add_column("place", justify="right")
     table.add_column("winner", justify="center")
-    # Seats that nothing separates share a place (1, 1, 3, ...): the same score, both winners or
-    # neither, and no tie-break in the ruleset to order them (partners of a team, a draw).
-    place: dict[int, int] = {}
-    tiebreaks = getattr(rs, "tiebreaks", ())
-    for i, p in enumerate(outcome.ranking):
-        q = outcome.ranking[i - 1] if i else None
-        tied = (q is not None and not tiebreaks and outcome.scores[p] == outcome.scores[q]
-                and (p in outcome.winners) == (q in outcome.winners))
-        place[p] = place[q] if tied else i + 1
+    # Seats that nothing separates share a place (1, 1, 3, ...): the numbering of the views.
+    place = {p: n for n, seats, _ in places(outcome.to_json(), bool(rs.tiebreaks)) for p in seats}
     for p, name in enumerate(names):
         mark = "★" if p in outcome.winners else ""
         table.add_row(seat_name(p), name, Text(str(outcome.scores[p])), str(place[p]), mark)

@@ -174,7 +174,7 @@ class _View:
             out.append("final scores: " + "; ".join(
                 f"{place}. " + " and ".join(self.names[p] for p in seats) + f" {value_text(self.rs, score)}"
                 + (" (winner)" if seats[0] in winners else "") + (" (a shared place)" if len(seats) > 1 else "")
-                for place, seats, score in places(oc)))
+                for place, seats, score in places(oc, bool(self.rs.tiebreaks))))
             if oc.get("reason"):
                 out.append(f"game over: {oc['reason']}")
         return out

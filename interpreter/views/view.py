@@ -159,25 +159,35 @@ def seat_order(n: int, me: int | None) -> list[int]:
     return [me] + [p for p in range(n) if p != me]
 
 
-def places(outcome: dict) -> list[tuple[int, list[int], Any]]:
+def places(outcome: dict, tiebreaks: bool = False) -> list[tuple[int, list[int], Any]]:
     """The final places of an outcome (``Outcome.to_json()``): ``[(place, [seats], score)]``,
-    best first, seats with equal scores sharing a place (competition ranking: 1, 1, 3).
-    Winners come first whatever their scores; the others by score, highest first."""
+    best first: the winners, then the other seats, each in the outcome's ``ranking`` (by score,
+    then the ruleset's tie-breaks; by score, highest first, when the outcome has no ranking).
+    Seats that nothing separates share a place (competition ranking: 1, 1, 3): both winners or
+    neither, equal scores, and no tie-break in the ruleset (``tiebreaks``: it has one, so the
+    ranking's order decided between them).  The one numbering of the terminal, the browser and
+    ``tapster play``'s score table."""
     scores = outcome.get("scores") or []
     winners = set(outcome.get("winners") or [])
+    ranking = outcome.get("ranking")
 
-    def key(p):
+    def num(p):
         s = scores[p]
-        num = s if isinstance(s, (int, float)) and not isinstance(s, bool) else float("-inf")
-        return (p not in winners, -num)
+        return s if isinstance(s, (int, float)) and not isinstance(s, bool) else float("-inf")
 
-    order = sorted(range(len(scores)), key=key)
+    if not isinstance(ranking, list) or sorted(ranking) != list(range(len(scores))):
+        ranking = sorted(range(len(scores)), key=lambda p: -num(p))
+    order = sorted(range(len(ranking)), key=lambda i: (ranking[i] not in winners, i))
     out: list = []
-    for i, p in enumerate(order):
-        if out and key(out[-1][1][0]) == key(p):
+    prev = None
+    for i, k in enumerate(order):
+        p = ranking[k]
+        if (prev is not None and not tiebreaks and (p in winners) == (prev in winners)
+                and type(scores[p]) is type(scores[prev]) and scores[p] == scores[prev]):
             out[-1][1].append(p)
         else:
             out.append((i + 1, [p], scores[p]))
+        prev = p
     return out
 
 

@@ -354,7 +354,7 @@ class _View:
             return ""
         winners = set(oc.get("winners") or [])
         rows = []
-        for place, seats, score in places(oc):
+        for place, seats, score in places(oc, bool(self.rs.tiebreaks)):
             shared = len(seats) > 1
             for p in seats:
                 won = p in winners

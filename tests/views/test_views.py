@@ -74,6 +74,49 @@ def test_places_share_ties(scores, winners, expected):
     assert places({"scores": scores, "winners": winners}) == expected
 
 
+@pytest.mark.parametrize(
+    ("outcome", "tiebreaks", "expected"),
+    [
+        # equal scores, a tie-break ranked seat 1 first: two places, in the ranking's order
+        ({"scores": [5, 5, 1], "winners": [1], "ranking": [1, 0, 2]}, True, [(1, [1], 5), (2, [0], 5), (3, [2], 1)]),
+        ({"scores": [4, 4, 1], "winners": [], "ranking": [1, 0, 2]}, True, [(1, [1], 4), (2, [0], 4), (3, [2], 1)]),
+        # no tie-break: nothing separates equal scores, whatever the ranking's order
+        ({"scores": [4, 4, 1], "winners": [], "ranking": [1, 0, 2]}, False, [(1, [1, 0], 4), (3, [2], 1)]),
+        # a winner the `winners` rule chose over a higher score is first all the same
+        ({"scores": [3, 1], "winners": [1], "ranking": [0, 1]}, False, [(1, [1], 1), (2, [0], 3)]),
+        # 1 and 1.0 and true are not the same score
+        ({"scores": [1, 1.0], "winners": [], "ranking": [0, 1]}, False, [(1, [0], 1), (2, [1], 1.0)]),
+    ],
+)
+def test_places_follow_the_ranking(outcome, tiebreaks, expected):
+    assert places(outcome, tiebreaks) == expected
+
+
+def test_the_views_and_the_score_table_number_places_alike():
+    # One numbering for `tapster play`'s score table, the terminal and the browser: a game whose
+    # winners rule passes over a higher score, and a ruleset with a tie-break.
+    import re
+
+    from interpreter.cli.play import _score_table
+
+    for name, players in [("beer_knight", 2), ("drink_and_beat", 2), ("beer_flights", 3)]:
+        rs = compiled(name)
+        for seed in range(4):
+            st = rs.new_game(players, seed=seed)
+            while not st.finished:
+                st.apply(st.legal_actions()[0])
+            oc = st.outcome()
+            want = places(oc.to_json(), bool(rs.tiebreaks))
+            seat_places = {p: n for n, seats, _ in want for p in seats}
+            table = _score_table(rs, [f"a{p}" for p in range(players)], oc)
+            assert [int(c) for c in table.columns[3]._cells] == [seat_places[p] for p in range(players)]
+            obs = view_observation(st, 0)
+            final = next(line for line in seat_text(rs, obs).split("\n") if line.startswith("final scores: "))
+            assert [int(m) for m in re.findall(r"(?:^final scores: |; )(\d+)\. ", final)] == [n for n, _, _ in want]
+            html = seat_html(rs, obs, [])
+            assert [int(m) for m in re.findall(r'<td class="place">(\d+)', html)] == [n for n, seats, _ in want for _ in seats]
+
+
 def test_another_seats_hand_shows_its_backs():
     # Beer Knight's cards show their type on the back (`back: [type]`): a Hidden Hand held up
     # shows how many Knights, Mounts and Weapons it holds, never which ones.
