@@ -25,6 +25,7 @@ from . import chance as chance_mod
 from . import flow
 from .chance import ChancePoint
 from .places import Keyed
+from .rng import is_state as rng_state_ok
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..compile.ruleset import Ruleset
@@ -159,8 +160,8 @@ def check_saved(rs: Ruleset, data: dict) -> None:
             isinstance(pr, list) and len(pr) == 2 and isinstance(pr[0], str) and pr[0] in comp.mutable for pr in pairs
         ):
             raise bad(f"`props` for {cid!r}: not a component with those mutable properties")
-    if int(data["rng"]) >= 1 << 64:
-        raise bad("the generator's state is more than 64 bits")
+    if not rng_state_ok(int(data["rng"])):
+        raise bad("the generator's state is neither a 64-bit one nor a secure one (a 256-bit key and a 64-bit counter)")
     for i, (block, pc, _, loop) in enumerate(data["stack"]):
         if block >= len(rs.blocks) or pc > len(rs.blocks[block].effects):
             raise bad(f"frame {i} names block {block} at effect {pc}, which the ruleset does not have")

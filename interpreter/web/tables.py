@@ -59,23 +59,13 @@ CREATOR_SEED_NOTE = "Seeded by the creator: hidden cards are known to whoever kn
 
 
 def restore_state(rs: Ruleset, data: dict) -> State:
-    """``State.from_json`` for a served table's stored state, whose generator may be the secure one
-    (:mod:`interpreter.engine.rng`; ``from_json`` itself takes only the 64-bit generator).
+    """``State.from_json`` for a served table's stored state (whose generator is the secure one,
+    :mod:`interpreter.engine.rng`, unless its creator chose the seed).
 
     Raises:
         TapsterError: the state does not fit the ruleset, or its generator state is not valid.
     """
-    try:
-        value = int(data["rng"])
-    except (KeyError, TypeError, ValueError):
-        raise TapsterError("a stored table's state has no generator state") from None
-    if not rng_mod.is_state(value):
-        raise TapsterError("a stored table's generator state is not valid")
-    if not rng_mod.is_secure(value):
-        return State.from_json(rs, data)
-    st = State.from_json(rs, {**data, "rng": "0"})
-    st.rng = value
-    return st
+    return State.from_json(rs, data)
 
 
 def replay_table(rs: Ruleset, rec: TableRecord) -> State:

@@ -50,12 +50,34 @@ def test_every_saved_state_round_trips(saved):
         assert State.from_json(rs, json.loads(json.dumps(data))).to_json() == data, name
 
 
+def test_a_game_with_a_secure_seed_round_trips_and_plays_on_alike():
+    # `to_json` writes the secure generator's state (a 'blake2b:' seed, as a served table's);
+    # `from_json` reads it back, and the game goes on with the same draws.
+    from interpreter.engine.rng import is_secure, secure_seed
+
+    rs = load_ruleset("beer_flights")
+    st = rs.new_game(3, seed=secure_seed())
+    data = json.loads(json.dumps(st.to_json()))
+    assert is_secure(int(data["rng"]))
+    back = State.from_json(rs, data)
+    assert back.to_json() == data
+    r1, r2 = Rng(5), Rng(5)
+    while not st.is_terminal():
+        a, b = st.legal_actions(), back.legal_actions()
+        assert [str(x) for x in a] == [str(x) for x in b]
+        st.apply(a[r1.below(len(a))])
+        back.apply(b[r2.below(len(b))])
+    assert back.to_json() == st.to_json() and back.outcome() == st.outcome()
+
+
 @pytest.mark.parametrize("change, words", [
     (lambda d: d.update(num_players=1000), "num_players|players"),
     (lambda d: d.update(current=7), "seat"),
     (lambda d: d["zones"].pop(next(iter(d["zones"]))), "zones"),
     (lambda d: d["stack"].append([99999, 0, {}, None]), "frame"),
-    (lambda d: d.update(rng="99999999999999999999"), "64 bits"),
+    (lambda d: d.update(rng="99999999999999999999"), "64-bit one nor a secure one"),
+    (lambda d: d.update(rng=str(1 << 300)), "64-bit one nor a secure one"),
+    (lambda d: d.update(rng="9" * 98), "does not match"),
     (lambda d: d.update(pending={"choose": 4000, "locals": {}}), "decision"),
     (lambda d: d.update(extra=1), "Additional properties"),
     (lambda d: d["vars"].update({next(iter(d["vars"])): _nest(100)}), "nested"),
