@@ -161,7 +161,7 @@ def check_saved(rs: Ruleset, data: dict) -> None:
         ):
             raise bad(f"`props` for {cid!r}: not a component with those mutable properties")
     if not rng_state_ok(int(data["rng"])):
-        raise bad("the generator's state is neither a 64-bit one nor a secure one (a 256-bit key and a 64-bit counter)")
+        raise bad("`rng`: the generator's state is neither a 64-bit one nor a secure one (a 256-bit key and a 64-bit counter)")
     for i, (block, pc, _, loop) in enumerate(data["stack"]):
         if block >= len(rs.blocks) or pc > len(rs.blocks[block].effects):
             raise bad(f"frame {i} names block {block} at effect {pc}, which the ruleset does not have")

@@ -262,7 +262,7 @@ def test_the_work_budget_stops_a_runaway_expression(tmp_path, expr):
     with pytest.raises(ExpressionError) as info:
         rs.new_game(2)
     assert "work budget of 100,000" in str(info.value)
-    assert "ruleset.yaml:6:11:" in str(info.value)
+    assert "ruleset.yaml:6:15:" in str(info.value)  # the expression itself, after its opening quote
 
 
 def test_the_work_budget_counts_calls_that_do_not_recurse(tmp_path):
