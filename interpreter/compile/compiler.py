@@ -140,7 +140,7 @@ def load_ruleset(
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeError):
         source = None
-    cached = parser.preload_trees(source) if source is not None else False
+    cached = parser.preload_trees(source, path) if source is not None else False
     outer, parser.RECORD = parser.RECORD, set()
     try:
         rs = ctx.compile()
@@ -148,7 +148,7 @@ def load_ruleset(
     finally:
         parser.RECORD = outer
     if source is not None and not cached:
-        parser.save_trees(source, texts)  # the next run needs neither Lark nor parsing
+        parser.save_trees(source, texts, path)  # the next run needs neither Lark nor parsing
     rs.chance = chance
     rs.load_args = (path, variant, overrides)
     return rs

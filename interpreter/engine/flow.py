@@ -269,7 +269,7 @@ class Call(Effect):
             name = self.dynamic(env)
             proc = self.ctx_procs.get(name) if type(name) is str else None  # not a list: unhashable
             if proc is None:
-                raise FlowError(f"no procedure named {render(name)!r}", self.mark)
+                self.missing(name)
         else:
             proc = self.proc
         if not self.args:
@@ -287,6 +287,15 @@ class Call(Effect):
             raise FlowError(f"procedure {proc.name} is not compiled", self.mark)
         if block.effects:
             st.stack.append((block, 0, new, None))
+
+
+    def missing(self, name: object) -> None:
+        """Raise the error of a dynamic call that names no procedure.
+
+        Raises:
+            FlowError: always, naming the value.
+        """
+        raise FlowError(f"no procedure named {render(name)!r}", self.mark)
 
 
 class Log(Effect):

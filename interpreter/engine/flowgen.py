@@ -39,6 +39,7 @@ namespace, names are the generator's own.
 from __future__ import annotations
 
 from ..lang.codegen import GenerationFailed, _compile, _fell_back, comment
+from ..lang.evaluator import unescape
 from . import effectgen, flow
 from .effectgen import _generate_run, inline_ok
 
@@ -98,7 +99,7 @@ def generate_blocks(blocks, simple_of: dict, table) -> bool:
         for eff, simple in zip(block.effects, simple_of[block.id]):
             if simple:
                 _nested(eff, inline_only)
-    recursive = _recursive_calls(blocks, simple_of)
+    recursive = _recursive_calls(blocks, simple_of)  # (static calls through frames, dynamic calls' direct targets)
     owners = {}  # id of a loop's body block -> the loop (its function goes on to the next pass itself)
     for block in blocks:
         for eff, simple in zip(block.effects, simple_of[block.id]):
@@ -137,33 +138,72 @@ def _direct(eff) -> tuple:
     return ()
 
 
-def _recursive_calls(blocks, simple_of: dict) -> set:
-    """``id`` of every ``call`` (holding a decision) whose procedure can reach the block the call
-    is in again through direct calls: a procedure that calls itself, however deep.  Such a call
-    goes through the verb's own run (a frame for the runner) rather than a Python call, so a
-    ruleset's recursion is bounded by the step budget, never by Python's stack."""
+def _candidates(eff) -> tuple:
+    """The blocks a ``call: {dynamic: ...}`` may run: the procedures whose names start with the
+    text its name starts with (``'ab_' + c.pair_ab``: every ``ab_...``), every procedure's when
+    the expression does not start with a text."""
+    prefix = ""
+    tree = eff.dynamic.source[0] if eff.dynamic.source is not None else None
+    while getattr(tree, "data", None) == "add":
+        tree = tree.children[0]
+    if getattr(tree, "data", None) == "string":
+        prefix = unescape(str(tree.children[0])[1:-1])
+    elif eff.dynamic.source is None and type(eff.dynamic.constant) is str:
+        prefix = eff.dynamic.constant
+    return tuple(p.block for name, p in eff.ctx_procs.items() if p.block is not None and name.startswith(prefix))
+
+
+def _calls_graph(blocks, simple_of: dict, dynamic: bool) -> dict:
+    """``id`` of each block -> the blocks its code may call directly: a nested block, a static
+    ``call``'s procedure, and with ``dynamic`` every procedure a dynamic ``call`` may name."""
     edges = {}
-    calls = []
     for block in blocks:
         out = []
         for eff, simple in zip(block.effects, simple_of.get(block.id, ())):
             if not simple:
                 out.extend(_direct(eff))
-                if type(eff) is flow.Call and _direct(eff):
-                    calls.append((eff, block))
+                if dynamic and type(eff) is flow.Call and eff.dynamic is not None:
+                    out.extend(_candidates(eff))
         edges[id(block)] = out
+    return edges
+
+
+def _reaches(edges: dict, start, target) -> bool:
+    """Whether ``target`` is ``start`` or can be called from it, however deep (see :func:`_calls_graph`)."""
+    todo, seen = [start], set()
+    while todo:
+        b = todo.pop()
+        if b is target:
+            return True
+        if id(b) not in seen:
+            seen.add(id(b))
+            todo.extend(edges.get(id(b), ()))
+    return False
+
+
+def _recursive_calls(blocks, simple_of: dict) -> tuple[set, dict]:
+    """``id`` of every static ``call`` (holding a decision) whose procedure can reach the block
+    the call is in again through direct calls: a procedure that calls itself, however deep; and
+    for each dynamic ``call``, ``id`` -> the procedures' blocks it may call directly (those that
+    cannot reach its block again).  A recursive call goes through the verb's own run (a frame
+    for the runner) rather than a Python call, so a ruleset's recursion is bounded by the step
+    budget, never by Python's stack.
+
+    No chain of Python calls can come back to where it started: a chain of static calls alone
+    is found in the graph of static calls, and a dynamic call's direct targets are those that
+    cannot reach its block in the graph of every call, dynamic ones included."""
+    static, every = _calls_graph(blocks, simple_of, False), _calls_graph(blocks, simple_of, True)
     found = set()
-    for eff, block in calls:
-        todo, seen = [eff.proc.block], set()
-        while todo:
-            b = todo.pop()
-            if b is block:
+    direct: dict = {}
+    for block in blocks:
+        for eff, simple in zip(block.effects, simple_of.get(block.id, ())):
+            if simple or type(eff) is not flow.Call:
+                continue
+            if eff.dynamic is not None:
+                direct[id(eff)] = frozenset(b for b in _candidates(eff) if not _reaches(every, b, block))
+            elif _direct(eff) and _reaches(static, eff.proc.block, block):
                 found.add(id(eff))
-                break
-            if id(b) not in seen:
-                seen.add(id(b))
-                todo.extend(edges.get(id(b), ()))
-    return found
+    return found, direct
 
 
 def _nested(eff, out: set) -> None:
@@ -181,7 +221,7 @@ def _nested(eff, out: set) -> None:
             _nested(e, out)
 
 
-def _generate_block(block, simple_of: dict, table, recursive: set, owner=None):
+def _generate_block(block, simple_of: dict, table, recursive: tuple, owner=None):
     """(function, namespace, entry places) of one block; raises when it cannot be generated.
     ``owner``: the ``for_each``, ``repeat`` or ``while`` whose body the block is (None for
     any other block), whose next pass the function then makes itself (see :func:`_next_lines`)."""
@@ -311,7 +351,7 @@ def _stop_if(w, test: str, back: str, k: int, n: int) -> None:
     w.depth -= 1
 
 
-def _stopping(w, eff, k: int, n: int, calls: set, recursive: set) -> None:
+def _stopping(w, eff, k: int, n: int, calls: set, recursive: tuple) -> None:
     """The code of effect ``k`` (of ``n``), one that holds a decision."""
     w.line(f"# {comment(eff.mark)}: {eff.verb}")
     w.step(eff)
@@ -382,7 +422,9 @@ def _stopping(w, eff, k: int, n: int, calls: set, recursive: set) -> None:
         w.line(f"st.phase = {eff.name!r}")
         if eff.body.effects:
             _call_block(w, eff.body, "loc", "None", k, n, calls)
-    elif t is flow.Call and _direct(eff) and id(eff) not in recursive:
+    elif t is flow.Call and eff.dynamic is not None and recursive[1].get(id(eff)):
+        _dynamic_call(w, eff, recursive[1][id(eff)], k, n)
+    elif t is flow.Call and _direct(eff) and id(eff) not in recursive[0]:
         w.line("env.loc = loc")
         args = []
         for name, ex in eff.args:
@@ -410,6 +452,42 @@ def _stopping(w, eff, k: int, n: int, calls: set, recursive: set) -> None:
     else:  # `choose`, and the rest through the verb's own run: it may push frames or stop
         w.line(f"{w.ns.bind(eff, 'EFF')}.run(st, loc)")
         _stopped(w, k, n)
+
+
+def _dynamic_call(w, eff, direct: frozenset, k: int, n: int) -> None:
+    """``call: {dynamic: NAME, with: ...}`` written out (:meth:`flow.Call.run`'s steps, in its
+    order): the name evaluated, the procedure found (or ``Call.missing``'s error), the arguments
+    evaluated and copied where they may share the state; then a procedure of ``direct`` (one that
+    cannot reach this block again) through its block's function, as a static ``call`` does, any
+    other pushed as a frame (the runner runs it next, so recursion stays bounded by the step
+    budget)."""
+    call = w.ns.bind(eff, "EFF")
+    name, proc, blk = w.fresh("d"), w.fresh("pr"), w.fresh("bl")
+    w.line("env.loc = loc")
+    w.expr(eff.dynamic, name)
+    w.line(f"{proc} = {w.ns.bind(eff.ctx_procs, 'PROCS')}.get({name}) if {name}.__class__ is {w.ns.bind(str, 'T')} else None")
+    w.line(f"if {proc} is None: {call}.missing({name})")
+    args = []
+    for pname, ex in eff.args:
+        v = w.fresh("a")
+        w.expr(ex, v)
+        effectgen._snapshot(w, ex, v)
+        args.append((pname, v))
+    w.line(f"{blk} = {proc}.block")
+    w.line(f"if {blk}.effects:")
+    w.depth += 1
+    w.line("new = {" + ", ".join(f"{pname!r}: {v}" for pname, v in args) + "}")
+    w.line(f"if {blk} in {w.ns.bind(direct, 'DIRECT')}:")
+    w.depth += 1
+    w.line(f"r = {blk}.fn(st, env, new, 0, None, S)")
+    _stop_if(w, "r < 0", "return r", k, n)
+    w.line("S = r")
+    w.depth -= 1
+    w.line("else:")
+    w.depth += 1
+    w.line(f"stack.append(({blk}, 0, new, None))")
+    _stopped(w, k, n)
+    w.depth -= 2
 
 
 def _stopped(w, k: int, n: int) -> None:

@@ -218,15 +218,35 @@ def _trees_path(text: str) -> Any:
     return d.parent / "trees" / f"{h.hexdigest()}.json"
 
 
-def preload_trees(source_text: str) -> bool:
+def preload_trees(source_text: str, file: Any = None) -> bool:
     """Load the parse trees saved for a ruleset file whose text is ``source_text`` (see
     :func:`save_trees`): its expressions then need neither Lark nor parsing.  False when there
-    is no usable cache.  A damaged cache file is ignored (and parsed anew)."""
-    import json
+    is no usable cache.  A damaged cache file is ignored (and parsed anew).
 
+    When the text has none (the file was edited since), the trees saved for the last text of
+    the same ``file`` (its path) are loaded all the same, and False returned: every expression
+    the edit left as it was is not parsed again (a tree depends on its text alone), and the
+    caller saves the new text's trees."""
     path = _trees_path(source_text)
     if path is None:
         return False
+    if _load_trees(path):
+        return True
+    if file is not None:
+        latest = _latest_path(file)
+        try:
+            name = latest.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeError):
+            return False
+        if re.fullmatch(r"[0-9a-f]{64}\.json", name):
+            _load_trees(path.parent / name)
+    return False
+
+
+def _load_trees(path) -> bool:
+    """Read a tree cache file into the parsed trees (at most once per version of the file)."""
+    import json
+
     try:
         st = path.stat()
     except OSError:
@@ -247,13 +267,25 @@ def preload_trees(source_text: str) -> bool:
     return True
 
 
+def _latest_path(file: Any) -> Any:
+    """The file naming the tree cache of ``file``'s last saved text (the grammar's digest and the
+    resolved path in its name)."""
+    import hashlib
+    from pathlib import Path
+
+    h = hashlib.sha256(_GRAMMAR.read_bytes())
+    h.update(b"\0file\0" + str(Path(file).resolve()).encode("utf-8", "surrogatepass"))
+    return _trees_path("").parent / "latest" / f"{h.hexdigest()}.txt"
+
+
 #: The tree files :func:`preload_trees` read in this process: (path, modification time, size).
 _PRELOADED: set = set()
 
 
-def save_trees(source_text: str, texts) -> None:
+def save_trees(source_text: str, texts, file: Any = None) -> None:
     """Save the parse trees of ``texts`` (expression texts of one ruleset file) for the next
-    run; nothing happens without a cache folder or when it cannot be written."""
+    run, and remember them as the last of ``file`` (its path; see :func:`preload_trees`);
+    nothing happens without a cache folder or when it cannot be written."""
     import json
 
     path = _trees_path(source_text)
@@ -265,6 +297,12 @@ def save_trees(source_text: str, texts) -> None:
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
         tmp.replace(path)
+        if file is not None:
+            latest = _latest_path(file)
+            latest.parent.mkdir(parents=True, exist_ok=True)
+            tmp = latest.with_suffix(".tmp")
+            tmp.write_text(path.name, encoding="utf-8")
+            tmp.replace(latest)
     except (OSError, ValueError, RecursionError):
         pass
 

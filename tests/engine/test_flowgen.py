@@ -277,7 +277,8 @@ def _payload_ruleset(payload: str) -> str:
             {"phase": {"name": payload, "do": [
                 {"for_each": {"in": f"[k, {lit}]", "as": "w", "do": [
                     {"if": f"w == {lit}", "then": [
-                        {"call": {"procedure": "ask", "with": {"q": f"w + {lit}"}}},
+                        # by a computed name carrying the payload: a Python call of `ask`'s block
+                        {"call": {"dynamic": f"'as' + ('k' if w == {lit} else {lit})", "with": {"q": f"w + {lit}"}}},
                         {"set": {"t": f"t + w + {lit}"}},
                         {"add": {"u": lit, "n": f"len({lit})"}},
                         {"log": braces + " {t}"},
@@ -295,8 +296,8 @@ def _payload_ruleset(payload: str) -> str:
 
 @pytest.mark.parametrize("index", range(len(PAYLOADS)))
 def test_no_ruleset_text_becomes_block_code(tmp_path, monkeypatch, index):
-    """Payloads in a phase name, loop items, conditions, procedure arguments, prompts, labels,
-    logs and reasons of blocks that hold decisions (so the block code writes them): the game
+    """Payloads in a phase name, loop items, conditions, a procedure's computed name and its
+    arguments, prompts, labels, logs and reasons of blocks that hold decisions (so the block code writes them): the game
     plays with every text exactly as written, and the canary never appears."""
     monkeypatch.chdir(tmp_path)
     payload = PAYLOADS[index]
@@ -306,8 +307,9 @@ def test_no_ruleset_text_becomes_block_code(tmp_path, monkeypatch, index):
     assert any("def blk_" in src for _, src in rs.sources)  # the blocks are generated code
     assert rs.flow.fn is not None
     sources = "\n".join(src for _, src in rs.sources)
-    # written out: the decision, a for_each's next item, a while's condition
+    # written out: the decision, a for_each's next item, a while's condition, a dynamic call
     assert "st.pending = (EFF" in sources and "if loop[0] is H_EACH:" in sources and "if loop[1] is COND" in sources
+    assert ".fn(st, env, new, 0, None, S)" in sources
     st = rs.new_game(2, seed=0, log=True)
     for _ in range(2):
         d = st.decision()
@@ -399,6 +401,98 @@ def test_a_procedure_that_calls_itself_is_not_bounded_by_pythons_stack(tmp_path)
         for g in games:
             g.apply(action)
     assert all(g.is_terminal() and g.vars["v"] == 3000 for g in games)
+
+
+DYNAMIC = """\
+name: Dynamic
+players: {min: 2, max: 2}
+vars: {v: 0, order: []}
+procedures:
+  ab_add:
+    params: [n]
+    do: [{add: {v: n}}, {set: {order: "order + ['add']"}}]
+  ab_ask:
+    params: [n]
+    do:
+      - choose:
+          options:
+            - {action: more, do: [{add: {v: n}}]}
+            - {action: less, do: [{add: {v: "0 - n"}}]}
+      - set: {order: "order + ['ask']"}
+  ab_again:
+    params: [n]
+    do:
+      - if: "n < 3000"
+        then:
+          - call: {dynamic: "'ab_' + 'again'", with: {n: "n + 1"}}
+          - add: {v: 1}
+        else:
+          - choose: {options: [{action: bottom}]}
+  helper:
+    params: [n]
+    do: [{set: {order: "order + ['helper']"}}]
+flow:
+  - for_each:
+      in: "['add', 'ask', 'add', 'ask']"
+      as: w
+      do:
+        - call: {dynamic: "'ab_' + w", with: {n: 2}}
+        - set: {order: "order + [w]"}
+  - call: {dynamic: "'hel' + 'per'", with: {n: 0}}
+  - choose:
+      options:
+        - {action: deep, do: [{call: {dynamic: "'ab_again'", with: {n: 0}}}]}
+        - {action: nowhere, do: [{call: {dynamic: "'ab_' + str(v)", with: {n: 0}}}]}
+        - {action: fine}
+  - end_game: done
+"""
+
+
+def test_a_dynamic_call_runs_its_procedure_directly_as_the_frame_runner_does(tmp_path, monkeypatch):
+    """``call: {dynamic: ...}``: a procedure that cannot come back to the caller is called
+    through its block's function (a decision inside it included), one that can (a procedure
+    naming itself) is pushed as a frame, so 3,000 levels are bounded by the step budget, not by
+    Python's stack; a name that is no procedure fails as the verb fails.  At every decision the
+    game and its frames are the frame runner's."""
+    from interpreter.engine import flow
+
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(DYNAMIC)
+    fast, ref = load_ruleset(path), _runs_only(path)
+    ran = []
+    real = flow.Call.run
+    monkeypatch.setattr(flow.Call, "run", lambda self, st, loc: (ran.append(self.mark.line), real(self, st, loc))[1])
+    for script in (["more", "less", "fine"], ["less", "more", "deep", "bottom"], ["more", "more", "nowhere"]):
+        games = [fast.new_game(2, log=True), ref.new_game(2, log=True)]
+        for action in script:
+            states = [json.dumps(g.to_json(), sort_keys=True) for g in games]
+            assert states[0] == states[1]
+            errors = [_error_of(g, action) for g in games]
+            assert errors[0] == errors[1]
+            if errors[0] is not None:
+                assert "no procedure named '" in errors[0] and action == "nowhere"
+        assert json.dumps(games[0].to_json(), sort_keys=True) == json.dumps(games[1].to_json(), sort_keys=True)
+        if script[-1] == "bottom":
+            assert games[0].is_terminal() and games[0].vars["v"] == 2 - 2 + 2 + 2 + 3000
+        elif script[-1] == "fine":
+            assert games[0].vars["order"] == ["add", "add", "ask", "ask", "add", "add", "ask", "ask", "helper"]
+    # Which calls are Python calls: every dynamic call but `ab_again`'s own, whose procedure can
+    # come back to it (each of its 3,001 levels a frame, as `len(stack)` shows).
+    from interpreter.engine import effectgen
+
+    memo: dict = {}
+    simple_of = {b.id: [effectgen.inline_ok(e, memo, set()) for e in b.effects] for b in fast.blocks}
+    _, direct = flowgen._recursive_calls(fast.blocks, simple_of)
+    procs = fast.procedures  # name -> block
+    targets = {eff.mark.line: {n for n, b in procs.items() if b in direct[id(eff)]}
+               for b in fast.blocks for eff in b.effects if type(eff) is flow.Call and eff.dynamic is not None}
+    assert targets == {21: {"ab_add", "ab_ask"}, 33: {"ab_add", "ab_ask", "ab_again"}, 35: {"helper"},
+                       38: {"ab_again"}, 39: {"ab_add", "ab_ask", "ab_again"}}, targets
+    ran.clear()
+    g = fast.new_game(2)
+    for action in ("more", "less", "deep"):
+        g.apply(action)
+    assert len(g.stack) > 3000 and not ran  # no call went through the verb's own run
 
 
 KEYED = """\

@@ -16,7 +16,7 @@ from interpreter.errors import ExpressionError, FlowError, Mark, TapsterError
 from interpreter.lang import codegen
 from interpreter.lang.codegen import comment
 
-from ..conftest import all_configurations
+from ..conftest import all_configurations, copy_ruleset
 
 
 def _reference(name: str, variant: str | None):
@@ -580,6 +580,50 @@ def test_the_tree_cache_gives_the_same_trees_and_survives_damage(tmp_path, monke
         assert expression._to_json(expression.parse(texts[0])) == parsed[texts[0]]
     finally:
         expression._PARSED.update(saved)
+
+
+def test_after_an_edit_only_the_changed_expressions_are_parsed(tmp_path, monkeypatch):
+    """A ruleset edited since its trees were saved reuses the trees of the last text of the same
+    file: only the expressions the edit changed go through Lark, and the game is the same as
+    one parsed from scratch."""
+    from interpreter.lang import parser
+
+    monkeypatch.setenv("TAPSTER_CACHE_DIR", str(tmp_path / "cache"))
+    path = copy_ruleset(tmp_path, "tic_tac_toe")
+    text = path.read_text(encoding="utf-8")
+    saved = dict(parser._PARSED)
+    parsed: list[str] = []
+    real = parser._parser
+
+    class Counting:
+        def parse(self, t):
+            parsed.append(t)
+            return real().parse(t)
+
+    monkeypatch.setattr(parser, "_parser", Counting)
+    try:
+        parser._PARSED.clear()
+        load_ruleset(path)
+        first = len(parsed)
+        assert first > 10
+        edited = text.replace("if: board[cell] == -1", "if: -1 == board[cell]")
+        assert edited != text
+        path.write_text(edited, encoding="utf-8")
+        parser._PARSED.clear()
+        parsed.clear()
+        rs = load_ruleset(path)
+        assert parsed == ["-1 == board[cell]"]
+        parser._PARSED.clear()
+        parsed.clear()
+        load_ruleset(path)  # the edited text's own trees now
+        assert parsed == []
+    finally:
+        parser._PARSED.clear()
+        parser._PARSED.update(saved)
+    st = rs.new_game(2, seed=3)
+    while not st.finished:
+        st.apply(st.legal_actions()[-1])
+    assert st.outcome().winners == (0,)
 
 
 @pytest.mark.parametrize(("name", "variant"), all_configurations())
