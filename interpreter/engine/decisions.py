@@ -224,11 +224,7 @@ class Choose(Effect):
             if type(player) is int and 0 <= player < st.num_players:  # one seat: the commonest
                 players = (player,)
             else:
-                players = tuple(player) if isinstance(player, (list, tuple)) else (player,)
-                if not players or not all(type(x) is int and 0 <= x < st.num_players for x in players):
-                    raise ExpressionError(
-                        f"`player` of a decision must be a seat from 0 to {st.num_players - 1} (or a list of seats), "
-                        f"found {render(player)!r}", self.player.mark)
+                players = self.seats(st, player)
         try:  # as legal(), one call less: every decision runs it
             gen = self.generated
             if gen is not None:
@@ -242,6 +238,22 @@ class Choose(Effect):
             self.no_action(st, loc)
             return
         st.pending = (self, loc, actions, players)
+
+    def seats(self, st, player) -> tuple:
+        """The deciding seats for ``player``, the value of ``player:`` that is not one seat of the
+        game: a list of seats as a tuple.  The generated flow calls it as :meth:`run` does.
+
+        Raises:
+            ExpressionError: it is neither a seat nor a non-empty list of seats.
+        """
+        if type(player) is int and 0 <= player < st.num_players:
+            return (player,)
+        players = tuple(player) if isinstance(player, (list, tuple)) else (player,)
+        if not players or not all(type(x) is int and 0 <= x < st.num_players for x in players):
+            raise ExpressionError(
+                f"`player` of a decision must be a seat from 0 to {st.num_players - 1} (or a list of seats), "
+                f"found {render(player)!r}", self.player.mark)
+        return players
 
     def relisted(self, st, loc, exc: Exception) -> tuple:
         """After the fast listing failed with ``exc``: a budget error as a FlowError naming the

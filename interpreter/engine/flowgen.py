@@ -435,17 +435,25 @@ def _stopping(w, eff, k: int, n: int, calls: set, recursive: tuple) -> None:
         if eff.proc.block.effects:
             w.line("new = {" + ", ".join(f"{name!r}: {v}" for name, v in args) + "}")
             _call_block(w, eff.proc.block, "new", "None", k, n, calls)
-    elif t is flow.Choose and eff.by_current and eff.generated is not None:
-        # Choose.run written out for the commonest decision (`player: current`, a generated
-        # listing): the actions listed, the decision pending, or `otherwise` (Choose.no_action)
+    elif t is flow.Choose and eff.generated is not None:
+        # Choose.run written out for a decision whose listing is generated: the deciding seats
+        # (`current`, or `player:` evaluated: one seat inline, anything else through
+        # Choose.seats), the actions listed, the decision pending, or `otherwise` (Choose.no_action)
         ch, acts = w.ns.bind(eff, "EFF"), w.fresh("acts")
         w.line("env.loc = loc")
+        if eff.by_current:
+            seats = "(st.current,)"
+        else:
+            pl, seats = w.fresh("pl"), w.fresh("seats")
+            w.expr(eff.player, pl)
+            w.line(f"{seats} = ({pl},) if {pl}.__class__ is H_int and 0 <= {pl} < st.num_players else {ch}.seats(st, {pl})")
+            w.line("env.loc = loc")
         w.line("try:")
         w.line(f"    {acts} = {w.ns.bind(eff.generated, 'LEGAL')}(env)")
         w.line("except Exception as exc:")
         w.line(f"    {acts} = {ch}.relisted(st, loc, exc)")
         w.line(f"if {acts}:")
-        w.line(f"    st.pending = ({ch}, loc, {acts}, (st.current,))")
+        w.line(f"    st.pending = ({ch}, loc, {acts}, {seats})")
         w.line("else:")
         w.line(f"    {ch}.no_action(st, loc)")
         _stopped(w, k, n)

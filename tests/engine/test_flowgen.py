@@ -685,15 +685,17 @@ flow:
   - repeat:
       times: 2
       do:
-        - choose: {options: [{action: ok}, {action: none_left}, {action: empty}, {action: stuck}, {action: bad}, {action: big}]}
+        - choose: {options: [{action: ok}, {action: none_left}, {action: empty}, {action: stuck}, {action: bad}, {action: big},
+                             {action: other}, {action: both}, {action: nobody}, {action: wrong}]}
         - add: {v: 1}
 """
 
 
-@pytest.mark.parametrize("action", ["none_left", "empty", "stuck", "bad", "big"])
+@pytest.mark.parametrize("action", ["none_left", "empty", "stuck", "bad", "big", "other", "both", "nobody", "wrong"])
 def test_a_decision_written_out_in_block_code_is_the_verbs(tmp_path, action):
-    """A decision of the current seat with a generated listing is written out in block code
-    (``Choose.run`` without the call): no legal action runs ``otherwise`` (or nothing when it is
+    """A decision with a generated listing is written out in block code (``Choose.run`` without
+    the call; its ``player:`` evaluated there, a list of seats or a wrong value through
+    ``Choose.seats``): no legal action runs ``otherwise`` (or nothing when it is
     empty) or fails without one, a listing that fails gives the checked evaluator's error and one
     over the work budget the decision's error; the same games, states and messages as the verb's
     own run under the frame runner, and a failed move leaves the state as it was."""
@@ -703,12 +705,19 @@ def test_a_decision_written_out_in_block_code_is_the_verbs(tmp_path, action):
         "stuck": "[{choose: {name: pick, options: [{action: x, for: k, in: xs, if: 'k > 5'}]}}]",
         "bad": "[{choose: {options: [{action: x, for: k, in: xs, if: 'k > v // (v - 1)'}]}}]",
         "big": "[{choose: {name: huge, options: [{action: x, for: k, in: 'range(100000)', if: 'k >= 0'}]}}]",
+        # `player:` evaluated in the block code: one seat, a list of seats, none, not a seat
+        "other": "[{choose: {player: '1 - current', options: [{action: x, do: [{add: {n: 2}}]}]}}]",
+        "both": "[{choose: {player: players, options: [{action: x}]}}, {add: {n: 3}}]",
+        "nobody": "[{choose: {player: '[]', options: [{action: x}]}}]",
+        "wrong": "[{choose: {player: 'current + 5', options: [{action: x}]}}]",
     }
     text = DECISIONS.replace(f"{{action: {action}}}", f"{{action: {action}, do: {bodies[action]}}}")
     path = tmp_path / "ruleset.yaml"
     path.write_text(text)
     fast, ref = load_ruleset(path), _runs_only(path)
     assert any("st.pending = (EFF" in src for _, src in fast.sources)  # written out
+    if action in ("other", "both", "nobody", "wrong"):  # `player:` too
+        assert any(".seats(st, " in src for _, src in fast.sources)
     outcomes = []
     for rs in (fast, ref):
         st = rs.new_game(2)
@@ -720,10 +729,21 @@ def test_a_decision_written_out_in_block_code_is_the_verbs(tmp_path, action):
             outcomes.append(("ok", json.dumps(st.to_json(), sort_keys=True), [str(a) for a in st.legal_actions()]))
     assert outcomes[0] == outcomes[1]
     expected = {"none_left": "ok", "empty": "ok", "stuck": "has no legal action and no `otherwise`",
-                "bad": "division by zero", "big": "listing the actions of decision `huge`"}[action]
+                "bad": "division by zero", "big": "listing the actions of decision `huge`", "other": "ok",
+                "both": "ok", "nobody": "must be a seat from 0 to 1", "wrong": "must be a seat from 0 to 1"}[action]
     assert expected in str(outcomes[0]), outcomes[0]
     if action == "none_left":
         assert '"n": 7' in outcomes[0][1]
+    if action in ("other", "both"):  # the decision is pending for the seats `player` names
+        states = []
+        for rs in (fast, ref):
+            st = rs.new_game(2)
+            st.apply("ok")
+            st.apply(action)
+            states.append(st.current_players())
+            st.apply("x")
+            states.append((st.current_players(), st.vars["n"]))
+        assert states[:2] == states[2:] and tuple(states[0]) == ((1,) if action == "other" else (0, 1))
 
 
 def test_a_loops_next_pass_written_out_is_the_runners_and_a_frames_other_loop_still_runs(tmp_path):
