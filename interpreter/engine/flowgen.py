@@ -426,14 +426,9 @@ def _stopping(w, eff, k: int, n: int, calls: set, recursive: tuple) -> None:
         _dynamic_call(w, eff, recursive[1][id(eff)], k, n)
     elif t is flow.Call and _direct(eff) and id(eff) not in recursive[0]:
         w.line("env.loc = loc")
-        args = []
-        for name, ex in eff.args:
-            v = w.fresh("a")
-            w.expr(ex, v)
-            effectgen._snapshot(w, ex, v)
-            args.append((name, v))
+        new = _call_args(w, eff)
         if eff.proc.block.effects:
-            w.line("new = {" + ", ".join(f"{name!r}: {v}" for name, v in args) + "}")
+            w.line(f"new = {new}")
             _call_block(w, eff.proc.block, "new", "None", k, n, calls)
     elif t is flow.Choose and eff.generated is not None:
         # Choose.run written out for a decision whose listing is generated: the deciding seats
@@ -462,6 +457,18 @@ def _stopping(w, eff, k: int, n: int, calls: set, recursive: tuple) -> None:
         _stopped(w, k, n)
 
 
+def _call_args(w, eff) -> str:
+    """A ``call``'s arguments evaluated in order (each copied where it may share the state, as
+    ``Call.run`` copies it); returns the source of the procedure's new locals dict."""
+    args = []
+    for pname, ex in eff.args:
+        v = w.fresh("a")
+        w.expr(ex, v)
+        effectgen._snapshot(w, ex, v)
+        args.append((pname, v))
+    return "{" + ", ".join(f"{pname!r}: {v}" for pname, v in args) + "}"
+
+
 def _dynamic_call(w, eff, direct: frozenset, k: int, n: int) -> None:
     """``call: {dynamic: NAME, with: ...}`` written out (:meth:`flow.Call.run`'s steps, in its
     order): the name evaluated, the procedure found (or ``Call.missing``'s error), the arguments
@@ -475,16 +482,11 @@ def _dynamic_call(w, eff, direct: frozenset, k: int, n: int) -> None:
     w.expr(eff.dynamic, name)
     w.line(f"{proc} = {w.ns.bind(eff.ctx_procs, 'PROCS')}.get({name}) if {name}.__class__ is {w.ns.bind(str, 'T')} else None")
     w.line(f"if {proc} is None: {call}.missing({name})")
-    args = []
-    for pname, ex in eff.args:
-        v = w.fresh("a")
-        w.expr(ex, v)
-        effectgen._snapshot(w, ex, v)
-        args.append((pname, v))
+    new = _call_args(w, eff)
     w.line(f"{blk} = {proc}.block")
     w.line(f"if {blk}.effects:")
     w.depth += 1
-    w.line("new = {" + ", ".join(f"{pname!r}: {v}" for pname, v in args) + "}")
+    w.line(f"new = {new}")
     w.line(f"if {blk} in {w.ns.bind(direct, 'DIRECT')}:")
     w.depth += 1
     w.line(f"r = {blk}.fn(st, env, new, 0, None, S)")
