@@ -134,8 +134,7 @@ def load_ruleset(
             raise RulesetErrors(errors)
     if chance not in MODES:
         raise TapsterError(f"chance mode {chance!r}: expected one of {', '.join(MODES)}")
-    ctx = Ctx(doc, path, variant, explicit=chance == "explicit")
-    ctx.generate_blocks = blocks
+    ctx = Ctx(doc, path, variant, explicit=chance == "explicit", blocks=blocks)
     try:
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeError):

@@ -54,12 +54,12 @@ class Context:
     hidden_zones: set[str]
     function_reads: dict[str, tuple]
 
-    def __init__(self, doc: Document, path: Path, variant: str | None, explicit: bool = False):
+    def __init__(self, doc: Document, path: Path, variant: str | None, explicit: bool = False, blocks: bool = True):
         self.doc = doc
         # Explicit chance (interpreter/engine/chance.py): effects meeting chance are wrapped; the texts
         # each effect compiles are collected (innermost effect first) to find its order reads.
         self.explicit = explicit
-        self.generate_blocks = True  # False: no code for the flow (``load_ruleset(blocks=False)``)
+        self.generate_blocks = blocks  # False: no code for the flow (``load_ruleset(blocks=False)``)
         self.reading: list[list] = []
         self.chance_effects: list = []
         self.data = doc.data

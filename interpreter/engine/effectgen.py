@@ -409,15 +409,20 @@ def _while(w: _Writer, eff) -> None:
     w.line(f"loc = {outer}")
 
 
-def _turn(w: _Writer, eff) -> None:
+def _turn_start(w: _Writer, eff) -> None:
+    """A ``turn``'s start (:meth:`flow.Turn.run`): its seat evaluated and tested (``H_seat``
+    raises the error), made current and counted.  The flow generator writes it too."""
     p = w.fresh("p")
     w.line("env.loc = loc")
     w.expr(eff.player, p)
-    # the seat's test written out; H_seat raises the error
     w.line(f"if {p}.__class__ is not H_int or not 0 <= {p} < st.num_players: H_seat(st, {p}, MARKS[m])")
     w.line(f"st.current = {p}")
     w.line(f"if not st.turns[{p}]: st.order += ({p},)")
     w.line(f"st.turns[{p}] += 1")
+
+
+def _turn(w: _Writer, eff) -> None:
+    _turn_start(w, eff)
     saved = w.fresh("saved")
     w.line(f"{saved} = loc")
     _body(w, eff.body)

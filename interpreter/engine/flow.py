@@ -288,7 +288,6 @@ class Call(Effect):
         if block.effects:
             st.stack.append((block, 0, new, None))
 
-
     def missing(self, name: object) -> None:
         """Raise the error of a dynamic call that names no procedure.
 

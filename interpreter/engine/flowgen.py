@@ -14,9 +14,10 @@ move's step budget ``S``.  The decision-free effects are written inline; an effe
 decision is Python control flow around a direct call of its nested block's function: ``if``
 calls the branch's function, ``for_each``/``repeat``/``while`` call the body's function with the
 loop's first state (the body's function runs the rest of the loop itself, as a Python loop),
-``turn``/``phase``/``call`` the body's.  A ``choose`` of the current seat whose listing is
-generated is written out (the listing called, the decision set pending, or ``Choose.no_action``;
-a failed listing through ``Choose.relisted``); any other ``choose`` runs the verb's own ``run``.
+``turn``/``phase``/``call`` the body's (a dynamic ``call`` finds its procedure first).  A
+``choose`` whose listing is generated is written out (its seats, the listing called, the decision
+set pending, or ``Choose.no_action``; a failed listing through ``Choose.relisted``); any other
+``choose`` runs the verb's own ``run``.
 
 Frames stay plain data: nothing is written to ``st.stack`` while the code runs.  Only when a
 decision stops it (``st.pending`` set, or a frame pushed, as ``choose``'s ``otherwise`` does)
@@ -148,22 +149,21 @@ def _candidates(eff) -> tuple:
         tree = tree.children[0]
     if getattr(tree, "data", None) == "string":
         prefix = unescape(str(tree.children[0])[1:-1])
-    elif eff.dynamic.source is None and type(eff.dynamic.constant) is str:
-        prefix = eff.dynamic.constant
     return tuple(p.block for name, p in eff.ctx_procs.items() if p.block is not None and name.startswith(prefix))
 
 
-def _calls_graph(blocks, simple_of: dict, dynamic: bool) -> dict:
+def _calls_graph(blocks, simple_of: dict, dynamic: dict | None) -> dict:
     """``id`` of each block -> the blocks its code may call directly: a nested block, a static
-    ``call``'s procedure, and with ``dynamic`` every procedure a dynamic ``call`` may name."""
+    ``call``'s procedure, and with ``dynamic`` (``id`` of a dynamic ``call`` -> its
+    :func:`_candidates`) every procedure a dynamic ``call`` may name."""
     edges = {}
     for block in blocks:
         out = []
         for eff, simple in zip(block.effects, simple_of.get(block.id, ())):
             if not simple:
                 out.extend(_direct(eff))
-                if dynamic and type(eff) is flow.Call and eff.dynamic is not None:
-                    out.extend(_candidates(eff))
+                if dynamic is not None and id(eff) in dynamic:
+                    out.extend(dynamic[id(eff)])
         edges[id(block)] = out
     return edges
 
@@ -192,17 +192,17 @@ def _recursive_calls(blocks, simple_of: dict) -> tuple[set, dict]:
     No chain of Python calls can come back to where it started: a chain of static calls alone
     is found in the graph of static calls, and a dynamic call's direct targets are those that
     cannot reach its block in the graph of every call, dynamic ones included."""
-    static, every = _calls_graph(blocks, simple_of, False), _calls_graph(blocks, simple_of, True)
+    calls = [(eff, block) for block in blocks for eff, simple in zip(block.effects, simple_of.get(block.id, ()))
+             if not simple and type(eff) is flow.Call]
+    candidates = {id(eff): _candidates(eff) for eff, _ in calls if eff.dynamic is not None}
+    static, every = _calls_graph(blocks, simple_of, None), _calls_graph(blocks, simple_of, candidates)
     found = set()
     direct: dict = {}
-    for block in blocks:
-        for eff, simple in zip(block.effects, simple_of.get(block.id, ())):
-            if simple or type(eff) is not flow.Call:
-                continue
-            if eff.dynamic is not None:
-                direct[id(eff)] = frozenset(b for b in _candidates(eff) if not _reaches(every, b, block))
-            elif _direct(eff) and _reaches(static, eff.proc.block, block):
-                found.add(id(eff))
+    for eff, block in calls:
+        if eff.dynamic is not None:
+            direct[id(eff)] = frozenset(b for b in candidates[id(eff)] if not _reaches(every, b, block))
+        elif _direct(eff) and _reaches(static, eff.proc.block, block):
+            found.add(id(eff))
     return found, direct
 
 
@@ -408,14 +408,7 @@ def _stopping(w, eff, k: int, n: int, calls: set, recursive: tuple) -> None:
         _call_block(w, eff.body, "loc", loop, k, n, calls)
         w.depth -= 1
     elif t is flow.Turn:
-        p = w.fresh("p")
-        w.line("env.loc = loc")
-        w.expr(eff.player, p)
-        # the seat's test written out; H_seat raises the error
-        w.line(f"if {p}.__class__ is not H_int or not 0 <= {p} < st.num_players: H_seat(st, {p}, MARKS[m])")
-        w.line(f"st.current = {p}")
-        w.line(f"if not st.turns[{p}]: st.order += ({p},)")
-        w.line(f"st.turns[{p}] += 1")
+        effectgen._turn_start(w, eff)
         if eff.body.effects:
             _call_block(w, eff.body, "loc", "None", k, n, calls)
     elif t is flow.Phase:

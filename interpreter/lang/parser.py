@@ -13,6 +13,7 @@ Imports: the roots (errors, limits) and the loader's number limit; Lark, lazily.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -206,16 +207,28 @@ def _from_json(data) -> Any:
 def _trees_path(text: str) -> Any:
     """The tree cache file of a ruleset whose text is ``text`` (with the grammar's digest in
     the name), or None without a cache folder."""
-    import hashlib
+    d = _trees_dir()
+    if d is None:
+        return None
+    h = _grammar_digest().copy()
+    h.update(text.encode("utf-8", "surrogatepass"))
+    return d / f"{h.hexdigest()}.json"
 
+
+def _trees_dir() -> Any:
+    """The folder of the tree cache files, or None without a cache folder."""
     from ..loader.schema import _cache_dir
 
     d = _cache_dir()
-    if d is None:
-        return None
-    h = hashlib.sha256(_GRAMMAR.read_bytes())
-    h.update(text.encode("utf-8", "surrogatepass"))
-    return d.parent / "trees" / f"{h.hexdigest()}.json"
+    return None if d is None else d.parent / "trees"
+
+
+@lru_cache(maxsize=1)
+def _grammar_digest():
+    """SHA-256 of the grammar file, read once: the start of every tree cache file's name."""
+    import hashlib
+
+    return hashlib.sha256(_GRAMMAR.read_bytes())
 
 
 def preload_trees(source_text: str, file: Any = None) -> bool:
@@ -269,13 +282,10 @@ def _load_trees(path) -> bool:
 
 def _latest_path(file: Any) -> Any:
     """The file naming the tree cache of ``file``'s last saved text (the grammar's digest and the
-    resolved path in its name)."""
-    import hashlib
-    from pathlib import Path
-
-    h = hashlib.sha256(_GRAMMAR.read_bytes())
+    resolved path in its name); called only with a cache folder."""
+    h = _grammar_digest().copy()
     h.update(b"\0file\0" + str(Path(file).resolve()).encode("utf-8", "surrogatepass"))
-    return _trees_path("").parent / "latest" / f"{h.hexdigest()}.txt"
+    return _trees_dir() / "latest" / f"{h.hexdigest()}.txt"
 
 
 #: The tree files :func:`preload_trees` read in this process: (path, modification time, size).
