@@ -32,8 +32,8 @@ import time
 from typing import Any
 
 from ..engine.chance import CHANCE
+from ..engine.playout import playout as run_playout
 from ..engine.rng import Rng
-from ..engine.rng import below as rng_below
 from ..engine.state import State
 from ..engine.worlds import Worlds
 from ..errors import TapsterError
@@ -81,24 +81,26 @@ def _settle(st: State, rng: Rng) -> None:
 
 def _playout(st: State, rng: Rng, depth: int) -> list[float]:
     """Random actions from ``st`` (used up) until the end or ``depth`` actions; the rewards.
-    Chance points (explicit chance) are sampled from ``rng`` and do not count as actions."""
-    steps = 0
-    apply = st.apply
-    r = rng.state  # the generator's state drawn from here, written back below (as ``rng.below`` would)
-    try:
-        while not st.finished and steps < depth:
-            pending = st.pending
-            if pending[3] == _CHANCE_ONLY:
-                rng.state = r
-                apply(st.sample_chance(rng))
-                r = rng.state
-                continue
-            actions = pending[2]
-            r, k = rng_below(r, len(actions))
-            apply(actions[k])
-            steps += 1
-    finally:
-        rng.state = r
+    Chance points (explicit chance) are sampled from ``rng`` and do not count as actions.
+
+    The decisions are taken inside the generated code (:func:`interpreter.engine.playout.playout`),
+    each a uniform draw ``rng.below(len(actions))``: the same numbers in the same order as
+    ``legal_actions`` and ``apply`` at every decision would draw."""
+    left = depth
+    below = rng.below
+
+    def pick(choose, actions, seats):
+        nonlocal left
+        if left <= 0:
+            return None
+        left -= 1
+        return below(len(actions))
+
+    while not st.finished and left > 0:
+        if st.pending[3] == _CHANCE_ONLY:
+            st.apply(st.sample_chance(rng))
+            continue
+        run_playout(st, pick)  # returns at the end, at depth, or at a chance point
     return rewards(st)
 
 

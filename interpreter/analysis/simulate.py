@@ -9,9 +9,10 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..agents.core import make_agent
+from ..agents.core import RandomAgent, make_agent
 from ..compile.compiler import load_ruleset
 from ..compile.ruleset import Ruleset
+from ..engine.playout import playout
 from ..engine.state import State
 from ..errors import TapsterError
 
@@ -94,6 +95,9 @@ def play_batch(spec: SimSpec, indices: range) -> list[tuple]:
         n = 0
         try:
             st = rs.new_game(spec.players, seed=gs)
+            if all(type(a) is RandomAgent for a in agents):
+                n = _random_playout(st, rs, [a.rng for a in agents])
+                rs.check_length(st, n)
             while not st.finished:
                 p = st.current_players()[0]
                 st.apply(agents[p].act(st, p))
@@ -105,6 +109,28 @@ def play_batch(spec: SimSpec, indices: range) -> list[tuple]:
             continue
         results.append((i, out.scores, out.winners, n))
     return results
+
+
+def _random_playout(st: State, rs: Ruleset, rngs: list) -> int:
+    """Play ``st`` to its end with random agents whose generators are ``rngs`` (one per seat),
+    inside the generated code (:func:`interpreter.engine.playout.playout`): the actions
+    :class:`~interpreter.agents.core.RandomAgent` would take, drawn in the same order; returns
+    the number of actions taken.  It stops, the game going on, after the ruleset's longest game
+    (:meth:`Ruleset.length_limit`), for the caller's :meth:`Ruleset.check_length` to raise, as
+    the agents' loop does.
+    """
+    limit = rs.length_limit(st.num_players)
+    taken = 0
+
+    def pick(choose, actions, seats):
+        nonlocal taken
+        if taken >= limit:
+            return None
+        taken += 1
+        return rngs[seats[0]].below(len(actions))
+
+    playout(st, pick)
+    return taken
 
 
 def summarise(results: list[tuple], n: int, elapsed: float) -> dict:

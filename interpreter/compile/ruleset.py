@@ -270,6 +270,13 @@ class Ruleset:
                 return decl.visibility == "public"
         return False
 
+    def length_limit(self, num_players: int) -> int:
+        """The most actions a game of ``num_players`` may take before a driver calls it endless
+        (:meth:`check_length`): the declared longest game for that count, else ``limits:
+        {actions: N}`` (default 100000)."""
+        declared = self.facts.get(num_players)
+        return declared.actions if declared is not None and declared.actions is not None else self.action_limit
+
     def check_length(self, st: State, actions: int) -> None:
         """For drivers playing a game out: raise when ``actions`` actions have been taken and
         the game goes on (``limits: {actions: N}``, default 100000).
@@ -277,8 +284,7 @@ class Ruleset:
         Raises:
             FlowError: at the decision pending, which an endless loop keeps asking.
         """
-        declared = self.facts.get(st.num_players)
-        limit = declared.actions if declared is not None and declared.actions is not None else self.action_limit
+        limit = self.length_limit(st.num_players)
         if actions >= limit and not st.finished:
             where = st.pending[0].mark if st.pending is not None else None
             raise FlowError(

@@ -112,7 +112,7 @@ def generate_blocks(blocks, simple_of: dict, table) -> bool:
         for block in blocks:
             if id(block) in inline_only:
                 continue
-            fn, ns, entry = _generate_block(block, simple_of, table, recursive, owners.get(id(block)))
+            fn, ns, entry = _generate_block(block, simple_of, table, recursive, owners.get(id(block)), inline_only)
             made[block.id] = (block, fn, entry)
             namespaces.append(ns)
         for ns in namespaces:  # the functions call each other by name (a procedure may call itself)
@@ -221,14 +221,15 @@ def _nested(eff, out: set) -> None:
             _nested(e, out)
 
 
-def _generate_block(block, simple_of: dict, table, recursive: tuple, owner=None):
+def _generate_block(block, simple_of: dict, table, recursive: tuple, owner=None, inline_only: frozenset | set = frozenset()):
     """(function, namespace, entry places) of one block; raises when it cannot be generated.
     ``owner``: the ``for_each``, ``repeat`` or ``while`` whose body the block is (None for
-    any other block), whose next pass the function then makes itself (see :func:`_next_lines`)."""
+    any other block), whose next pass the function then makes itself (see :func:`_next_lines`).
+    ``inline_only``: ids of the blocks that get no function (bodies of decision-free effects)."""
     w = effectgen._Writer(table)
     w.fin = "return -1 - S"
     w.ns.d.update({"H_EACH": flow.EACH, "H_TIMES": flow.TIMES, "H_dict": dict, "H_len": len, "H_next": _next_pass,
-                   "H_seat": effectgen._seat, "H_items": effectgen._items, "H_times": effectgen._times,
+                   "H_seat": effectgen._seat, "H_items": effectgen._items, "H_times": effectgen._times, "H_zip": zip,
                    "BLK": block})
     w.ns.d["CALLS"] = calls = set()
     effects = block.effects
@@ -256,7 +257,7 @@ def _generate_block(block, simple_of: dict, table, recursive: tuple, owner=None)
             w.line("except (TapsterError, KeyboardInterrupt): raise")
             w.line("except Exception as exc: raise H_unexpected(exc, MARKS[m]) from None")
         if b < n:
-            _stopping(w, effects[b], b, n, calls, recursive)
+            _stopping(w, effects[b], b, n, calls, recursive, inline_only)
             entry.add(b + 1)
         w.depth -= 1
         a = b + 1
@@ -351,7 +352,7 @@ def _stop_if(w, test: str, back: str, k: int, n: int) -> None:
     w.depth -= 1
 
 
-def _stopping(w, eff, k: int, n: int, calls: set, recursive: tuple) -> None:
+def _stopping(w, eff, k: int, n: int, calls: set, recursive: tuple, inline_only=frozenset()) -> None:
     """The code of effect ``k`` (of ``n``), one that holds a decision."""
     w.line(f"# {comment(eff.mark)}: {eff.verb}")
     w.step(eff)
@@ -441,13 +442,60 @@ def _stopping(w, eff, k: int, n: int, calls: set, recursive: tuple) -> None:
         w.line("except Exception as exc:")
         w.line(f"    {acts} = {ch}.relisted(st, loc, exc)")
         w.line(f"if {acts}:")
-        w.line(f"    st.pending = ({ch}, loc, {acts}, {seats})")
+        w.depth += 1
+        if all(not o.body.effects or id(o.body) not in inline_only for o in eff.options):
+            _picked_in_place(w, eff, ch, acts, seats, k, n, calls)
+            w.line("else:")
+            w.line(f"    st.pending = ({ch}, loc, {acts}, {seats})")
+        else:
+            w.line(f"st.pending = ({ch}, loc, {acts}, {seats})")
+        w.depth -= 1
         w.line("else:")
         w.line(f"    {ch}.no_action(st, loc)")
         _stopped(w, k, n)
     else:  # `choose`, and the rest through the verb's own run: it may push frames or stop
         w.line(f"{w.ns.bind(eff, 'EFF')}.run(st, loc)")
         _stopped(w, k, n)
+
+
+def _picked_in_place(w, eff, ch: str, acts: str, seats: str, k: int, n: int, calls: set) -> None:
+    """A playout's decision taken where it is listed (:mod:`interpreter.engine.playout`): when
+    ``env.pick`` is set and returns an index into the listed actions, the action is recorded as
+    :meth:`State.apply <interpreter.engine.state.State.apply>` records it (``history``,
+    ``record``), a new move's budgets start (as :func:`interpreter.engine.flow.run` starts
+    them), and the chosen option's body runs through its function with its names bound, as
+    ``Choose.resume`` would push it; then this block goes on after the ``choose``, as the frame
+    runner would resume it.  Nothing is listed twice and no frame is written unless the body
+    stopped.  Opens an ``if`` whose ``else`` the caller writes (the decision left pending)."""
+    pk, i, a = w.fresh("pk"), w.fresh("i"), w.fresh("a")
+    w.line(f"{pk} = env.pick")
+    w.line(f"if {pk} is not None and ({i} := {pk}({ch}, {acts}, {seats})) is not None:")
+    w.depth += 1
+    w.line(f"{a} = {acts}[{i}]")
+    w.line(f"st.history = ({a}, st.history)")
+    w.line(f"st.record = (({seats}, {a}, {eff.secret!r}), st.record)")
+    w.line("env.left = env.budget")
+    w.line("env.mem = env.memory")
+    w.line("S = st.ruleset.step_budget")
+    with_body = [o for o in eff.options if o.body.effects]
+    for j, o in enumerate(with_body):
+        test = "if" if j == 0 else "elif"
+        if len(with_body) == 1 and len(eff.options) == 1:
+            w.line("if True:")
+        else:
+            w.line(f"{test} {a}.name == {o.name!r}:")
+        w.depth += 1
+        if o.names:
+            w.line("new = H_dict(loc)")
+            if len(o.names) == 1:
+                w.line(f"new[{o.names[0]!r}] = {a}.args[0]")
+            else:
+                w.line(f"new.update(H_zip({o.names!r}, {a}.args))")
+            _call_block(w, o.body, "new", "None", k, n, calls)
+        else:
+            _call_block(w, o.body, "loc", "None", k, n, calls)
+        w.depth -= 1
+    w.depth -= 1
 
 
 def _call_args(w, eff) -> str:

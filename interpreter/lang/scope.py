@@ -31,13 +31,17 @@ class Env:
     at every move and every listing of legal actions.  ``mem`` is what remains of the memory
     budget (items and characters of the lists, texts and ranges built), refilled to ``memory``
     with it.
+
+    ``pick`` is None, or while a playout runs (:func:`interpreter.engine.playout.playout`) the
+    function that takes its decisions where the generated code lists them.
     """
 
-    __slots__ = ("state", "loc", "zones", "vars", "left", "budget", "mem", "memory")
+    __slots__ = ("state", "loc", "zones", "vars", "left", "budget", "mem", "memory", "pick")
 
     def __init__(self, state: Any, loc: dict):
         self.state = state
         self.loc = loc
+        self.pick = None
         self.zones = getattr(state, "zones", None)
         self.vars = getattr(state, "vars", None)
         rs = getattr(state, "ruleset", None)

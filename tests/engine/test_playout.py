@@ -1,0 +1,247 @@
+"""Playouts inside the generated code (interpreter/engine/playout.py) play the games that
+``legal_actions`` + ``apply`` play, byte for byte: on every shipped ruleset, variant and player
+count, in both chance modes, stopped at any depth, and when a move fails."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from interpreter import available_rulesets, load_ruleset
+from interpreter.engine.playout import playout, random_policy, take
+from interpreter.engine.rng import Rng
+from interpreter.errors import TapsterError
+
+GAMES = 10
+
+
+def _configurations():
+    out = []
+    for name in available_rulesets():
+        base = load_ruleset(name)
+        for variant in [None, *base.variants]:
+            rs = load_ruleset(name, variant)
+            for n in range(rs.min_players, rs.max_players + 1):
+                out.append((name, variant, n))
+    return out
+
+
+CONFIGURATIONS = _configurations()
+
+
+def _api_game(rs, players: int, seed: int, agent: Rng, limit: int | None = None):
+    """A random game through the public API: every decision ``agent.below(len(legal))``, every
+    chance point (explicit chance) sampled from ``agent``; stops after ``limit`` decisions."""
+    st = rs.new_game(players, seed=seed, log=True)
+    taken = 0
+    while not st.finished:
+        if st.is_chance():
+            st.apply(st.sample_chance(agent))
+            continue
+        if limit is not None and taken >= limit:
+            break
+        legal = st.legal_actions()
+        st.apply(legal[agent.below(len(legal))])
+        taken += 1
+    return st
+
+
+def _same(a, b) -> None:
+    assert json.dumps(a.to_json(), sort_keys=True) == json.dumps(b.to_json(), sort_keys=True)
+    assert a.log == b.log
+    assert a.history == b.history
+    assert a.record == b.record
+    assert a.finished == b.finished
+    if a.finished:
+        assert a.outcome().to_json() == b.outcome().to_json()
+    else:
+        assert a.legal_actions() == b.legal_actions()
+        assert a.current_players() == b.current_players()
+
+
+@pytest.mark.parametrize("name,variant,players", CONFIGURATIONS, ids=[f"{n}-{v or 'base'}-{p}p" for n, v, p in CONFIGURATIONS])
+def test_a_playout_is_the_api_game(name, variant, players):
+    """Random games (one agent generator for every seat, as tools/game_digest.py draws): the
+    playout's final state, log, history and record equal the API's, and the generator ends in
+    the same state (the same numbers were drawn)."""
+    rs = load_ruleset(name, variant)
+    a_api, a_fast = Rng(1), Rng(1)
+    for seed in range(GAMES):
+        st_api = _api_game(rs, players, seed, a_api)
+        st = rs.new_game(players, seed=seed, log=True)
+        playout(st, random_policy([a_fast] * players))
+        assert st.finished
+        _same(st_api, st)
+        assert st.env.pick is None
+    assert a_api.state == a_fast.state
+
+
+@pytest.mark.parametrize("name", ["beer_knight", "belgian_beers_race", "drink_and_beat", "beer_cards", "kuhn_poker"])
+def test_a_playout_with_explicit_chance_is_the_api_game(name):
+    """Explicit chance: chance points sampled from the same generator between decisions."""
+    rs = load_ruleset(name, chance="explicit")
+    a_api, a_fast = Rng(7), Rng(7)
+    for seed in range(4):
+        st_api = _api_game(rs, rs.min_players, seed, a_api)
+        st = rs.new_game(rs.min_players, seed=seed, log=True)
+        playout(st, random_policy([a_fast] * rs.min_players), chance_rng=a_fast)
+        _same(st_api, st)
+    assert a_api.state == a_fast.state
+
+
+@pytest.mark.parametrize("name,players", [("beer_knight", 2), ("belgian_beers_race", 3), ("beer_flights", 4), ("little_railways", 3)])
+def test_a_playout_stopped_at_a_depth_is_the_api_state_and_plays_on(name, players):
+    """A policy that answers None stops the playout at that decision, which is left pending as
+    after ``apply``; the state then plays on through ``apply`` as the API's does."""
+    rs = load_ruleset(name)
+    for seed, depth in ((0, 1), (1, 7), (2, 40)):
+        a_api, a_fast = Rng(seed), Rng(seed)
+        st_api = _api_game(rs, players, seed, a_api, limit=depth)
+        left = depth
+
+        def pick(choose, actions, seats):
+            nonlocal left
+            if left == 0:
+                return None
+            left -= 1
+            return a_fast.below(len(actions))
+
+        st = rs.new_game(players, seed=seed, log=True)
+        playout(st, pick)
+        _same(st_api, st)
+        for _ in range(5):
+            if st.finished:
+                break
+            k = a_api.below(len(st.legal_actions()))
+            st_api.apply(st_api.legal_actions()[k])
+            st.apply(st.legal_actions()[k])
+            _same(st_api, st)
+
+
+FAILING = """\
+name: Fails later
+players: {min: 2, max: 2}
+vars:
+  moves: {initial: 0}
+  table: {initial: [1, 2, 3]}
+flow:
+  - while:
+      cond: "true"
+      do:
+        - turn:
+            player: moves % 2
+            do:
+              - choose:
+                  name: step
+                  options:
+                    - action: step
+                      for: n
+                      in: range(2)
+                      do:
+                        - add: {moves: 1}
+                        - set: {moves: "moves + table[moves * n]"}
+outcome:
+  score: "0"
+"""
+
+
+def test_a_failed_move_leaves_the_state_at_its_decision(tmp_path):
+    """A move that fails in a playout raises the error ``apply`` raises and leaves the state as
+    ``apply`` leaves it: at the failing move's decision, every earlier move kept."""
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(FAILING, encoding="utf-8")
+    rs = load_ruleset(str(path))
+    # the API's game: step(0) until the index runs past the table, then the error
+    st_api = rs.new_game(2, seed=0)
+    taken = 0
+    with pytest.raises(TapsterError) as api_error:
+        while True:
+            st_api.apply(st_api.legal_actions()[1 if taken == 2 else 0])
+            taken += 1
+    st = rs.new_game(2, seed=0)
+    answers = iter([0, 0, 1])
+    with pytest.raises(TapsterError) as fast_error:
+        playout(st, lambda choose, actions, seats: next(answers))
+    assert str(fast_error.value) == str(api_error.value)
+    assert "table" in str(fast_error.value)
+    assert taken == 2
+    _same(st_api, st)
+    assert st.env.pick is None
+    st.apply(st.legal_actions()[0])  # the state plays on
+    assert st.vars["moves"] > 0
+
+
+def test_take_is_apply_by_index():
+    """``take(st, k)`` is ``apply(legal_actions()[k])``: the same state after it."""
+    rs = load_ruleset("beer_knight")
+    a, b = rs.new_game(2, seed=3, log=True), rs.new_game(2, seed=3, log=True)
+    agent = Rng(5)
+    while not a.finished:
+        k = agent.below(len(a.legal_actions()))
+        a.apply(a.legal_actions()[k])
+        take(b, k)
+        _same(a, b)
+    with pytest.raises(IndexError):
+        c = rs.new_game(2, seed=3)
+        take(c, len(c.legal_actions()))
+
+
+ENDLESS = """\
+name: Never ends
+players: {min: 2, max: 2}
+vars:
+  moves: {initial: 0}
+flow:
+  - while:
+      cond: "true"
+      do:
+        - turn:
+            player: moves % 2
+            do:
+              - choose:
+                  name: step
+                  options:
+                    - action: step
+                      for: n
+                      in: range(3)
+                      do:
+                        - add: {moves: 1}
+outcome:
+  score: "0"
+limits:
+  actions: 25
+"""
+
+
+@pytest.mark.parametrize("name,players,agents", [
+    ("beer_flights", 3, ("random", "random", "random")),
+    ("drink_and_beat", 2, ("random", "random")),
+    ("beer_knight", 2, ("random", "first")),  # not every seat random: the agents' loop
+])
+def test_simulate_plays_the_agents_games(monkeypatch, name, players, agents):
+    """``play_batch`` with random agents plays in the generated code: the same scores, winners
+    and lengths as the agents' loop of ``act`` and ``apply``."""
+    from interpreter.analysis import simulate
+
+    spec = simulate.SimSpec(path=name, variant=None, params=(), players=players, agents=agents, seed=5)
+    fast = simulate.play_batch(spec, range(12))
+    monkeypatch.setattr(simulate, "_random_playout", lambda st, rs, rngs: 0)
+    slow = simulate.play_batch(spec, range(12))
+    assert fast == slow
+    assert all(r[1] is not None for r in fast)
+
+
+def test_simulate_stops_an_endless_game_as_the_agents_loop_does(tmp_path, monkeypatch):
+    """A game still going after ``limits: {actions: N}`` fails with the same message after the
+    same number of actions, in the generated code as in the agents' loop."""
+    from interpreter.analysis import simulate
+
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(ENDLESS, encoding="utf-8")
+    spec = simulate.SimSpec(path=str(path), variant=None, params=(), players=2, agents=("random", "random"), seed=1)
+    fast = simulate.play_batch(spec, range(3))
+    monkeypatch.setattr(simulate, "_random_playout", lambda st, rs, rngs: 0)
+    slow = simulate.play_batch(spec, range(3))
+    assert fast == slow
+    assert fast[0][1] is None and "has not ended after 25 actions" in fast[0][2] and fast[0][3] == 25
