@@ -261,7 +261,11 @@ def test_tools_bench_quick(tmp_path):
     import json
 
     rows = json.loads(out[out.index("{"):])["side_by_side"]
-    assert rows
+    assert [r["game"] for r in rows][:2] == ["tic-tac-toe", "Beer Flights, 2 players"]
+    for r in rows:  # both paths, each against the same hand-written baseline
+        for side in (r["tapster"], r["tapster_api"]):
+            assert side["games_per_s"] > 0 and side["decisions_per_s"] > 0
+        assert r["tapster_api"]["ratio_decisions"] > 0
 
 
 def test_tools_bench_agents(tmp_path):

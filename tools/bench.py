@@ -4,9 +4,13 @@
 
 For every game with a hand-written baseline - tic-tac-toe, Beer Flights with 2 and 4 players,
 Beer Knight with 2, Belgian Beers Race with 3 (tools/*_plain.py, each as lean as plain Python
-gets) - the same run measures both sides, alternately, with the same kind of random agent (every
-decision uniform among the legal actions), and prints games/s and decisions/s of each side and
-the ratios (hand-written / Tapster: how many times slower the interpreter is).  A decision is
+gets) - the same run measures three sides, alternately, with the same kind of random agent (every
+decision uniform among the legal actions): the hand-written game, ``tapster`` (the fastest path a
+random playout takes, the one ``simulate`` and the search agents' rollouts use: decisions taken
+inside the generated code, :mod:`interpreter.engine.playout`) and ``tapster_api``
+(``legal_actions`` + ``apply`` at every decision, as a researcher's own loop does); it prints
+games/s and decisions/s of each and the ratios (hand-written / Tapster: how many times slower
+the interpreter is; ``side_by_side[i].tapster_api`` in ``--json``).  A decision is
 one pending choice of the ruleset (one ``apply``), one with a single legal action included; the
 baselines count theirs the same way.  The full run (without ``--quick``) adds playouts per
 second for every shipped ruleset and variant, clone cost and memory of a state, perft, and
@@ -72,8 +76,35 @@ def _best_rates(sides: list, budget: tuple[str, float]) -> list[dict]:
 
 
 def tapster_playout(name: str, variant: str | None, players: int):
-    """``run_one(i)``: one random game of the ruleset with seed ``i`` (each decision uniform among the
-    legal actions, from one agent generator); returns the decisions taken."""
+    """``run_one(i)``: one random game of the ruleset with seed ``i`` on the fastest path a random
+    playout takes, the one ``tapster simulate`` and the search agents' rollouts use
+    (:func:`interpreter.engine.playout.playout`: each decision taken inside the generated code,
+    uniform among the legal actions, from one agent generator); returns the decisions taken."""
+    from interpreter.engine.playout import playout
+
+    rs = load_ruleset(name, variant)
+    agent = Rng(1)
+    below = agent.below
+    taken = 0
+
+    def pick(choose, actions, seats):
+        nonlocal taken
+        taken += 1
+        return below(len(actions))
+
+    def one(i: int) -> int:
+        nonlocal taken
+        taken = 0
+        playout(rs.new_game(players, seed=i), pick)
+        return taken
+
+    return one
+
+
+def tapster_api_playout(name: str, variant: str | None, players: int):
+    """``run_one(i)``: one random game of the ruleset with seed ``i`` through the public API
+    (``legal_actions`` and ``apply`` at every decision, as a researcher's loop does); returns
+    the decisions taken."""
     rs = load_ruleset(name, variant)
     agent = Rng(1)
 
@@ -113,11 +144,13 @@ def side_by_side(budget: tuple[str, float]) -> list[dict]:
     """Every baseline against Tapster on the same game, measured in turns: one row a game."""
     rows = []
     for label, name, players, hand in hand_written_playouts():
-        h, t = _best_rates([hand, tapster_playout(name, None, players)], budget)
+        h, t, api = _best_rates([hand, tapster_playout(name, None, players), tapster_api_playout(name, None, players)], budget)
         rows.append({
             "game": label, "hand_written": h, "tapster": t,
             "ratio_games": round(h["games_per_s"] / t["games_per_s"], 2),
             "ratio_decisions": round(h["decisions_per_s"] / t["decisions_per_s"], 2),
+            "tapster_api": dict(api, ratio_games=round(h["games_per_s"] / api["games_per_s"], 2),
+                                ratio_decisions=round(h["decisions_per_s"] / api["decisions_per_s"], 2)),
         })
     return rows
 
@@ -125,13 +158,14 @@ def side_by_side(budget: tuple[str, float]) -> list[dict]:
 def table(rows: list[dict]) -> str:
     """The side-by-side rows as a text table."""
     head = ("game", "hand games/s", "hand decisions/s", "Tapster games/s", "Tapster decisions/s",
-            "ratio games", "ratio decisions")
+            "ratio games", "ratio decisions", "API decisions/s", "API ratio decisions")
     lines = [head]
     for r in rows:
-        h, t = r["hand_written"], r["tapster"]
+        h, t, api = r["hand_written"], r["tapster"], r["tapster_api"]
         lines.append((r["game"], f"{h['games_per_s']:,.0f}", f"{h['decisions_per_s']:,.0f}",
                       f"{t['games_per_s']:,.0f}", f"{t['decisions_per_s']:,.0f}",
-                      f"{r['ratio_games']:.1f}x", f"{r['ratio_decisions']:.1f}x"))
+                      f"{r['ratio_games']:.1f}x", f"{r['ratio_decisions']:.1f}x",
+                      f"{api['decisions_per_s']:,.0f}", f"{api['ratio_decisions']:.1f}x"))
     widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
     out = []
     for n, line in enumerate(lines):

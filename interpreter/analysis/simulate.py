@@ -12,7 +12,8 @@ from fractions import Fraction
 from ..agents.core import RandomAgent, make_agent
 from ..compile.compiler import load_ruleset
 from ..compile.ruleset import Ruleset
-from ..engine.playout import playout
+from ..engine import flow
+from ..engine.playout import playout, take
 from ..engine.state import State
 from ..errors import TapsterError
 
@@ -364,6 +365,20 @@ class PerftTable:
             self.bytes += len(key[0]) + 100  # the key's text and the entry's own
 
 
+def _take(st: State, index: int) -> None:
+    """``st.apply(st.legal_actions()[index])`` without the look-up (:func:`interpreter.engine.playout.take`),
+    a ruleset's value of the wrong kind reported as ``apply`` reports it (never a traceback).
+
+    Raises:
+        FlowError, ExpressionError: the ruleset failed while running (the state is not to be
+            played on).
+    """
+    try:
+        take(st, index)
+    except flow.PYTHON_ERRORS as exc:
+        raise flow.unexpected(exc) from None
+
+
 def perft(st: State, depth: int | None, table: PerftTable | None = None) -> tuple[int, int]:
     """Count the leaves of the game tree below ``st``: the states ``depth`` decisions deep (a
     game that ends sooner is one leaf), or every complete game when ``depth`` is None.  Returns
@@ -401,9 +416,9 @@ def perft(st: State, depth: int | None, table: PerftTable | None = None) -> tupl
         d = None if d is None else d - 1
         children = []
         last = len(actions) - 1
-        for i, a in enumerate(actions):
+        for i in range(len(actions)):
             child = s if i == last else s.clone()
-            child.apply(a)
+            _take(child, i)
             children.append(child)
         frames.append([0, 1, key, children, d])
         return None
@@ -442,9 +457,9 @@ def perft_subtrees(st: State, depth: int | None, want: int = 16) -> tuple[list, 
                 continue
             grew, nodes = True, nodes + 1
             actions = s.legal_actions()
-            for i, a in enumerate(actions):
+            for i in range(len(actions)):
                 child = s if i == len(actions) - 1 else s.clone()
-                child.apply(a)
+                _take(child, i)
                 deeper.append((child, None if d is None else d - 1))
         if not grew:
             break
