@@ -100,12 +100,12 @@ def test_a_playout_stopped_at_a_depth_is_the_api_state_and_plays_on(name, player
         st_api = _api_game(rs, players, seed, a_api, limit=depth)
         left = depth
 
-        def pick(choose, actions, seats):
+        def pick(choose, actions, seats, below=a_fast.below):
             nonlocal left
             if left == 0:
                 return None
             left -= 1
-            return a_fast.below(len(actions))
+            return below(len(actions))
 
         st = rs.new_game(players, seed=seed, log=True)
         playout(st, pick)

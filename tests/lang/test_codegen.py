@@ -1056,3 +1056,45 @@ def test_functions_registered_after_generate_all_are_generated_at_once(tmp_path)
     env = Env(rs.new_game(2), {})
     assert [table.f_even(env, 4), table.f_even(env, 7), table.f_odd(env, 7)] == [True, False, True]
     assert [functions["even"].fn(env, n) for n in (4, 7)] == [True, False]
+
+
+@pytest.mark.parametrize("index", range(len(PAYLOADS)))
+def test_no_ruleset_text_becomes_code_in_a_playout(tmp_path, monkeypatch, index):
+    """The code a playout runs in place (flowgen._picked_in_place: the chosen option's body
+    called where the decision is listed) holds no ruleset text as code either: a second
+    decision whose options have bodies logging and storing the payload, taken in place for
+    every action, gives the API's game, and the canary never appears."""
+    from interpreter.engine.playout import playout
+
+    monkeypatch.chdir(tmp_path)
+    payload = PAYLOADS[index]
+    lit = repr(payload)
+    doc = yaml.safe_load(_ruleset(payload))
+    choose = next(e for e in doc["flow"] if "choose" in e)
+    again = yaml.safe_load(yaml.safe_dump(choose))
+    for o in again["choose"]["options"]:
+        body = [{"set": {"t": f"t + {lit}"}}, {"log": _braces(payload) + " {t}"}]
+        if "for" in o:
+            body.append({"set": {"t": f"t + str({o['for']})"}})
+        o["do"] = body
+        o.pop("if", None)
+    doc["flow"].insert(doc["flow"].index(choose) + 1, again)
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(yaml.safe_dump(doc, allow_unicode=True), encoding="utf-8")
+    rs = load_ruleset(path)
+    assert any("env.pick" in src and ".name == 'b':" in src for _, src in rs.sources)  # the in-place code
+    first = rs.new_game(2, seed=0, log=True)
+    n = len(first.legal_actions())
+    for k in range(n):
+        api = first.clone()
+        api.apply(api.legal_actions()[0])
+        second = api.legal_actions()
+        api.apply(second[k % len(second)])
+        fast = rs.new_game(2, seed=0, log=True)
+        answers = iter([0, k % len(second)])
+        playout(fast, lambda choose, actions, seats, answers=answers: next(answers))
+        assert fast.is_terminal() and api.is_terminal()
+        assert fast.to_json() == api.to_json() and fast.log == api.log
+        assert payload in fast.vars["t"]
+    assert not (tmp_path / "CANARY").exists()
+    assert list(tmp_path.iterdir()) == [path]
