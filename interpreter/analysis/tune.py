@@ -646,8 +646,11 @@ class Tuner:
         return [[g.params for g in group] for group in groups.values() if len(group) > 1]
 
     def _keep_samples(self) -> None:
-        # Only the two best trials' games are compared: drop the rest (memory stays bounded).
-        keep = {t.number for t in self.ranked()[:2]}
+        # Only the two best trials' games are compared; which two meet the targets best depends on
+        # the range that meets them (the choice rule), so every meeting trial's games are kept,
+        # and the two best of the others: drop the rest (memory stays bounded by the trials).
+        ranked = self.ranked()
+        keep = {t.number for t in ranked[:2]} | {t.number for t in ranked if t.meets(self.targets)}
         for number in [n for n in self.samples if n not in keep]:
             del self.samples[number]
 
@@ -659,6 +662,8 @@ class Tuner:
         if len(ranked) < 2:
             return None
         best, second = ranked[:2]
+        if best.number not in self.samples or second.number not in self.samples:
+            return None
         (ta, pa), (tb, pb) = self.samples[best.number], self.samples[second.number]
         rows = {r["key"]: r for r in compare(ta, tb, pairs=(pa, pb))}
         return {"params": second.params, "number": second.number,
