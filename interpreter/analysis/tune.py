@@ -638,12 +638,13 @@ class Tuner:
     def identical(self) -> list[list[dict]]:
         """Groups of finished trials (two or more) whose games were identical, game by game (the
         same scores, winners, lengths, end reasons and declared metrics): their settings, in
-        trial order."""
+        the order of the searched values."""
         groups: dict = {}
         for t in self.trials:
             if t.state == "complete" and t.fingerprint:
                 groups.setdefault((t.fingerprint, t.games), []).append(t)
-        return [[g.params for g in group] for group in groups.values() if len(group) > 1]
+        return [[g.params for g in sorted(group, key=lambda g: self._position(g.params))]
+                for group in groups.values() if len(group) > 1]
 
     def _keep_samples(self) -> None:
         # Only the two best trials' games are compared; which two meet the targets best depends on

@@ -433,6 +433,7 @@ def analyse(ruleset, variant, params, games, precision, max_games, players, seed
     strengths = [",".join(dict.fromkeys(names[0])) for names in all_names]
     notes = ladder_notes(strengths, runs) if len(runs) > 1 and all(len(r) == len(runs[0]) for r in runs) else []
     flat = [(a if len(runs) == 1 else f"{a}, {s}", m) for s, analyses in zip(strengths, runs) for a, m in analyses]
+    flat_sides = [(a, s) for s, analyses in zip(strengths, runs) for a, _ in analyses]
     flat_names = [names for names_of in all_names for names in names_of]
     flat_skill = [skills[k] for k, analyses in enumerate(runs) for _ in analyses]
     if report_dir and flat:
@@ -440,8 +441,8 @@ def analyse(ruleset, variant, params, games, precision, max_games, players, seed
                      agents=flat_names, skill=flat_skill, notes=notes)
     if as_json:
         _echo_json({**run.head(), "variant": variant, "sweep": swept[0] if swept else None,
-                    "analyses": [{"side": name, "agents": names, "metrics": m, "skill": sk}
-                                 for (name, m), names, sk in zip(flat, flat_names, flat_skill)],
+                    "analyses": [{"side": side, "strength": strength, "agents": names, "metrics": m, "skill": sk}
+                                 for (_, m), (side, strength), names, sk in zip(flat, flat_sides, flat_names, flat_skill)],
                     "ladder": {"strengths": strengths, "notes": notes} if len(runs) > 1 else None})
     else:
         out = _stdout()

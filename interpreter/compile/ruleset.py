@@ -265,7 +265,8 @@ class Ruleset:
                     v = int(v)
                 if not isinstance(v, (int, float)) or v != v or v in (float("inf"), float("-inf")):
                     who = f" for P{p + 1}" if p is not None else ""
-                    raise ExpressionError(f"metric `{m.name}` gave {render(v)!r}{who}: a metric is a finite number "
+                    shown = f"a list [{render(v)}]" if isinstance(v, (list, tuple)) else repr(render(v))
+                    raise ExpressionError(f"metric `{m.name}` gave {shown}{who}: a metric is a finite number "
                                           f"(or true/false, counted 1/0)", m.mark)
                 values.append(float(v))
             out[m.name] = values if m.per_player else values[0]
