@@ -339,7 +339,7 @@ def analysis_tables(title: str, m: dict, agents: list[str], actions: int = 12, s
         ("Balance (1 - spread of seat win rates)", "n/a" if m["Balance"] is None else f"{m['Balance']:.3f}"),
         ("AdvantageP1 (win rate of who moved first)", _ci(m["AdvantageP1"])),
         ("first-player advantage (AdvantageP1 - 1/n)", _ci(m["advantage_p1"])),
-        ("position spread (highest - lowest win rate by turn position)", _ci(m.get("position_spread"))),
+        ("position spread (highest - lowest win rate by turn position)", _pct(m.get("position_spread"))),
         ("Drawishness (draws: no winner, or every seat won)", _ci(m["Drawishness"])),
         ("Duration (turns): mean, median [p10, p90]", f"{_ci(d['mean'], False)}, {d['median']} [{d['p10']}, {d['p90']}]"),
         ("decisions: mean, median [p10, p90]", f"{_ci(dec['mean'], False)}, {dec['median']} [{dec['p10']}, {dec['p90']}]"),
@@ -397,7 +397,7 @@ def ladder_table(strengths: list[str], runs: list[list[tuple[str, dict]]]):
     rows += [(f"win rate of who moved #{p + 1}", lambda m, p=p: _ci(m["win_rate_by_position"][p]) if m["position_games"]
               else "n/a") for p in range(len(first["win_rate"]))]
     rows += [("first-player advantage", lambda m: _ci(m["advantage_p1"])), ("conclusion", conclusion),
-             ("position spread", lambda m: _ci(m.get("position_spread"))),
+             ("position spread", lambda m: _pct(m.get("position_spread"))),
              ("Drawishness", lambda m: _ci(m["Drawishness"])),
              ("Duration (turns)", lambda m: _ci(m["Duration"]["mean"], False)),
              ("ended by the action limit", lambda m: f"{m['capped']['share']:.0%}")]
@@ -507,6 +507,9 @@ def tune_tables(title: str, result: dict) -> list:
                         f"so none of them is called best (--allow-capped to rank them anyway): {shown}",
                         style="bold red"))
     out.append(trials)
+    for group in result.get("identical") or []:
+        out.append(Text("identical games: " + "; ".join(_setting(p) for p in group) + " played the same games, "
+                        "game by game (the parameter changes nothing the agents met)", style="bold"))
     if best is None:
         out.append(Text("no trial finished: nothing to recommend" if not refused else
                         "no setting whose games ended by the rules: nothing to recommend", style="bold red"))
@@ -554,9 +557,6 @@ def tune_tables(title: str, result: dict) -> list:
                     else f"{d['value']:+.3g} [{d['low']:+.3g}, {d['high']:+.3g}]")
             out.append(Text(f"runner-up {_setting(second['params'])} against the best, {target['metric']}: {diff} "
                             f"over {r['pairs']} games on shared seeds ({r['test']}, {shown})"))
-    for group in result.get("identical") or []:
-        out.append(Text("identical games: " + "; ".join(_setting(p) for p in group) + " played the same games, "
-                        "game by game (the parameter changes nothing the agents met)", style="bold"))
     mt = Table(title=f"Best setting {_setting(best['params'])}: every metric ({best['games']} games)")
     mt.add_column("metric")
     mt.add_column("value (95% CI)", justify="right")

@@ -572,7 +572,7 @@ class Tuner:
         action limit (none with ``settings.allow_capped``)."""
         if self.s.allow_capped:
             return []
-        return [t for t in self.trials if t.state == "complete" and t.capped()]
+        return sorted((t for t in self.trials if t.state == "complete" and t.capped()), key=lambda t: self._position(t.params))
 
     def best(self) -> Trial | None:
         """The recommended trial: the first of :meth:`ranked` (None before any trial finished, or

@@ -254,6 +254,7 @@ def test_tune_refuses_a_best_setting_on_capped_games_unless_asked(capsys, tmp_pa
     result = _json(capsys, *argv)
     assert result["best"] is None and len(result["refused"]) == 3
     assert all(r["capped"]["share"] == 1.0 for r in result["refused"])
+    assert [r["params"] for r in result["refused"]] == [{"spare": 0}, {"spare": 1}, {"spare": 2}]
     code, out, _ = run(capsys, *argv)
     assert code == 0 and out.lstrip().startswith("agents: P1 random, P2 random")
     assert "WARNING: most games of 3 setting(s) ended by the action limit" in " ".join(out.split())
