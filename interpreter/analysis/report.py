@@ -209,13 +209,14 @@ _STYLE = ("body{font-family:sans-serif;max-width:1100px;margin:auto}table{border
 
 def write_report(folder: str | Path, title: str, analyses: list, comparison: list | None = None,
                  sweep: tuple | None = None, agents: list | None = None, skill: list | None = None,
-                 notes: list[str] | None = None) -> Path:
+                 notes: list[str] | None = None, ladder: tuple | None = None) -> Path:
     """Write ``index.html``, ``report.json`` and the PNGs into ``folder``; return the page's path.
 
     ``comparison``: rows of :func:`interpreter.analysis.balance.compare`; ``sweep``: ``(param, values)``
     when ``analyses`` are one per swept value; ``agents``: per analysis, the agents by seat;
     ``skill``: per analysis, its skill check (:func:`interpreter.analysis.runner.skill_check`);
-    ``notes``: lines printed first (a ladder's conclusions, a withheld verdict).
+    ``notes``: lines printed first (a ladder's conclusions, a withheld verdict); ``ladder``:
+    ``(strengths, runs)`` of a two-strength analysis, drawn as :func:`ladder_rows`' table.
 
     Raises:
         TapsterError: the folder cannot be written.
@@ -229,6 +230,9 @@ def write_report(folder: str | Path, title: str, analyses: list, comparison: lis
             plot(out / file, analyses)
         body = [f"<h1>{html.escape(title)}</h1>"]
         body += [f"<p><b>{html.escape(n)}</b></p>" for n in notes or ()]
+        if ladder:
+            header, rows = ladder_rows(*ladder)
+            body.append("<h2>Headline metrics under each agent strength</h2>" + _table(header, rows))
         if comparison:
             body.append("<h2>Comparison</h2><ul>" + "".join(f"<li>{html.escape(r['sentence'])}</li>" for r in comparison)
                         + "</ul>")
@@ -378,24 +382,20 @@ def analysis_tables(title: str, m: dict, agents: list[str], actions: int = 12, s
     return out + [acts] if m["actions"] else out
 
 
-def ladder_table(strengths: list[str], runs: list[list[tuple[str, dict]]]):
-    """A rich table of a ladder's headline metrics, one column per agent strength (and side):
-    each seat's and turn position's win rate, the first-player advantage and conclusion, the
-    position spread, Drawishness, Duration, the share of games ended by the limit and each
-    declared metric's mean."""
-    from rich.table import Table
-
+def ladder_rows(strengths: list[str], runs: list[list[tuple[str, dict]]]) -> tuple[list[str], list[list[str]]]:
+    """A ladder's headline metrics as ``(header, rows)`` of text, one column per agent strength
+    (and side): each seat's and turn position's win rate, the first-player advantage and
+    conclusion, the position spread, Drawishness, Duration, the share of games ended by the
+    limit and each declared metric's mean.  ``runs[k]`` is strength k's ``[(side, metrics)]``."""
     from .balance import conclusion
 
-    t = Table(title="Headline metrics under each agent strength (95% CI)")
-    t.add_column("metric")
     cols = [(s, side, m) for s, run in zip(strengths, runs) for side, m in run]
-    for s, side, _ in cols:
-        t.add_column(s if len(runs[0]) == 1 else f"{s}, {side}", justify="right")
+    header = ["metric"] + [s if len(runs[0]) == 1 else f"{s}, {side}" for s, side, _ in cols]
     first = cols[0][2]
-    rows = [(f"P{p + 1} win rate", lambda m, p=p: _ci(m["win_rate"][p])) for p in range(len(first["win_rate"]))]
+    seats = range(len(first["win_rate"]))
+    rows = [(f"P{p + 1} win rate", lambda m, p=p: _ci(m["win_rate"][p])) for p in seats]
     rows += [(f"win rate of who moved #{p + 1}", lambda m, p=p: _ci(m["win_rate_by_position"][p]) if m["position_games"]
-              else "n/a") for p in range(len(first["win_rate"]))]
+              else "n/a") for p in seats]
     rows += [("first-player advantage", lambda m: _ci(m["advantage_p1"])), ("conclusion", conclusion),
              ("position spread", lambda m: _pct(m.get("position_spread"))),
              ("Drawishness", lambda m: _ci(m["Drawishness"])),
@@ -404,8 +404,19 @@ def ladder_table(strengths: list[str], runs: list[list[tuple[str, dict]]]):
     for d in first.get("declared") or ():
         rows.append((d["name"], lambda m, name=d["name"]: next((_ci(x["mean"], False) for x in m.get("declared") or ()
                                                                 if x["name"] == name), "n/a")))
-    for words, cell in rows:
-        t.add_row(words, *[cell(m) for _, _, m in cols])
+    return header, [[words, *[cell(m) for _, _, m in cols]] for words, cell in rows]
+
+
+def ladder_table(strengths: list[str], runs: list[list[tuple[str, dict]]]):
+    """A rich table of :func:`ladder_rows`."""
+    from rich.table import Table
+
+    header, rows = ladder_rows(strengths, runs)
+    t = Table(title="Headline metrics under each agent strength (95% CI)")
+    for k, col in enumerate(header):
+        t.add_column(col, justify="left" if k == 0 else "right")
+    for row in rows:
+        t.add_row(*row)
     return t
 
 

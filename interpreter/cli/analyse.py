@@ -438,7 +438,7 @@ def analyse(ruleset, variant, params, games, precision, max_games, players, seed
     flat_skill = [skills[k] for k, analyses in enumerate(runs) for _ in analyses]
     if report_dir and flat:
         write_report(report_dir, title, flat, sweep=(swept[0], values[:len(runs[0])]) if swept and len(runs) == 1 else None,
-                     agents=flat_names, skill=flat_skill, notes=notes)
+                     agents=flat_names, skill=flat_skill, notes=notes, ladder=(strengths, runs) if len(runs) > 1 else None)
     if as_json:
         _echo_json({**run.head(), "variant": variant, "sweep": swept[0] if swept else None,
                     "analyses": [{"side": side, "strength": strength, "agents": names, "metrics": m, "skill": sk}

@@ -281,7 +281,7 @@ def test_compare_games_auto_gives_no_verdict_on_capped_games(capsys, tmp_path):
 # -- agents: the skill check and the ladder ---------------------------------------------------------
 
 
-def test_drink_and_beat_names_its_agents_with_a_skill_check_and_a_ladder(capsys):
+def test_drink_and_beat_names_its_agents_with_a_skill_check_and_a_ladder(capsys, tmp_path):
     seed, skill_games = 7, 10
     data = _json(capsys, "analyse", "drink_and_beat", "--agents", "random", "--agents", "greedy", "--games", "16",
                  "--seed", str(seed), "--jobs", "1", "--skill-games", str(skill_games))
@@ -311,10 +311,13 @@ def test_drink_and_beat_names_its_agents_with_a_skill_check_and_a_ladder(capsys)
     differ = says(runs[0][0][1]) != says(runs[1][0][1])
     assert differ == any("does not hold under both" in n for n in ladder["notes"])
     code, out, _ = run(capsys, "analyse", "drink_and_beat", "--ladder", "--games", "8", "--seed", str(seed), "--jobs", "1",
-                       "--skill-games", "4")
+                       "--skill-games", "4", "--report", str(tmp_path))
     text = " ".join(out.split())
     assert code == 0 and "Headline metrics under each agent strength" in text
     assert "skill check against random play in this run: greedy wins" in text
+    page = (tmp_path / "index.html").read_text()
+    assert "Headline metrics under each agent strength" in page and "skill check against random play" in page
+    assert "agents: P1 random, P2 random" in page and "agents: P1 greedy, P2 greedy" in page
 
 
 def test_ladder_notes_say_when_a_conclusion_flips():
