@@ -651,8 +651,8 @@ def compare(a: Tally, b: Tally, level: float = 0.95, pairs: tuple[PerGame, PerGa
     for name in dict.fromkeys(names):
         key = f"metric:{name}"
         x, y = _sample(a, key)[1], _sample(b, key)[1]
-        if pairs is not None and key not in pairs[0].values:
-            continue
+        if pairs is not None and not (key in pairs[0].values and key in pairs[1].values):
+            continue  # a metric one side does not declare (a variant's own) has no pairs
         desc = (a.info.get(name) or b.info.get(name) or {}).get("description")
         rows.append(_row(key, f"{name}" + (f" ({desc})" if desc else ""), "mean", x, y, level, pairs=pairs))
     return rows

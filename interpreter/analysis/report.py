@@ -581,6 +581,12 @@ def tune_tables(title: str, result: dict) -> list:
             row.append(_target_cell(estimate_of(conf["metrics"], name), name))
         mt.add_row(*row)
     out.append(mt)
+    ends = ", ".join(f"{r['reason']}{' (the cap)' if r['cap'] else ''} {r['share']:.0%}"
+                     for r in (best["metrics"].get("end_reasons") or [])[:5])
+    out.append(Text(f"how the best setting's games ended: {ends or 'n/a'}"))
+    if (best["metrics"].get("capped") or {}).get("majority"):
+        out.insert(0, Text(f"WARNING: most games of the best setting {_setting(best['params'])} ended by the action limit, "
+                           f"not by the rules (ranked anyway: --allow-capped)", style="bold red"))
     if conf:
         verdict = "still meets" if conf["meets"] else "does not meet"
         out.append(Text(f"confirmation on fresh seeds (games {conf['indices'][0]}..{conf['indices'][1] - 1}): "

@@ -589,6 +589,8 @@ def compare(ctx, ruleset, sides, games, precision, max_games, players, seed, age
                    "of the range that meets them), the middle of that range, or closest to the targets.")
 @click.option("--allow-capped", is_flag=True,
               help="Call a setting best even when most of its games ended by the action limit, not by the rules.")
+@click.option("--skill-games", type=click.IntRange(0, MAX_GAMES), default=100, show_default=True,
+              help="Games of each agent's skill check against random play (0: none).")
 @click.option("--games", "-n", default="400", show_default=True, callback=_parse_games, metavar="N|auto",
               help="Games per trial; auto: until a sequential test decides each target (at most --max-games).")
 @click.option("--precision", type=click.FloatRange(0.001, 0.5), default=0.02, show_default=True,
@@ -611,7 +613,7 @@ def compare(ctx, ruleset, sides, games, precision, max_games, players, seed, age
 @click.option("--report", "report_dir", type=click.Path(file_okay=False),
               help="Write an HTML report with PNG plots (each target against each parameter) to DIR.")
 @_json_opt
-def tune(ruleset, variant, spaces, fixed, targets, choose, allow_capped, games, precision, max_games, trials, budget, seconds,
+def tune(ruleset, variant, spaces, fixed, targets, choose, allow_capped, skill_games, games, precision, max_games, trials, budget, seconds,
          confirm, no_prune, players, seed, agents, jobs, backend, ray_address, report_dir, as_json) -> int:
     """Search the parameters for values that meet the balance targets (see docs/user-guide.md,
     "Balance analysis"): Optuna proposes settings, each trial plays its games as analyse does (game i
@@ -632,7 +634,8 @@ def tune(ruleset, variant, spaces, fixed, targets, choose, allow_capped, games, 
     names_seen = [sp.name for sp in parsed]
     if len(set(names_seen)) < len(names_seen):
         raise click.BadParameter("each parameter is searched once", param_hint="--param")
-    run = _Run(ruleset, players, seed, agents, jobs, backend, ray_address, games, precision, max_games, None, as_json)
+    run = _Run(ruleset, players, seed, agents, jobs, backend, ray_address, games, precision, max_games, None, as_json,
+               skill_games)
     base_rs, n, seat_names = run.side(variant, dict(fixed))
     info = declared_info(base_rs)
     goals = [parse_target(text, info) for text in targets]
@@ -672,16 +675,20 @@ def tune(ruleset, variant, spaces, fixed, targets, choose, allow_capped, games, 
                 result = tuner.run()
         else:
             result = tuner.run()
+        run.interrupted = result["interrupted"]
+        skill = run.skill(base_rs, n, seat_names, variant, dict(fixed))
     run.played = result["games_played"]
     run.interrupted = result["interrupted"]
     title = f"{base_rs.title}: tune " + ", ".join(spaces) + " for " + ", ".join(targets)
     if report_dir and result["trials"]:
         write_tune_report(report_dir, title, result)
     if as_json:
-        _echo_json({**run.head(), "variant": variant, "fixed": fixed, "agents": seat_names, **result})
+        _echo_json({**run.head(), "variant": variant, "fixed": fixed, "agents": seat_names, "skill": skill, **result})
     else:
+        from ..analysis.report import agents_line
+
         out = _stdout()
-        out.print(Text("agents: " + ", ".join(f"P{p + 1} {a}" for p, a in enumerate(seat_names))))
+        out.print(Text(agents_line(seat_names, skill)))
         for item in tune_tables(title, result):
             out.print(item)
         run.footer(out)

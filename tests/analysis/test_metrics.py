@@ -358,3 +358,15 @@ def test_comparisons_are_worded_by_sign_and_significance():
     assert down.startswith("Drama drops from 0.5") and down.endswith("significant (paired t, p < 0.001)")
     odd = sentence("Drama", "mean", a, b, Estimate(-0.02, -0.03, -0.01, p=0.001), "paired t")
     assert " drops " in odd and "over the games both sides measured the difference is -0.02" in odd
+
+
+def test_tune_names_its_agents_with_their_skill_check_and_how_the_best_setting_ended(capsys):
+    argv = ["tune", "beer_flights", "--param", "turns=3..4", "--target", "duration<=20", "--games", "6", "--seed", "2",
+            "--jobs", "1", "--confirm", "0", "--agents", "greedy", "--skill-games", "4"]
+    result = _json(capsys, *argv)
+    (skill,) = result["skill"]
+    assert skill["agent"] == "greedy" and skill["games"] == 4
+    code, out, _ = run(capsys, *argv)
+    text = " ".join(out.split())
+    assert code == 0 and text.startswith("agents: P1 greedy, P2 greedy; skill check against random play in this run: greedy")
+    assert "how the best setting's games ended: every player has had their turns 100%" in text
