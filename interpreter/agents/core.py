@@ -322,7 +322,7 @@ class HumanAgent:
 AGENTS: dict[str, tuple[type, str]] = {
     "random": (RandomAgent, "uniformly random legal actions (seeded)"),
     "first": (FirstAgent, "always the first legal action"),
-    "greedy": (GreedyAgent, "one step ahead on the ruleset's heuristic (default: the score)"),
+    "greedy": (GreedyAgent, "one step ahead on the ruleset's heuristic (default: the score); no lookahead: it never invests"),
     "mcts": (MCTSAgent, "UCT with random playouts on determinised worlds (mcts:iterations=1000:c=1.4)"),
     "ismcts": (ISMCTSAgent, "information-set MCTS, a new world each iteration (ismcts:iterations=1000)"),
     "human": (HumanAgent, "a person at the keyboard"),

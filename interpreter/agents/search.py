@@ -140,7 +140,13 @@ class GreedyAgent:
     that ends with no winner, a draw, ranks between a game going on and a loss); ties
     broken by its seeded generator.  The look-ahead is played on one determinised world per
     decision (see :mod:`interpreter.agents.search`), so it never reads hidden components or the real
-    generator's future."""
+    generator's future.
+
+    It has no lookahead beyond its own move: a move whose payoff comes later (hiring a worker,
+    buying an engine card, saving up) looks no better than one that does nothing, so it never
+    invests unless the heuristic rewards the investment itself.  Balance measured with it is
+    the balance of a short-sighted player; for balance work prefer a search bounded by time
+    per move (``ismcts:seconds=S``)."""
 
     name = "greedy"
 

@@ -46,7 +46,8 @@ from .simulate import DRAW_NOTE, SimSpec, _ruleset_for, agent_seed, game_seed, i
 from .stats import Estimate, Running, mean_interval, paired, proportion, two_proportion, welch
 
 __all__ = ["GameRecord", "play_games", "Tally", "metrics", "compare", "METRICS", "TRACE_METRICS", "sentence", "trace_note",
-           "EXPORT_FIELDS", "PerGame", "PAIRED_MAX_GAMES", "TESTS"]
+           "EXPORT_FIELDS", "PerGame", "PAIRED_MAX_GAMES", "TESTS", "declared_info", "end_reasons", "capped",
+           "position_spread", "declared", "conclusion", "ladder_notes", "CAPPED_MAJORITY"]
 
 
 @dataclass
@@ -63,7 +64,9 @@ class GameRecord:
     summed over decisions, ``choices``: decisions with more than one legal action; ``used``: per
     seat, how many times each action name and each ``action(component)`` was taken;
     ``error``: the text of a ruleset error that stopped the game (else None); ``trace_error``:
-    why the game has no score trace (the score undefined or not a number mid-game), else None.
+    why the game has no score trace (the score undefined or not a number mid-game), else None;
+    ``metrics``: the ruleset's declared metrics at the end (name -> a number, or one number per
+    seat for a ``per_player`` metric; empty for a game stopped by the limit or failed).
     """
 
     index: int
@@ -83,18 +86,19 @@ class GameRecord:
     labels: dict = field(default_factory=dict)
     error: str | None = None
     trace_error: str | None = None
+    metrics: dict = field(default_factory=dict)
 
     def row(self) -> dict:
         """The exported fields (see :data:`EXPORT_FIELDS`) as JSON data."""
         return {"index": self.index, "seed": self.seed, "agents": list(self.agents), "seats": len(self.agents),
                 "scores": list(self.scores), "winners": list(self.winners), "decisions": self.decisions,
                 "turns": self.turns, "turn_order": list(self.order), "reason": self.reason, "limit_hit": self.limit,
-                "error": self.error}
+                "error": self.error, "metrics": self.metrics}
 
 
 #: The per-game fields written by ``--export`` (JSONL objects, CSV columns).
 EXPORT_FIELDS = ("index", "seed", "agents", "seats", "scores", "winners", "decisions", "turns", "turn_order",
-                 "reason", "limit_hit", "error")
+                 "reason", "limit_hit", "error", "metrics")
 
 
 def _number(x) -> float | None:
@@ -156,6 +160,7 @@ def play_games(spec: SimSpec, indices: range) -> list[GameRecord]:
                 rec.scores = tuple(_number(s) for s in o.scores)
                 rec.winners = tuple(o.winners)
                 rec.reason = o.reason
+                rec.metrics = rs.metric_values(st)
                 if numeric and None not in rec.scores:
                     rec.trace.append(rec.scores)
                 else:
@@ -192,12 +197,21 @@ def _leaders(row: tuple) -> frozenset:
     return frozenset(p for p, s in enumerate(row) if s == best)
 
 
+def declared_info(rs) -> dict:
+    """The declared metrics of compiled ruleset ``rs`` as a :class:`Tally` reports them: name ->
+    ``{"description", "per_player"}``, in the order written."""
+    return {m.name: {"description": m.description, "per_player": m.per_player} for m in getattr(rs, "metrics", ())}
+
+
 @dataclass
 class Tally:
     """The running totals of a run over ``players`` seats; add games in index order with
-    :meth:`add` (the sums are then the same bits whatever the number of processes)."""
+    :meth:`add` (the sums are then the same bits whatever the number of processes).  ``info``:
+    the ruleset's declared metrics (:func:`declared_info`), so that :func:`metrics` can describe
+    them; their values come from the records."""
 
     players: int
+    info: dict = field(default_factory=dict)
     games: int = 0
     errors: int = 0
     first_error: str | None = None
@@ -230,11 +244,17 @@ class Tally:
     used_lost: Counter = field(default_factory=Counter)
     uses: Counter = field(default_factory=Counter)
     labels: dict = field(default_factory=dict)
+    reasons: Counter = field(default_factory=Counter)           # end reason -> games (the cap's included)
+    score_by_position: list = field(default_factory=list)       # per turn position: Running of final scores
+    declared: dict = field(default_factory=dict)                # declared metric -> Running (per game; seats' mean)
+    declared_seats: dict = field(default_factory=dict)          # per_player metric -> [Running per seat]
+    declared_winner: dict = field(default_factory=dict)         # per_player metric -> Running (winners' mean)
 
     def __post_init__(self):
         n = self.players
         self.wins = self.wins or [0.0] * n
         self.by_position = self.by_position or [0.0] * n
+        self.score_by_position = self.score_by_position or [Running() for _ in range(n)]
         self.scores = self.scores or [Running() for _ in range(n)]
         self.score_hist = self.score_hist or [Counter() for _ in range(n)]
 
@@ -256,10 +276,16 @@ class Tally:
         for p in range(self.players):
             for k, v in r.used[p].items():
                 self.uses[k] += v
+        self.reasons[r.reason] += 1
         if r.limit:
             self.limits += 1
             return
         winners = r.winners
+        self._declared(r)
+        if sorted(r.order) == list(range(self.players)):
+            for pos, seat in enumerate(r.order):
+                if seat < len(r.scores) and r.scores[seat] is not None:
+                    self.score_by_position[pos].add(r.scores[seat])
         if is_draw(winners, self.players):
             self.draws += 1
         if winners:
@@ -291,6 +317,18 @@ class Tally:
                 for k in r.used[p]:
                     bucket[k] += 1
         self._trace(r)
+
+    def _declared(self, r: GameRecord) -> None:
+        for name, v in r.metrics.items():
+            if isinstance(v, list):
+                seats = self.declared_seats.setdefault(name, [Running() for _ in range(self.players)])
+                for p, x in enumerate(v):
+                    seats[p].add(x)
+                self.declared.setdefault(name, Running()).add(sum(v) / len(v))
+                if r.winners and len(r.winners) < self.players:
+                    self.declared_winner.setdefault(name, Running()).add(sum(v[w] for w in r.winners) / len(r.winners))
+            else:
+                self.declared.setdefault(name, Running()).add(v)
 
     def _trace(self, r: GameRecord) -> None:
         if r.trace_error is not None:
@@ -373,6 +411,10 @@ def metrics(t: Tally, level: float = 0.95) -> dict:
         })
     decisions = sum(k * v for k, v in t.decisions.items())
     return {
+        "end_reasons": end_reasons(t), "capped": capped(t),
+        "score_by_position": [mean_interval(r, level).to_json() for r in t.score_by_position],
+        "position_spread": position_spread(t, level),
+        "declared": declared(t, level),
         "games": g, "errors": t.errors, "first_error": t.first_error, "limits_hit": t.limits,
         "win_rate": seats,
         "win_rate_by_position": pos, "position_games": t.position_games,
@@ -397,6 +439,69 @@ def metrics(t: Tally, level: float = 0.95) -> dict:
         "DecisionMoves": t.choices / decisions if decisions else None,
         "actions": table,
     }
+
+
+#: A game "ended by a cap" when the action limit (``limits: {actions}``) stopped it; a report
+#: warns when more than this share of its games did.
+CAPPED_MAJORITY = 0.5
+
+
+def end_reasons(t: Tally) -> list[dict]:
+    """How the games of ``t`` ended: ``[{"reason", "games", "share", "cap"}]``, most frequent
+    first (``reason``: the ruleset's ``end_game`` text, or its ``outcome: {reason}``, or the
+    action limit's; ``cap``: the action limit stopped those games)."""
+    total = sum(t.reasons.values())
+    cap_texts = set()
+    if t.limits:
+        cap_texts = {r for r in t.reasons if r.startswith("limits: {actions:")}
+    return [{"reason": r, "games": k, "share": k / total, "cap": r in cap_texts}
+            for r, k in sorted(t.reasons.items(), key=lambda rk: (-rk[1], rk[0]))]
+
+
+def capped(t: Tally) -> dict:
+    """``{"games", "share", "majority"}``: the games of ``t`` stopped by the action limit, their
+    share of the games played (failed ones left out) and whether it is above
+    :data:`CAPPED_MAJORITY` (the report then warns, and tune and ``compare --games auto`` call no
+    setting best unless asked to)."""
+    share = t.limits / t.games if t.games else 0.0
+    return {"games": t.limits, "share": share, "majority": share > CAPPED_MAJORITY}
+
+
+def position_spread(t: Tally, level: float = 0.95) -> dict | None:
+    """The spread of win rates across turn positions (the highest minus the lowest) with a
+    conservative interval: every position's Wilson interval at level ``1 - (1 - level)/n``
+    (Bonferroni over the n positions, so all hold together with probability at least
+    ``level``), the spread's interval then ``[max(0, max low - min high), max high - min low]``.
+    None without a game whose order covers every seat."""
+    if not t.position_games:
+        return None
+    n = t.players
+    each = [proportion(w, t.position_games, 1 - (1 - level) / n) for w in t.by_position]
+    values = [e.value for e in each]
+    low = max(0.0, max(e.low for e in each) - min(e.high for e in each))
+    high = max(e.high for e in each) - min(e.low for e in each)
+    return Estimate(max(values) - min(values), low, high, level, None, t.position_games).to_json()
+
+
+def declared(t: Tally, level: float = 0.95) -> list[dict]:
+    """The declared metrics of ``t``: ``[{"name", "description", "per_player", "mean", "per_seat",
+    "winner"}]`` in the order the ruleset writes them (``mean``: the interval of the per-game
+    value, a ``per_player`` metric's seats averaged; ``per_seat``: each seat's, or None;
+    ``winner``: the winners' value in games someone won and someone lost, or None), from the
+    games that ended by the rules (not by the limit)."""
+    names = list(t.info) + [k for k in t.declared if k not in t.info]
+    out = []
+    for name in names:
+        info = t.info.get(name, {})
+        per_player = info.get("per_player", name in t.declared_seats)
+        r = t.declared.get(name, Running())
+        seats = t.declared_seats.get(name)
+        w = t.declared_winner.get(name)
+        out.append({"name": name, "description": info.get("description", ""), "per_player": per_player,
+                    "mean": mean_interval(r, level).to_json() if r.n else None,
+                    "per_seat": [mean_interval(s, level).to_json() for s in seats] if seats else None,
+                    "winner": mean_interval(w, level).to_json() if w is not None and w.n else None})
+    return out
 
 
 #: The metrics read from the score trace (unavailable where the score is undefined mid-game).
@@ -431,6 +536,12 @@ def _sample(t: Tally, key: str) -> tuple[str, object]:
         return "rate", (t.by_position[0], t.position_games)
     if key == "drawishness":
         return "rate", (t.draws, t.games - t.limits)
+    if key.startswith("win_rate_pos"):
+        return "rate", (t.by_position[int(key[12:]) - 1], t.position_games)
+    if key.startswith("score_pos"):
+        return "mean", t.score_by_position[int(key[9:]) - 1]
+    if key.startswith("metric:"):
+        return "mean", t.declared.get(key[7:], Running())
     return "mean", {"duration": t.duration, "length": t.length, "margin": t.margin, "lead_change": t.lead_change_rate,
                     "drama": t.drama, "decisiveness": t.decisiveness}[key]
 
@@ -445,8 +556,10 @@ TESTS = {("rate", False): "two-proportion z", ("mean", False): "Welch t", ("rate
          ("mean", True): "paired t"}
 
 
-def _keys(players: int) -> list[str]:
-    return [f"win_rate_P{p + 1}" for p in range(players)] + [key for key, _, _ in METRICS]
+def _keys(players: int, names: tuple = ()) -> list[str]:
+    return ([f"win_rate_P{p + 1}" for p in range(players)] + [f"win_rate_pos{k + 1}" for k in range(players)]
+            + [f"score_pos{k + 1}" for k in range(players)] + [key for key, _, _ in METRICS]
+            + [f"metric:{n}" for n in names])
 
 
 class PerGame:
@@ -455,11 +568,13 @@ class PerGame:
     (both seeded ``(SEED, i)``).  A value is the one game's contribution as :class:`Tally` counts
     it (a win share, 1 for a draw, the turns...), NaN where the game has none (a failed game, a
     game without a winner for Drama).  Feed it records in game order with :meth:`add`; it keeps
-    the first :data:`PAIRED_MAX_GAMES` games (``array('d')``: 8 bytes per metric and game)."""
+    the first :data:`PAIRED_MAX_GAMES` games (``array('d')``: 8 bytes per metric and game).
+    ``names``: the declared metrics to keep (``metric:NAME`` keys), and ``win_rate_posK`` and
+    ``score_posK`` each turn position's win share and final score."""
 
-    def __init__(self, players: int):
+    def __init__(self, players: int, names: tuple = ()):
         self.players = players
-        self.keys = _keys(players)
+        self.keys = _keys(players, tuple(names))
         self.values = {k: array("d") for k in self.keys}
         self.games = 0
 
@@ -487,6 +602,25 @@ def _one_value(t: Tally, key: str) -> float:
     return x.total if x.n == 1 else math.nan
 
 
+def _position_rows(a: Tally, b: Tally, level: float, pairs) -> list[dict]:
+    """The rows of :func:`compare` by turn position: each position's win rate (``win_rate_posK``)
+    and mean final score (``score_posK``); none unless both sides have games whose turn order
+    covers every seat."""
+    rows = []
+    if not (a.position_games and b.position_games):
+        return rows
+    for k in range(a.players):
+        key = f"win_rate_pos{k + 1}"
+        rows.append(_row(key, f"win rate of who moved #{k + 1}", "rate", _sample(a, key)[1], _sample(b, key)[1], level,
+                         pairs=pairs))
+    for k in range(a.players):
+        key = f"score_pos{k + 1}"
+        x, y = _sample(a, key)[1], _sample(b, key)[1]
+        if x.n and y.n:
+            rows.append(_row(key, f"mean score of who moved #{k + 1}", "mean", x, y, level, pairs=pairs))
+    return rows
+
+
 def compare(a: Tally, b: Tally, level: float = 0.95, pairs: tuple[PerGame, PerGame] | None = None) -> list[dict]:
     """Each of :data:`METRICS` (and each seat's win rate) of ``a`` and ``b`` side by side: both
     values with intervals, the difference ``b - a`` with its interval and p-value and a plain
@@ -502,6 +636,7 @@ def compare(a: Tally, b: Tally, level: float = 0.95, pairs: tuple[PerGame, PerGa
         x = (a.wins[p], a.games - a.limits)
         y = (b.wins[p], b.games - b.limits)
         rows.append(_row(f"win_rate_P{p + 1}", f"P{p + 1} win rate", "rate", x, y, level, pairs=pairs))
+    rows += _position_rows(a, b, level, pairs)
     for key, words, _ in METRICS:
         kind, x = _sample(a, key)
         _, y = _sample(b, key)
@@ -512,6 +647,14 @@ def compare(a: Tally, b: Tally, level: float = 0.95, pairs: tuple[PerGame, PerGa
                 row.update(available=False, significant=False,
                            sentence=f"{words}: unavailable, no score trace ({missing[0].trace_reason})")
         rows.append(row)
+    names = list(a.info) + [k for k in (*a.declared, *b.declared) if k not in a.info]
+    for name in dict.fromkeys(names):
+        key = f"metric:{name}"
+        x, y = _sample(a, key)[1], _sample(b, key)[1]
+        if pairs is not None and not (key in pairs[0].values and key in pairs[1].values):
+            continue  # a metric one side does not declare (a variant's own) has no pairs
+        desc = (a.info.get(name) or b.info.get(name) or {}).get("description")
+        rows.append(_row(key, f"{name}" + (f" ({desc})" if desc else ""), "mean", x, y, level, pairs=pairs))
     return rows
 
 
@@ -546,19 +689,64 @@ def _fmt(kind: str, e: Estimate) -> str:
 
 
 def sentence(words: str, kind: str, a: Estimate, b: Estimate, d: Estimate, test: str | None = None) -> str:
-    """One plain sentence: ``"first-player advantage drops from 8.1% ± 2.0 to 1.2% ± 2.1:
-    significant (p = 0.001)"`` (``"(McNemar exact, p = 0.001)"`` when ``test`` is named)."""
-    if d.value > 0:
-        verb = "rises"
-    elif d.value < 0:
-        verb = "drops"
-    else:
-        verb = "stays"
+    """One plain sentence worded by the difference's sign and significance: ``"first-player
+    advantage drops from 8.1% ± 2.0 to 1.2% ± 2.1: significant (McNemar exact, p = 0.001)"``,
+    ``"Drama: no significant change (0.321 ± 0.0084 to 0.326 ± 0.0089; paired t, p = 0.46)"``,
+    or ``"...: too few games to test"``.  ``d`` is the difference b - a (paired: the mean of the
+    per-seed differences, over the games both sides measured; when its sign differs from that of
+    the two sides' means the sentence says so)."""
+    both = f"{_fmt(kind, a)} to {_fmt(kind, b)}"
     if d.p is None:
-        verdict = "too few games to test"
-    else:
-        shown = "p < 0.001" if d.p < 0.001 else f"p = {d.p:.2g}"
-        verdict = f"{'significant' if d.significant() else 'not significant'} ({test + ', ' if test else ''}{shown})"
-    if verb == "stays":
-        return f"{words} stays at {_fmt(kind, a)}: {verdict}"
-    return f"{words} {verb} from {_fmt(kind, a)} to {_fmt(kind, b)}: {verdict}"
+        return f"{words}: {both}: too few games to test"
+    shown = "p < 0.001" if d.p < 0.001 else f"p = {d.p:.2g}"
+    how = f"{test + ', ' if test else ''}{shown}"
+    if not d.significant() or d.value == 0:
+        return f"{words}: no significant change ({both}; {how})"
+    verb = "rises" if d.value > 0 else "drops"
+    out = f"{words} {verb} from {both}: significant ({how})"
+    if (b.value - a.value) * d.value < 0:
+        shift = f"{d.value:+.1%}" if kind == "rate" else f"{d.value:+.3g}"
+        out += f"; over the games both sides measured the difference is {shift}"
+    return out
+
+
+def conclusion(m: dict) -> str:
+    """The first-player conclusion metrics ``m`` support: ``"first player favoured"`` or
+    ``"first player disfavoured"`` when the first-player advantage's 95% interval lies above or
+    below 0, else ``"no significant first-player advantage"``."""
+    adv = m.get("advantage_p1")
+    if adv is None:
+        return "no significant first-player advantage"
+    if adv["low"] > 0:
+        return "first player favoured"
+    if adv["high"] < 0:
+        return "first player disfavoured"
+    return "no significant first-player advantage"
+
+
+def ladder_notes(strengths: list[str], runs: list[list[tuple[str, dict]]]) -> list[str]:
+    """What does and does not hold under every agent strength of a ladder: ``strengths`` names
+    each strength (its agents), ``runs[k]`` is strength k's ``[(side, metrics)]`` (one side, or one
+    per swept value, in the same order for every strength).  A line per side whose first-player
+    conclusion (:func:`conclusion`) differs between strengths, and, with several sides, a line
+    when the best side (the smallest absolute first-player advantage) differs; else one line
+    saying the conclusions hold under every strength."""
+    notes = []
+    for k, (side, _) in enumerate(runs[0]):
+        said = [conclusion(run[k][1]) for run in runs]
+        if len(set(said)) > 1:
+            shown = "; ".join(f"{c} with {s}" for c, s in zip(said, strengths))
+            notes.append(f"{side}: the first-player conclusion does not hold under both agent strengths: {shown}")
+    if len(runs[0]) > 1:
+        def best(run):
+            scored = [(abs(m["advantage_p1"]["value"]), side) for side, m in run if m.get("advantage_p1")]
+            return min(scored)[1] if scored else None
+
+        bests = [best(run) for run in runs]
+        if len(set(bests)) > 1:
+            notes.append("the best setting (smallest first-player advantage) does not hold under both agent strengths: "
+                         + "; ".join(f"{b} with {s}" for b, s in zip(bests, strengths)))
+    if not notes:
+        notes.append("the first-player conclusions" + (" and the best setting" if len(runs[0]) > 1 else "")
+                     + " hold under every agent strength: " + ", ".join(strengths))
+    return notes

@@ -21,7 +21,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 from ..errors import TapsterError  # noqa: E402
 from .balance import trace_note  # noqa: E402
 
-__all__ = ["write_report", "plot_win_rates", "plot_lengths", "plot_scores", "plot_lead", "plot_sweep", "plot_tune",
+__all__ = ["ladder_table", "cap_warning", "agents_line", "declared_rows",
+           "write_report", "plot_win_rates", "plot_lengths", "plot_scores", "plot_lead", "plot_sweep", "plot_tune",
            "write_tune_report", "tune_tables"]
 
 
@@ -163,14 +164,27 @@ def _table(head: list[str], rows: list[list[str]]) -> str:
     return "\n".join(out)
 
 
-def _analysis_html(name: str, m: dict) -> str:
-    parts = [f"<h2>{html.escape(name)}</h2>", f"<p>{m['games']} games; {m['limits_hit']} stopped by the action limit; "
-             f"{m['errors']} failed.</p>"]
+def _analysis_html(name: str, m: dict, agents: list[str] | None = None, skill: list[dict] | None = None) -> str:
+    parts = [f"<h2>{html.escape(name)}</h2>"]
+    warning = cap_warning(m, agents or [])
+    if warning:
+        parts.append(f"<p style='color:#b00'><b>{html.escape(warning)}</b></p>")
+    if agents:
+        parts.append(f"<p>{html.escape(agents_line(agents, skill))}</p>")
+    parts.append(f"<p>{m['games']} games; {m['limits_hit']} stopped by the action limit; {m['errors']} failed.</p>")
+    parts.append("<h3>How the games ended</h3>" + _table(
+        ["reason", "games", "share"],
+        [[r["reason"] + (" (the cap)" if r["cap"] else ""), r["games"], f"{r['share']:.1%}"]
+         for r in (m.get("end_reasons") or [])[:12]]))
+    if m.get("declared"):
+        parts.append("<h3>Declared metrics</h3>" + _table(["metric", "what", "mean per game", "per seat", "winners"],
+                                                          [list(r) for r in declared_rows(m)]))
     rows = [[f"P{p + 1}", _pct(w), _pct(pos)] for p, (w, pos) in enumerate(zip(m["win_rate"], m["win_rate_by_position"]))]
     parts.append(_table(["seat / turn position", "win rate by seat", "win rate by turn position"], rows))
     summary = [
         ["Balance", _num(m["Balance"])], ["AdvantageP1 (win rate of who moved first)", _pct(m["AdvantageP1"])],
         ["first-player advantage (AdvantageP1 - 1/n)", _pct(m["advantage_p1"])], ["Drawishness", _pct(m["Drawishness"])],
+        ["position spread (highest - lowest win rate by turn position)", _pct(m.get("position_spread"))],
         ["Duration (turns)", _num(m["Duration"])], ["decisions per game", _num(m["decisions"])],
         ["winning margin", _num(m["margin"])], ["LeadChange (per turn)", _traced(m, "LeadChange", _num)],
         ["lead changes per game", _traced(m, "lead_changes_per_game", _num)], ["Drama", _traced(m, "Drama", _num)],
@@ -194,11 +208,15 @@ _STYLE = ("body{font-family:sans-serif;max-width:1100px;margin:auto}table{border
 
 
 def write_report(folder: str | Path, title: str, analyses: list, comparison: list | None = None,
-                 sweep: tuple | None = None) -> Path:
+                 sweep: tuple | None = None, agents: list | None = None, skill: list | None = None,
+                 notes: list[str] | None = None, ladder: tuple | None = None) -> Path:
     """Write ``index.html``, ``report.json`` and the PNGs into ``folder``; return the page's path.
 
     ``comparison``: rows of :func:`interpreter.analysis.balance.compare`; ``sweep``: ``(param, values)``
-    when ``analyses`` are one per swept value.
+    when ``analyses`` are one per swept value; ``agents``: per analysis, the agents by seat;
+    ``skill``: per analysis, its skill check (:func:`interpreter.analysis.runner.skill_check`);
+    ``notes``: lines printed first (a ladder's conclusions, a withheld verdict); ``ladder``:
+    ``(strengths, runs)`` of a two-strength analysis, drawn as :func:`ladder_rows`' table.
 
     Raises:
         TapsterError: the folder cannot be written.
@@ -211,6 +229,10 @@ def write_report(folder: str | Path, title: str, analyses: list, comparison: lis
         for file, plot in pictures:
             plot(out / file, analyses)
         body = [f"<h1>{html.escape(title)}</h1>"]
+        body += [f"<p><b>{html.escape(n)}</b></p>" for n in notes or ()]
+        if ladder:
+            header, rows = ladder_rows(*ladder)
+            body.append("<h2>Headline metrics under each agent strength</h2>" + _table(header, rows))
         if comparison:
             body.append("<h2>Comparison</h2><ul>" + "".join(f"<li>{html.escape(r['sentence'])}</li>" for r in comparison)
                         + "</ul>")
@@ -222,11 +244,13 @@ def write_report(folder: str | Path, title: str, analyses: list, comparison: lis
                 plot_sweep(out / file, param, values, analyses, key, words)
                 body.append(f'<img src="{file}" alt="{html.escape(words)}" width="480">')
         body += [f'<img src="{file}" alt="{file}">' for file, _ in pictures]
-        body += [_analysis_html(name, m) for name, m in analyses]
+        body += [_analysis_html(name, m, (agents or [None] * len(analyses))[k], (skill or [None] * len(analyses))[k])
+                 for k, (name, m) in enumerate(analyses)]
         page = out / "index.html"
         page.write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
                         f"<style>{_STYLE}</style></head><body>{''.join(body)}</body></html>", encoding="utf-8")
-        (out / "report.json").write_text(json.dumps({"title": title, "analyses": analyses, "comparison": comparison},
+        (out / "report.json").write_text(json.dumps({"title": title, "analyses": analyses, "comparison": comparison,
+                                                     "agents": agents, "skill": skill, "notes": notes},
                                                     default=str), encoding="utf-8")
     except OSError as exc:
         raise TapsterError(f"cannot write the report to {out}: {exc.strerror or exc}") from None
@@ -252,19 +276,65 @@ def _ci(e, pct: bool = True) -> str:
     return f"{e['value']:.3g} ± {(e['high'] - e['low']) / 2:.2g}"
 
 
-def analysis_tables(title: str, m: dict, agents: list[str], actions: int = 12) -> list:
-    """The rich tables of one analysis: seats (win rates by seat and by turn position, scores),
-    the metrics (then, where games had no score trace, a line saying why), and the ``actions``
-    actions whose use differs most between winners and losers."""
+def cap_warning(m: dict, agents: list[str]) -> str | None:
+    """The warning a report prints in its first lines when most games of metrics ``m`` ended by
+    the action limit rather than by the rules, naming the ``agents``; else None."""
+    c = m.get("capped") or {}
+    if not c.get("majority"):
+        return None
+    return (f"WARNING: {c['share']:.0%} of the games ({c['games']} of {m['games']}) ended by the action limit, not by "
+            f"the rules, with agents {', '.join(agents)}: the win rates are of the other games only; stronger agents "
+            f"(or a higher limits: {{actions}}) may finish them")
+
+
+def agents_line(agents: list[str], skill: list[dict] | None) -> str:
+    """``"agents: P1 greedy, P2 random; skill check against random play: ..."``: the agents by
+    seat and each one's :func:`interpreter.analysis.runner.skill_check` sentence."""
+    line = "agents: " + ", ".join(f"P{p + 1} {a}" for p, a in enumerate(agents))
+    if skill:
+        line += "; skill check against random play in this run: " + "; ".join(s["sentence"] for s in skill)
+    return line
+
+
+def declared_rows(m: dict) -> list[tuple[str, str, str, str, str]]:
+    """The declared metrics of ``m`` as rows ``(name, description, mean, per seat, winners)``."""
+    rows = []
+    for d in m.get("declared") or ():
+        seats = ", ".join(f"P{p + 1} {_ci(e, False)}" for p, e in enumerate(d["per_seat"])) if d["per_seat"] else "-"
+        rows.append((d["name"], d["description"], _ci(d["mean"], False), seats,
+                     _ci(d["winner"], False) if d["winner"] else "-"))
+    return rows
+
+
+def analysis_tables(title: str, m: dict, agents: list[str], actions: int = 12, skill: list[dict] | None = None) -> list:
+    """The rich tables of one analysis: first the warning when most games ended by the action
+    limit (:func:`cap_warning`) and the agents with their skill check (:func:`agents_line`,
+    ``skill`` from :func:`interpreter.analysis.runner.skill_check`), then seats (win rates and mean
+    scores by seat and by turn position), how the games ended, the metrics (then, where games
+    had no score trace, a line saying why), the declared metrics, and the ``actions`` actions
+    whose use differs most between winners and losers."""
     from rich.table import Table
     from rich.text import Text
 
+    head: list = []
+    warning = cap_warning(m, agents)
+    if warning:
+        head.append(Text(warning, style="bold red"))
+    head.append(Text(agents_line(agents, skill)))
     seats = Table(title=title)
-    for col in ("seat", "agent", "win rate (95% CI)", "turn position", "win rate (95% CI)", "mean score", "sd"):
+    for col in ("seat", "agent", "win rate (95% CI)", "mean score", "sd", "turn position", "win rate (95% CI)",
+                "mean score (95% CI)"):
         seats.add_column(col, justify="left" if col in ("seat", "agent", "turn position") else "right")
-    for p, (w, pos, s) in enumerate(zip(m["win_rate"], m["win_rate_by_position"], m["scores"])):
-        seats.add_row(f"P{p + 1}", agents[p], _ci(w), f"moved #{p + 1}", _ci(pos) if m["position_games"] else "n/a",
-                      f"{s['mean']['value']:.2f}" if s["mean"]["n"] else "n/a", f"{s['sd']:.2f}" if s["mean"]["n"] else "n/a")
+    by_pos = m.get("score_by_position") or [None] * len(m["win_rate"])
+    for p, (w, pos, s, sp) in enumerate(zip(m["win_rate"], m["win_rate_by_position"], m["scores"], by_pos)):
+        seats.add_row(f"P{p + 1}", agents[p], _ci(w), f"{s['mean']['value']:.2f}" if s["mean"]["n"] else "n/a",
+                      f"{s['sd']:.2f}" if s["mean"]["n"] else "n/a", f"moved #{p + 1}",
+                      _ci(pos) if m["position_games"] else "n/a", _ci(sp, False) if sp and sp["n"] else "n/a")
+    ends = Table(title="How the games ended")
+    for col in ("reason", "games", "share"):
+        ends.add_column(col, justify="left" if col == "reason" else "right")
+    for r in (m.get("end_reasons") or [])[:12]:
+        ends.add_row(r["reason"] + (" (the cap)" if r["cap"] else ""), str(r["games"]), f"{r['share']:.1%}")
     table = Table(title="Metrics (95% CI; Ludii's names)")
     table.add_column("metric")
     table.add_column("value", justify="right")
@@ -273,6 +343,7 @@ def analysis_tables(title: str, m: dict, agents: list[str], actions: int = 12) -
         ("Balance (1 - spread of seat win rates)", "n/a" if m["Balance"] is None else f"{m['Balance']:.3f}"),
         ("AdvantageP1 (win rate of who moved first)", _ci(m["AdvantageP1"])),
         ("first-player advantage (AdvantageP1 - 1/n)", _ci(m["advantage_p1"])),
+        ("position spread (highest - lowest win rate by turn position)", _pct(m.get("position_spread"))),
         ("Drawishness (draws: no winner, or every seat won)", _ci(m["Drawishness"])),
         ("Duration (turns): mean, median [p10, p90]", f"{_ci(d['mean'], False)}, {d['median']} [{d['p10']}, {d['p90']}]"),
         ("decisions: mean, median [p10, p90]", f"{_ci(dec['mean'], False)}, {dec['median']} [{dec['p10']}, {dec['p90']}]"),
@@ -300,8 +371,53 @@ def analysis_tables(title: str, m: dict, agents: list[str], actions: int = 12) -
         acts.add_row(a["label"], f"{a['uses_per_game']:.2f}", _ci(a["in_winners"]), _ci(a["in_losers"]),
                      f"{diff['value']:+.1%} [{diff['low']:+.1%}, {diff['high']:+.1%}]",
                      "n/a" if diff["p"] is None else f"{diff['p']:.2g}")
-    out = [seats, table] + ([Text(note)] if note else [])
+    out = [*head, seats, ends, table] + ([Text(note)] if note else [])
+    if m.get("declared"):
+        dt = Table(title="Declared metrics (the ruleset's `metrics:`, at each game's end; 95% CI)")
+        for col in ("metric", "what", "mean per game", "per seat", "winners"):
+            dt.add_column(col, justify="left" if col in ("metric", "what") else "right")
+        for row in declared_rows(m):
+            dt.add_row(*row)
+        out.append(dt)
     return out + [acts] if m["actions"] else out
+
+
+def ladder_rows(strengths: list[str], runs: list[list[tuple[str, dict]]]) -> tuple[list[str], list[list[str]]]:
+    """A ladder's headline metrics as ``(header, rows)`` of text, one column per agent strength
+    (and side): each seat's and turn position's win rate, the first-player advantage and
+    conclusion, the position spread, Drawishness, Duration, the share of games ended by the
+    limit and each declared metric's mean.  ``runs[k]`` is strength k's ``[(side, metrics)]``."""
+    from .balance import conclusion
+
+    cols = [(s, side, m) for s, run in zip(strengths, runs) for side, m in run]
+    header = ["metric"] + [s if len(runs[0]) == 1 else f"{s}, {side}" for s, side, _ in cols]
+    first = cols[0][2]
+    seats = range(len(first["win_rate"]))
+    rows = [(f"P{p + 1} win rate", lambda m, p=p: _ci(m["win_rate"][p])) for p in seats]
+    rows += [(f"win rate of who moved #{p + 1}", lambda m, p=p: _ci(m["win_rate_by_position"][p]) if m["position_games"]
+              else "n/a") for p in seats]
+    rows += [("first-player advantage", lambda m: _ci(m["advantage_p1"])), ("conclusion", conclusion),
+             ("position spread", lambda m: _pct(m.get("position_spread"))),
+             ("Drawishness", lambda m: _ci(m["Drawishness"])),
+             ("Duration (turns)", lambda m: _ci(m["Duration"]["mean"], False)),
+             ("ended by the action limit", lambda m: f"{m['capped']['share']:.0%}")]
+    for d in first.get("declared") or ():
+        rows.append((d["name"], lambda m, name=d["name"]: next((_ci(x["mean"], False) for x in m.get("declared") or ()
+                                                                if x["name"] == name), "n/a")))
+    return header, [[words, *[cell(m) for _, _, m in cols]] for words, cell in rows]
+
+
+def ladder_table(strengths: list[str], runs: list[list[tuple[str, dict]]]):
+    """A rich table of :func:`ladder_rows`."""
+    from rich.table import Table
+
+    header, rows = ladder_rows(strengths, runs)
+    t = Table(title="Headline metrics under each agent strength (95% CI)")
+    for k, col in enumerate(header):
+        t.add_column(col, justify="left" if k == 0 else "right")
+    for row in rows:
+        t.add_row(*row)
+    return t
 
 
 def comparison_table(names: tuple[str, str], rows: list[dict]):
@@ -354,13 +470,13 @@ def sweep_table(param: str, values: list, analyses: list):
 def _target_cell(e, name: str) -> str:
     """Target metric ``name``'s estimate ``e`` as ``value [low, high]`` (shares in %, signed
     for the first-player advantage)."""
-    from .tune import TARGET_METRICS
+    from .tune import is_share
 
     if e is None:
         return "n/a"
     if name == "first_player_advantage":
         return f"{e['value']:+.1%} [{e['low']:+.1%}, {e['high']:+.1%}]"
-    if TARGET_METRICS[name][2]:
+    if is_share(name):
         return f"{e['value']:.1%} [{e['low']:.1%}, {e['high']:.1%}]"
     return f"{e['value']:.3g} [{e['low']:.3g}, {e['high']:.3g}]"
 
@@ -377,7 +493,7 @@ def tune_tables(title: str, result: dict) -> list:
     from rich.table import Table
     from rich.text import Text
 
-    from .tune import TARGET_METRICS, estimate_of
+    from .tune import TARGET_METRICS, estimate_of, metric_words
 
     targets = result["targets"]
     spaces = [s["name"] for s in result["spaces"]]
@@ -393,13 +509,40 @@ def tune_tables(title: str, result: dict) -> list:
         mark = "best" if t["number"] == best_n else ("front" if t["number"] in front else "")
         trials.add_row(str(t["number"] + 1), *[str(t["params"][s]) for s in spaces], str(t["games"]), ended, *cells,
                        "yes" if t["meets"] else "no", style="bold" if mark == "best" else None)
-    out: list = [trials]
+    out: list = []
     best = result["best"]
+    refused = result.get("refused") or []
+    if refused:
+        shown = "; ".join(f"{_setting(r['params'])} ({r['capped']['share']:.0%})" for r in refused)
+        out.insert(0, Text(f"WARNING: most games of {len(refused)} setting(s) ended by the action limit, not by the rules, "
+                        f"so none of them is called best (--allow-capped to rank them anyway): {shown}",
+                        style="bold red"))
+    out.append(trials)
+    for group in result.get("identical") or []:
+        out.append(Text("identical games: " + "; ".join(_setting(p) for p in group) + " played the same games, "
+                        "game by game (the parameter changes nothing the agents met)", style="bold"))
     if best is None:
-        out.append(Text("no trial finished: nothing to recommend", style="bold red"))
+        out.append(Text("no trial finished: nothing to recommend" if not refused else
+                        "no setting whose games ended by the rules: nothing to recommend", style="bold red"))
         return out
     goal = ", ".join(t["text"] for t in targets)
+    meeting = result.get("meeting") or []
     if result["meets"]:
+        if len(meeting) > 1:
+            mt_ = Table(title=f"Every setting tried that meets {goal} ({len(meeting)})")
+            for col in [*spaces] + [f"{t['text']} (95% CI)" for t in targets]:
+                mt_.add_column(col, justify="right")
+            for t in sorted(meeting, key=lambda t: [repr(t["params"][s]) for s in spaces]):
+                mt_.add_row(*[str(t["params"][s]) for s in spaces],
+                            *[_target_cell(t["targets"][g["metric"]], g["metric"]) for g in targets])
+            out.append(mt_)
+            span = ", ".join(f"{k} {v[0]}..{v[-1]}" if len(v) > 1 else f"{k} {v[0]}"
+                             for k, v in result.get("meeting_range", {}).items())
+            choice = result.get("choice") or {}
+            base = choice.get("base") or {}
+            now = f" (the ruleset's current value: {_setting(base)})" if base and choice.get("rule") == "nearest" else ""
+            out.append(Text(f"{len(meeting)} settings meet {goal} (range {span}); chosen by the rule "
+                            f"'{choice.get('rule')}': {choice.get('words')}{now}"))
         out.append(Text(f"best setting: {_setting(best['params'])} meets {goal} (each 95% interval reaches its target)",
                         style="bold green"))
     else:
@@ -431,12 +574,19 @@ def tune_tables(title: str, result: dict) -> list:
     conf = result["confirmation"]
     if conf:
         mt.add_column(f"confirmation, fresh seeds ({conf['games']} games)", justify="right")
-    for name, (_, words, _) in TARGET_METRICS.items():
+    for name in [*TARGET_METRICS, *(result.get("declared") or {})]:
+        words = metric_words(name, result.get("declared"))
         row = [words, _target_cell(estimate_of(best["metrics"], name), name)]
         if conf:
             row.append(_target_cell(estimate_of(conf["metrics"], name), name))
         mt.add_row(*row)
     out.append(mt)
+    ends = ", ".join(f"{r['reason']}{' (the cap)' if r['cap'] else ''} {r['share']:.0%}"
+                     for r in (best["metrics"].get("end_reasons") or [])[:5])
+    out.append(Text(f"how the best setting's games ended: {ends or 'n/a'}"))
+    if (best["metrics"].get("capped") or {}).get("majority"):
+        out.insert(0, Text(f"WARNING: most games of the best setting {_setting(best['params'])} ended by the action limit, "
+                           f"not by the rules (ranked anyway: --allow-capped)", style="bold red"))
     if conf:
         verdict = "still meets" if conf["meets"] else "does not meet"
         out.append(Text(f"confirmation on fresh seeds (games {conf['indices'][0]}..{conf['indices'][1] - 1}): "
@@ -455,9 +605,9 @@ def tune_tables(title: str, result: dict) -> list:
 def plot_tune(path: Path, result: dict, space: dict, target: dict) -> None:
     """Target ``target``'s metric (95% interval) of each trial against parameter ``space``, with
     the target drawn as a band; pruned trials hollow."""
-    from .tune import TARGET_METRICS
+    from .tune import is_share, metric_words
 
-    share = TARGET_METRICS[target["metric"]][2]
+    share = is_share(target["metric"])
     fig, ax = plt.subplots(figsize=(5.5, 3.6))
     choice = space["kind"] == "choice"
     labels = [repr(c) for c in space["choices"]]
@@ -493,7 +643,7 @@ def plot_tune(path: Path, result: dict, space: dict, target: dict) -> None:
 
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel(space["name"])
-    ax.set_ylabel(TARGET_METRICS[target["metric"]][1] + (" (share)" if share else ""))
+    ax.set_ylabel(metric_words(target["metric"]) + (" (share)" if share else ""))
     ax.set_title(f"{target['text']} against {space['name']}")
     ax.legend(fontsize="small")
     _save(fig, path)

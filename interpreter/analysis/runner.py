@@ -26,9 +26,10 @@ from pathlib import Path
 from ..errors import TapsterError
 from .balance import EXPORT_FIELDS, GameRecord, Tally, metrics, play_games
 from .simulate import SimSpec, remember_ruleset
+from .stats import proportion
 
 __all__ = ["BACKENDS", "run_games", "batch_size", "Exporter", "play_run", "narrow_enough", "auto_rounds", "ray_session",
-           "comparison_decided"]
+           "comparison_decided", "skill_check"]
 
 BACKENDS = ("local", "ray")
 
@@ -309,3 +310,44 @@ def auto_rounds(first: int, cap: int) -> Iterator[range]:
         yield range(done, done + size)
         done += size
         size = done
+
+
+def skill_check(spec: SimSpec, agent: str, games: int, *, jobs: int = 1, backend: str = "local",
+                ray_address: str | None = None, ruleset=None) -> dict:
+    """How agent ``agent`` does against random play, on the run ``spec`` (its ruleset, seats and
+    seed): ``games`` games, split evenly over the seats, the agent at one seat and ``random`` at
+    every other (game i of seat k's share seeded as the run's game i).
+
+    Returns ``{"agent", "games", "win_rate", "expected", "verdict", "sentence"}``: ``win_rate``
+    the agent's share of the wins in games ended by the rules (Wilson 95% interval, a shared win
+    counting 1/k), ``expected`` 1/n (random against random), ``verdict`` ``stronger``,
+    ``weaker`` or ``no different`` (the interval above, below or around 1/n).
+
+    Raises:
+        TapsterError: as :func:`run_games`, or a game failed.
+        KeyboardInterrupt: Ctrl-C.
+    """
+    n = spec.players
+    per_seat = max(1, games // n)
+    wins = 0.0
+    counted = 0
+    for k in range(n):
+        agents = ["random"] * n
+        agents[k] = agent
+        seat = SimSpec(spec.path, spec.variant, spec.params, n, spec.seed, tuple(agents))
+        tally = Tally(n)
+        for r in run_games(seat, range(per_seat), jobs=jobs, backend=backend, ray_address=ray_address, ruleset=ruleset):
+            tally.add(r)
+        if tally.errors:
+            raise TapsterError(f"skill check of {agent}: {tally.errors} game(s) failed; the first: {tally.first_error}")
+        wins += tally.wins[k]
+        counted += tally.games - tally.limits
+    e = proportion(wins, counted)
+    expected = 1 / n
+    verdict = "stronger" if e.low > expected else ("weaker" if e.high < expected else "no different")
+    words = {"stronger": "stronger than random", "weaker": "weaker than random",
+             "no different": "not significantly different from random"}[verdict]
+    sentence = (f"{agent} wins {e.value:.1%} ± {100 * e.half_width:.1f} of {counted} games against random "
+                f"({per_seat} per seat; random's share {expected:.0%}): {words}")
+    return {"agent": agent, "games": counted, "win_rate": e.to_json(), "expected": expected, "verdict": verdict,
+            "sentence": sentence}

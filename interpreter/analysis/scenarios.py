@@ -21,6 +21,7 @@ between ``setup`` and ``flow`` (which components lie in which zones, variable va
         - position: {zones: {...}}      # rearrange mid-game, as `position` above
         - play_out: first               # play to the end: `first` or `random` legal actions
         - outcome: {winners: [1], scores: [0, 0]}
+        - metrics: {trashed_hops: [3, 0]}   # declared metrics now (a per_player one: per seat)
 
 Expectations may read the pending decision's local names (``card`` while placing a card).
 """
@@ -43,7 +44,7 @@ from ..model import Component, render
 __all__ = ["ScenarioResult", "run_scenarios", "run_scenario", "STEP_KINDS"]
 
 #: The kinds of scenario step, in the order the authoring guide lists them (docs/authoring.md, "Scenarios").
-STEP_KINDS = ("apply", "legal", "illegal", "expect", "deciding", "position", "play_out", "outcome")
+STEP_KINDS = ("apply", "legal", "illegal", "expect", "deciding", "position", "play_out", "outcome", "metrics")
 
 
 @dataclass
@@ -176,8 +177,25 @@ def run_scenario(path: Path, scen: dict, spath: tuple, doc, cache: dict | None =
                     got, want = list(got), list(want)
                 if got != want:
                     raise ScenarioFailure(f"step {j + 1}: outcome {field} is {got!r}, expected {want!r}", mark)
+        elif kind == "metrics":
+            got_all = rs.metric_values(st)
+            for name, want in (arg or {}).items():
+                if name not in got_all:
+                    known = ", ".join(got_all) or "none"
+                    raise ScenarioFailure(f"step {j + 1}: no declared metric `{name}` (declared: {known})", mark)
+                got = got_all[name]
+                want = [float(x) for x in want] if isinstance(want, list) else float(want)
+                if got != want:
+                    raise ScenarioFailure(f"step {j + 1}: metric {name} is {_plain(got)}, expected {_plain(want)}", mark)
         else:
             raise TapsterError(f"unknown step `{kind}` ({', '.join(STEP_KINDS)})", mark)
+
+
+def _plain(v: Any) -> str:
+    """A metric's value as written: whole numbers without ``.0``."""
+    if isinstance(v, list):
+        return "[" + ", ".join(_plain(x) for x in v) + "]"
+    return str(int(v)) if float(v).is_integer() else str(v)
 
 
 def _action_text(st, a: Any, mark: Mark) -> str:

@@ -34,6 +34,7 @@ Everything depends only on the seed: the same seed gives the same trials and the
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 from collections.abc import Callable
@@ -43,7 +44,7 @@ from ..errors import TapsterError
 from .balance import PerGame, Tally, compare, metrics
 
 __all__ = ["Space", "Target", "parse_space", "parse_target", "TARGET_METRICS", "TuneSettings", "Tuner", "estimate_of",
-           "sequential_rounds"]
+           "sequential_rounds", "CHOICE_RULES", "is_share", "metric_words"]
 
 #: Target metric names -> (key in :func:`interpreter.analysis.balance.metrics`, words, is a share).
 TARGET_METRICS = {
@@ -56,16 +57,44 @@ TARGET_METRICS = {
     "lead_change": ("LeadChange", "LeadChange (per turn)", False),
     "drama": ("Drama", "Drama", False),
     "decisiveness": ("Decisiveness", "Decisiveness", False),
+    "position_spread": ("position_spread", "spread of win rates across turn positions (highest - lowest)", True),
+}
+
+#: The rules :class:`Tuner` may choose by among the settings that meet every target (``--choose``).
+CHOICE_RULES = {
+    "nearest": "the setting nearest the ruleset's current value, then the one nearest the middle of the range that "
+               "meets the targets",
+    "middle": "the setting nearest the middle of the range that meets the targets",
+    "closest": "the setting whose estimates lie closest to the targets",
 }
 
 
 def estimate_of(m: dict, name: str) -> dict | None:
     """Target metric ``name``'s estimate (``{"value", "low", "high", ...}``) in metrics ``m``
-    (a distribution's mean), or None when the games gave none."""
+    (a distribution's mean; a declared metric's per-game mean), or None when the games gave none."""
+    if name not in TARGET_METRICS:
+        for d in m.get("declared") or ():
+            if d["name"] == name:
+                return d["mean"]
+        return None
     e = m.get(TARGET_METRICS[name][0])
     if isinstance(e, dict) and isinstance(e.get("mean"), dict):
         e = e["mean"]
     return e
+
+
+def is_share(name: str) -> bool:
+    """Whether target metric ``name`` is a share (0..1; a declared metric is not)."""
+    return name in TARGET_METRICS and TARGET_METRICS[name][2]
+
+
+def metric_words(name: str, declared: dict | None = None) -> str:
+    """The words a report prints for target metric ``name`` (a declared metric: its name and
+    description from ``declared``, name -> ``{"description"}``)."""
+    if name in TARGET_METRICS:
+        return TARGET_METRICS[name][1]
+    desc = ((declared or {}).get(name) or {}).get("description")
+    return f"{name} ({desc})" if desc else name
 
 
 def _number(text: str, what: str) -> int | float:
@@ -187,9 +216,10 @@ class Target:
                 "high": None if math.isinf(self.high) else self.high, "text": self.text}
 
 
-def parse_target(text: str) -> Target:
+def parse_target(text: str, declared: tuple | list | dict = ()) -> Target:
     """``METRIC=V``, ``METRIC=LO..HI``, ``METRIC<=X`` or ``METRIC>=X`` (metrics: the keys of
-    :data:`TARGET_METRICS`; shares as fractions: ``drawishness<=0.05``).
+    :data:`TARGET_METRICS` and the names in ``declared``, the ruleset's declared metrics; shares
+    as fractions: ``drawishness<=0.05``).
 
     Raises:
         TapsterError: an unknown metric (the known ones listed), a bad number, an empty range.
@@ -201,8 +231,9 @@ def parse_target(text: str) -> Target:
     else:
         raise TapsterError(f"--target {text!r}: write METRIC=V, METRIC=LO..HI, METRIC<=X or METRIC>=X")
     name = name.strip()
-    if name not in TARGET_METRICS:
-        raise TapsterError(f"--target {text!r}: no metric {name!r}; metrics: {', '.join(TARGET_METRICS)}")
+    if name not in TARGET_METRICS and name not in declared:
+        known = ", ".join([*TARGET_METRICS, *declared])
+        raise TapsterError(f"--target {text!r}: no metric {name!r}; metrics: {known}")
     what = f"--target {name}"
     if op == "<=":
         return Target(name, -math.inf, float(_number(rest.strip(), what)), text)
@@ -231,7 +262,10 @@ class TuneSettings:
     ``budget``: games over all trials (None: no limit); ``seconds``: wall-clock limit (None: no
     limit; not deterministic); ``trials``: most distinct settings tried; ``confirm``: games of the
     confirmation run (0: none); ``prune``: Optuna's median pruner (one target only); ``alpha``:
-    the sequential test's error rate; ``precision``: with auto, the half-width that is enough."""
+    the sequential test's error rate; ``precision``: with auto, the half-width that is enough;
+    ``choose``: the rule (:data:`CHOICE_RULES`) that picks among settings meeting every target;
+    ``allow_capped``: rank settings whose games mostly ended by the action limit too (by
+    default none of them is called best)."""
 
     seed: int
     games: int | None = 400
@@ -244,6 +278,8 @@ class TuneSettings:
     prune: bool = True
     alpha: float = 0.05
     first: int = 100
+    choose: str = "nearest"
+    allow_capped: bool = False
 
 
 @dataclass
@@ -259,6 +295,11 @@ class Trial:
     decision: str | None = None
     distances: list = field(default_factory=list)
     metrics: dict = field(default_factory=dict)
+    fingerprint: str = ""
+
+    def capped(self) -> bool:
+        """Most of its games ended by the action limit, not by the rules."""
+        return bool((self.metrics.get("capped") or {}).get("majority"))
 
     def meets(self, targets: list[Target]) -> bool:
         """Every target is met (its 95% interval reaches it)."""
@@ -268,7 +309,7 @@ class Trial:
         """The trial as JSON data, with each target metric's interval."""
         return {"number": self.number, "params": self.params, "games": self.games, "state": self.state,
                 "decision": self.decision, "distances": [None if math.isinf(d) else d for d in self.distances],
-                "meets": self.meets(targets),
+                "meets": self.meets(targets), "capped": self.metrics.get("capped"),
                 "targets": {t.metric: estimate_of(self.metrics, t.metric) for t in targets}}
 
 
@@ -276,7 +317,7 @@ def _scale(t: Target) -> float:
     """The unit target ``t``'s distances are measured in when targets are weighed together: 1 for
     a share (a distance of 0.1 is 10 points), the target's size for a count (at least 1: 2 turns
     off a target of 20 weigh 0.1)."""
-    if TARGET_METRICS[t.metric][2]:
+    if is_share(t.metric):
         return 1.0
     ends = [abs(x) for x in (t.low, t.high) if math.isfinite(x)]
     return max([1.0, *ends])
@@ -293,18 +334,34 @@ _COMPARED = {"first_player_advantage": "advantage_p1", "advantage_p1": "advantag
              "drama": "drama", "decisiveness": "decisiveness"}
 
 
+def _compared(metric: str) -> str | None:
+    """The :func:`interpreter.analysis.balance.compare` row of target ``metric`` (None: no paired row,
+    as for ``position_spread``)."""
+    if metric in _COMPARED:
+        return _COMPARED[metric]
+    return None if metric in TARGET_METRICS else f"metric:{metric}"
+
+
 class Tuner:
     """The search.  ``play(params, indices, tally, export)`` plays games ``indices`` of the
     setting ``params`` (the base parameters overridden) into ``tally``, calls ``export(record)``
     with each game's record, and returns False when Ctrl-C stopped it; ``players`` is the
-    number of seats; ``on_trial(trial)`` is told each finished trial.  :meth:`run` returns the result (see :meth:`result`).
+    number of seats; ``on_trial(trial)`` is told each finished trial; ``info``: the ruleset's
+    declared metrics (:func:`interpreter.analysis.balance.declared_info`); ``base``: the ruleset's
+    current value of each searched parameter (for the ``nearest`` choice rule).  :meth:`run`
+    returns the result (see :meth:`result`).
 
     Raises:
-        TapsterError: no space or no target; Optuna is not installed (``pip install 'tapster[tune]'``).
+        TapsterError: no space or no target, an unknown choice rule; Optuna is not installed
+            (``pip install 'tapster[tune]'``).
     """
 
     def __init__(self, spaces: list[Space], targets: list[Target], play: Play, players: int, settings: TuneSettings,
-                 on_trial: Callable[[Trial], None] | None = None):
+                 on_trial: Callable[[Trial], None] | None = None, info: dict | None = None, base: dict | None = None):
+        if settings.choose not in CHOICE_RULES:
+            raise TapsterError(f"--choose {settings.choose!r}: rules: {', '.join(CHOICE_RULES)}")
+        self.info = dict(info or {})
+        self.base = dict(base or {})
         if not spaces:
             raise TapsterError("tune needs at least one --param NAME=LO..HI or NAME=A,B")
         if not targets:
@@ -349,16 +406,23 @@ class Tuner:
 
     def _trial(self, number: int, params: dict, otrial) -> Trial:
         trial = Trial(number, params)
-        tally = Tally(self.players)
-        per_game = PerGame(self.players)
+        tally = Tally(self.players, info=self.info)
+        per_game = PerGame(self.players, tuple(self.info))
         self.samples[number] = (tally, per_game)
+        digest = hashlib.sha256()
+
+        def record(r) -> None:
+            per_game.add(r)
+            digest.update(repr((r.index, r.scores, r.winners, r.decisions, r.turns, r.reason, r.error,
+                                sorted(r.metrics.items()))).encode())
+
         for step, indices in enumerate(self.rounds):
             if self.s.budget is not None:
                 left = self.s.budget - self.played
                 if left <= 0:
                     break
                 indices = indices[:left]
-            done = self.play(params, indices, tally, per_game.add)
+            done = self.play(params, indices, tally, record)
             self.played += len(indices) if done else tally.games + tally.errors - trial.games
             trial.games = tally.games + tally.errors
             if not done:
@@ -383,6 +447,7 @@ class Tuner:
         if not trial.metrics:
             trial.metrics = metrics(tally)
             trial.distances = [t.distance(estimate_of(trial.metrics, t.metric)) for t in self.targets]
+        trial.fingerprint = digest.hexdigest()
         return trial
 
     def _out_of_time(self) -> bool:
@@ -467,7 +532,7 @@ class Tuner:
     def _confirm(self, best: Trial) -> None:
         n = self.s.confirm if self.s.confirm is not None else max(best.games, self.rounds[0].stop)
         offset = self.rounds[-1].stop
-        tally = Tally(self.players)
+        tally = Tally(self.players, info=self.info)
         try:
             done = self.play(best.params, range(offset, offset + n), tally)
         except KeyboardInterrupt:
@@ -490,20 +555,103 @@ class Tuner:
                                            for u in done)]
 
     def ranked(self) -> list[Trial]:
-        """The finished (not pruned) trials, best first: those meeting every target first, then
-        the smallest largest distance (each target's in its unit: a share's in shares, a count's
-        relative to the target), then the smallest total, then the earliest.  The first is on
-        the front unless a trial closer to every target misses one that it meets."""
-        return sorted((t for t in self.trials if t.state == "complete"), key=self._rank_key())
+        """The finished (not pruned) trials, best first: those meeting every target first, ordered
+        among themselves by the choice rule (``settings.choose``, :data:`CHOICE_RULES`), then the
+        rest by the smallest largest distance (each target's in its unit: a share's in shares, a
+        count's relative to the target), then the smallest total, then the earliest.  Trials
+        whose games mostly ended by the action limit are left out unless
+        ``settings.allow_capped``."""
+        done = [t for t in self.trials if t.state == "complete" and (self.s.allow_capped or not t.capped())]
+        key = self._rank_key()
+        meeting = sorted((t for t in done if t.meets(self.targets)), key=self._choice_key(done))
+        rest = sorted((t for t in done if not t.meets(self.targets)), key=key)
+        return meeting + rest
+
+    def refused(self) -> list[Trial]:
+        """The finished trials left out of the ranking because most of their games ended by the
+        action limit (none with ``settings.allow_capped``)."""
+        if self.s.allow_capped:
+            return []
+        return sorted((t for t in self.trials if t.state == "complete" and t.capped()), key=lambda t: self._position(t.params))
 
     def best(self) -> Trial | None:
-        """The recommended trial: the first of :meth:`ranked` (None before any trial finished)."""
+        """The recommended trial: the first of :meth:`ranked` (None before any trial finished, or
+        when every finished trial was refused as capped)."""
         ranked = self.ranked()
         return ranked[0] if ranked else None
 
+    def _position(self, params: dict) -> list[float]:
+        """A setting as numbers, one per space, each scaled to its range (a choice: its index)."""
+        out = []
+        for sp in self.spaces:
+            v = params[sp.name]
+            if sp.kind == "choice":
+                out.append(float([repr(c) for c in sp.choices].index(repr(v))))
+            else:
+                width = (sp.high - sp.low) or 1
+                out.append((v - sp.low) / width)
+        return out
+
+    def meeting_range(self) -> dict:
+        """Per searched parameter, the lowest and highest value among the settings meeting every
+        target (``{name: [low, high]}``; a choice: the values in the space's order)."""
+        meeting = [t for t in self.trials if t.state == "complete" and t.meets(self.targets)]
+        out = {}
+        for sp in self.spaces:
+            vals = [t.params[sp.name] for t in meeting]
+            if not vals:
+                continue
+            if sp.kind == "choice":
+                order = [repr(c) for c in sp.choices]
+                out[sp.name] = [v for v in sp.choices if repr(v) in {repr(x) for x in vals}]
+                out[sp.name].sort(key=lambda v: order.index(repr(v)))
+            else:
+                out[sp.name] = [min(vals), max(vals)]
+        return out
+
+    def _choice_key(self, pool: list[Trial]):
+        rank = self._rank_key()
+        rule = self.s.choose
+        meeting = [t for t in pool if t.meets(self.targets)]
+        positions = [self._position(t.params) for t in meeting]
+        middle = [(min(c) + max(c)) / 2 for c in zip(*positions)] if positions else []
+        base = None
+        if all(sp.name in self.base for sp in self.spaces):
+            try:
+                base = self._position(self.base)
+            except (ValueError, TypeError):
+                base = None
+
+        def dist(x: list[float], y: list[float] | None) -> float:
+            return 0.0 if y is None else sum(abs(a - b) for a, b in zip(x, y))
+
+        def key(t: Trial) -> tuple:
+            pos = self._position(t.params)
+            if rule == "closest":
+                return rank(t)
+            if rule == "middle":
+                return (round(dist(pos, middle), 12), rank(t))
+            return (round(dist(pos, base), 12), round(dist(pos, middle), 12), rank(t))
+
+        return key
+
+    def identical(self) -> list[list[dict]]:
+        """Groups of finished trials (two or more) whose games were identical, game by game (the
+        same scores, winners, lengths, end reasons and declared metrics): their settings, in
+        the order of the searched values."""
+        groups: dict = {}
+        for t in self.trials:
+            if t.state == "complete" and t.fingerprint:
+                groups.setdefault((t.fingerprint, t.games), []).append(t)
+        return [[g.params for g in sorted(group, key=lambda g: self._position(g.params))]
+                for group in groups.values() if len(group) > 1]
+
     def _keep_samples(self) -> None:
-        # Only the two best trials' games are compared: drop the rest (memory stays bounded).
-        keep = {t.number for t in self.ranked()[:2]}
+        # Only the two best trials' games are compared; which two meet the targets best depends on
+        # the range that meets them (the choice rule), so every meeting trial's games are kept,
+        # and the two best of the others: drop the rest (memory stays bounded by the trials).
+        ranked = self.ranked()
+        keep = {t.number for t in ranked[:2]} | {t.number for t in ranked if t.meets(self.targets)}
         for number in [n for n in self.samples if n not in keep]:
             del self.samples[number]
 
@@ -515,10 +663,12 @@ class Tuner:
         if len(ranked) < 2:
             return None
         best, second = ranked[:2]
+        if best.number not in self.samples or second.number not in self.samples:
+            return None
         (ta, pa), (tb, pb) = self.samples[best.number], self.samples[second.number]
         rows = {r["key"]: r for r in compare(ta, tb, pairs=(pa, pb))}
         return {"params": second.params, "number": second.number,
-                "rows": {t.metric: rows[_COMPARED[t.metric]] for t in self.targets}}
+                "rows": {t.metric: rows[_compared(t.metric)] for t in self.targets if _compared(t.metric) in rows}}
 
     def _rank_key(self):
         def key(t: Trial) -> tuple:
@@ -528,10 +678,15 @@ class Tuner:
         return key
 
     def result(self) -> dict:
-        """``{"spaces", "targets", "trials", "best", "meets", "front", "conflict", "runner_up", "confirmation",
-        "games_played", "seconds", "stopped_by", "interrupted", "sequential"}`` (JSON data): ``meets``
-        whether the best meets every target; ``conflict`` whether the front has more than one
-        setting (the targets pull apart); ``sequential``: the rounds and the level of each look."""
+        """``{"spaces", "targets", "trials", "best", "meets", "front", "conflict", "meeting",
+        "meeting_range", "choice", "refused", "allow_capped", "identical", "declared", "runner_up",
+        "confirmation", "games_played", "seconds", "stopped_by", "interrupted", "sequential"}`` (JSON
+        data): ``meets`` whether the best meets every target; ``conflict`` whether the front has
+        more than one setting (the targets pull apart); ``meeting``: every trial meeting every
+        target (with its intervals); ``choice``: the rule that chose among them; ``refused``: the
+        trials left out because most of their games hit the action limit; ``identical``: groups
+        of settings that played identical games; ``sequential``: the rounds and the level of
+        each look."""
         best = self.best()
         front = self.front()
         return {
@@ -541,6 +696,13 @@ class Tuner:
             "meets": bool(best and best.meets(self.targets)),
             "front": [t.to_json(self.targets) for t in front] if len(self.targets) > 1 else [],
             "conflict": len(self.targets) > 1 and len(front) > 1,
+            "meeting": [t.to_json(self.targets) for t in self.trials
+                        if t.state == "complete" and t.meets(self.targets) and (self.s.allow_capped or not t.capped())],
+            "meeting_range": self.meeting_range(),
+            "choice": {"rule": self.s.choose, "words": CHOICE_RULES[self.s.choose], "base": self.base},
+            "refused": [{"params": t.params, "capped": t.metrics.get("capped")} for t in self.refused()],
+            "allow_capped": self.s.allow_capped,
+            "identical": self.identical(), "declared": self.info,
             "runner_up": self.runner_up(), "confirmation": self.confirmation, "games_played": self.played,
             "seconds": getattr(self, "seconds", None),
             "stopped_by": self.stopped_by, "interrupted": self.interrupted,

@@ -49,6 +49,7 @@ from .common import (
     _json_opt,
     _load,
     _param_opt,
+    _parse_agents,
     _parse_params,
     _players_opt,
     _progress,
@@ -120,6 +121,18 @@ def simulate(ruleset, games, players, variant, seed, jobs, agents, as_json, para
     return EXIT_INTERRUPTED if interrupted else EXIT_OK
 
 
+def speed(count: int, seconds: float, unit: str) -> str:
+    """How fast ``count`` ``unit``s took ``seconds``, in the unit that reads right: ``"120
+    games/s"``, or below one a second ``"2.5 s per game"`` (never ``"0 games/s"``); ``"n/a"``
+    for no count or no time."""
+    if count <= 0 or seconds <= 0:
+        return "n/a"
+    rate = count / seconds
+    if rate < 1:
+        return f"{seconds / count:.3g} s per {unit}"
+    return f"{rate:.0f} {unit}s/s"
+
+
 class _Nothing:
     def __enter__(self):
         return self
@@ -149,7 +162,7 @@ def _print_summary(out: Console, rs: Ruleset, s: dict) -> None:
         f"win rate: {SHARED_WIN_NOTE}",
         f"game length: mean {length['mean']:.1f} actions, min {length['min']}, max {length['max']}",
         f"draws: {s['draws']} ({s['draws'] / s['games']:.1%}; {DRAW_NOTE})",
-        f"{s['games']} playouts in {s['seconds']:.2f} s: {num(s['playouts_per_second'], '{:.0f}')} playouts/s",
+        f"{s['games']} playouts in {s['seconds']:.2f} s: {speed(s['games'], s['seconds'], 'playout')}",
     ]
     for line in lines:
         out.print(Text(line))
@@ -198,14 +211,32 @@ _balance_opts = [
     click.option("--ray-address", metavar="ADDRESS", help="The Ray cluster (default: RAY_ADDRESS, else a local Ray)."),
     click.option("--report", "report_dir", type=click.Path(file_okay=False), help="Write an HTML report with PNG plots to DIR."),
     click.option("--export", "export_file", type=click.Path(dir_okay=False), help="Write one line per game (FILE.jsonl or FILE.csv)."),
+    click.option("--skill-games", type=click.IntRange(0, MAX_GAMES), default=100, show_default=True,
+                 help="Games of each agent's skill check against random play (0: none)."),
     _json_opt,
 ]
 
 
-def _balance_options(f):
+def _parse_agent_sets(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> list[list[str]]:
+    """Each ``--agents A,B,...`` as a list of agents (``[["random"]]`` when none is given)."""
+    return [_parse_agents(ctx, param, v) for v in values] or [["random"]]
+
+
+_ladder_agents_opt = click.option(
+    "--agents", "-a", multiple=True, callback=_parse_agent_sets, metavar="A,B,...",
+    help="Agents by seat, comma-separated (parameters after colons; the last one repeats). Twice "
+         "(--agents greedy --agents ismcts:seconds=0.1) reports the headline metrics under both, side by side. "
+         "Default: random.")
+
+
+def _balance_options(f, ladder: bool = False):
     for opt in reversed(_balance_opts):
-        f = opt(f)
+        f = (_ladder_agents_opt if ladder and opt is _auto_agents_opt else opt)(f)
     return f
+
+
+def _ladder_options(f):
+    return _balance_options(f, ladder=True)
 
 
 class _Run:
@@ -213,7 +244,7 @@ class _Run:
     exporter; ``play(name, rs, variant, params)`` -> (tally, finished)."""
 
     def __init__(self, ruleset, players, seed, agents, jobs, backend, ray_address, games, precision, max_games,
-                 export_file, as_json):
+                 export_file, as_json, skill_games: int = 0):
         self.ruleset, self.players, self.agents = ruleset, players, agents
         self.seed = _fresh_seed() if seed is None else seed
         self.jobs = jobs or os.cpu_count() or 1
@@ -222,6 +253,7 @@ class _Run:
         self.export_file, self.as_json = export_file, as_json
         self.interrupted = False
         self.played = 0
+        self.skill_games = skill_games
         self.progress = None if as_json else Progress(
             TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("ETA"),
             TimeRemainingColumn(), console=_stderr())  # fmt: skip
@@ -242,7 +274,7 @@ class _Run:
         order.  With --games auto the sides play the same rounds in turn (200 games, then
         doubling, up to --max-games) and stop together when every side's win rates are within
         --precision or ``decided(tallies, rounds)`` (the number of rounds) says the comparison is."""
-        from ..analysis.balance import Tally
+        from ..analysis.balance import Tally, declared_info
         from ..analysis.runner import auto_rounds, narrow_enough, play_run
 
         states = []
@@ -255,7 +287,7 @@ class _Run:
                 write = export
                 export = (lambda r, pg=per_game, w=write: (pg.add(r), w(r))) if write else per_game.add
             advance = (lambda k, task=task: self.progress.advance(task, k)) if self.progress else None
-            states.append((spec, rs, Tally(n), task, export, advance))
+            states.append((spec, rs, Tally(n, info=declared_info(rs)), task, export, advance))
         tallies = [state[2] for state in states]
         rounds = [range(self.games)] if self.games is not None else list(auto_rounds(min(200, self.max_games), self.max_games))
         for indices in rounds:
@@ -279,6 +311,30 @@ class _Run:
                 raise TapsterError(f"{tally.errors} game(s) failed; the first: {tally.first_error}")
         return tallies
 
+    def skill(self, rs: Ruleset, n: int, names: list[str], variant, params: dict) -> list[dict]:
+        """The skill check (:func:`interpreter.analysis.runner.skill_check`) of each distinct agent
+        of ``names`` but ``random``, on this run's seed, with ``--skill-games`` games (none: [])."""
+        from ..analysis.runner import skill_check
+
+        if not self.skill_games or self.interrupted:
+            return []
+        spec = SimSpec(str(Path(rs.path).resolve()), variant, tuple(sorted(params.items())), n, self.seed, tuple(names))
+        out = []
+        for agent in dict.fromkeys(names):
+            if agent == "random":
+                continue
+            task = self.progress.add_task(f"skill check: {agent}", total=None) if self.progress else None
+            try:
+                out.append(skill_check(spec, agent, self.skill_games, jobs=self.jobs, backend=self.backend,
+                                       ray_address=self.ray_address, ruleset=rs))
+            except KeyboardInterrupt:
+                self.interrupted = True
+                break
+            finally:
+                if self.progress:
+                    self.progress.remove_task(task)
+        return out
+
     def __enter__(self):
         if self.export_file:
             from ..analysis.runner import Exporter
@@ -300,11 +356,12 @@ class _Run:
     def head(self) -> dict:
         return {"ruleset": self.ruleset, "players": self.players, "seed": self.seed, "agents": self.agents, "jobs": self.jobs,
                 "backend": self.backend, "seconds": self.seconds, "games_played": self.played,
-                "games_per_second": self.played / self.seconds if self.seconds > 0 else None, "interrupted": self.interrupted}
+                "games_per_second": self.played / self.seconds if self.seconds > 0 else None,
+                "seconds_per_game": self.seconds / self.played if self.played else None, "interrupted": self.interrupted}
 
     def footer(self, out: Console) -> None:
         out.print(Text(f"seed {self.seed}; {self.played} games in {self.seconds:.1f} s "
-                       f"({self.played / max(self.seconds, 1e-9):.0f} games/s, {self.jobs} {self.backend} job(s)); "
+                       f"({speed(self.played, self.seconds, 'game')}, {self.jobs} {self.backend} job(s)); "
                        f"win rates: {SHARED_WIN_NOTE}; {DRAW_NOTE}"))
         if self.interrupted:
             out.print(Text("interrupted: the summary covers the games finished before Ctrl-C", style="bold red"))
@@ -321,49 +378,87 @@ def _side_name(variant: str | None, params: dict) -> str:
 @_variant_opt
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE[,VALUE...]", callback=_parse_sweep,
               help="Override a parameter; several values (turns=6,8,10) sweep it: one analysis per value.")
-@_balance_options
+@_ladder_options
+@click.option("--ladder", is_flag=True,
+              help="Report the headline metrics under two agent strengths side by side: random and greedy, "
+                   "unless two --agents are given.")
 def analyse(ruleset, variant, params, games, precision, max_games, players, seed, agents, jobs, backend, ray_address,
-            report_dir, export_file, as_json) -> int:
+            report_dir, export_file, skill_games, as_json, ladder) -> int:
     """Play many games and report the ruleset's balance (see docs/user-guide.md, "Balance analysis").
 
-    Game i of a run is seeded (SEED, i): the numbers do not depend on --jobs or --backend.
-    Ctrl-C stops at once and summarises the games finished (exit status 130)."""
-    from ..analysis.balance import metrics
-    from ..analysis.report import analysis_tables, sweep_table, write_report
+    Every report names its agents with a skill check against random play (--skill-games), lists
+    how the games ended and warns first when most ended by the action limit.  Two --agents (or
+    --ladder) play the analysis under both agent strengths and say which conclusions do not hold
+    under both.  Game i of a run is seeded (SEED, i): the numbers do not depend on --jobs or
+    --backend.  Ctrl-C stops at once and summarises the games finished (exit status 130)."""
+    from ..analysis.balance import ladder_notes, metrics
+    from ..analysis.report import analysis_tables, ladder_table, sweep_table, write_report
 
+    agent_sets = agents
+    if ladder and len(agent_sets) == 1:
+        agent_sets = [["random"], ["greedy"]] if agent_sets == [["random"]] else [["random"], agent_sets[0]]
+    if len(agent_sets) > 2:
+        raise click.BadParameter(f"{len(agent_sets)} agent strengths: give one or two --agents", param_hint="--agents")
     swept = [k for k, v in params.items() if len(v) > 1]
     if len(swept) > 1:
         raise click.BadParameter(f"sweep one parameter at a time, not {', '.join(swept)}", param_hint="--param")
     fixed = {k: v[0] for k, v in params.items() if len(v) == 1}
     values = params[swept[0]] if swept else [None]
-    run = _Run(ruleset, players, seed, agents, jobs, backend, ray_address, games, precision, max_games, export_file, as_json)
-    sides = []
-    for v in values:
-        p = dict(fixed, **({swept[0]: v} if swept else {}))
-        sides.append((_side_name(variant, p), variant, p, *run.side(variant, p)))
-    analyses, names_of = [], []
+    runs, all_names, skills = [], [], []
+    run = _Run(ruleset, players, seed, agent_sets[0], jobs, backend, ray_address, games, precision, max_games, export_file,
+               as_json, skill_games)
     with run:
-        for name, var, p, rs, n, names in sides:
-            tally = run.play(name, rs, n, names, var, p)
-            analyses.append((name, metrics(tally)))
-            names_of.append(names)
+        for agent_set in agent_sets:
+            run.agents = agent_set
+            sides = []
+            for v in values:
+                p = dict(fixed, **({swept[0]: v} if swept else {}))
+                sides.append((_side_name(variant, p), variant, p, *run.side(variant, p)))
+            analyses, names_of = [], []
+            for name, var, p, rs, n, names in sides:
+                label = name if len(agent_sets) == 1 else f"{name}, {','.join(agent_set)}"
+                tally = run.play(label, rs, n, names, var, p)
+                analyses.append((name, metrics(tally)))
+                names_of.append(names)
+                if run.interrupted:
+                    break
+            name, var, p, rs, n, names = sides[0]
+            skills.append(run.skill(rs, n, names, var, p))
+            runs.append(analyses)
+            all_names.append(names_of)
             if run.interrupted:
                 break
+    run.agents = agent_sets if len(agent_sets) > 1 else agent_sets[0]
     title = f"{sides[0][3].title}: balance report"
-    if report_dir and analyses:
-        write_report(report_dir, title, analyses, sweep=(swept[0], values[:len(analyses)]) if swept else None)
+    strengths = [",".join(dict.fromkeys(names[0])) for names in all_names]
+    notes = ladder_notes(strengths, runs) if len(runs) > 1 and all(len(r) == len(runs[0]) for r in runs) else []
+    flat = [(a if len(runs) == 1 else f"{a}, {s}", m) for s, analyses in zip(strengths, runs) for a, m in analyses]
+    flat_sides = [(a, s) for s, analyses in zip(strengths, runs) for a, _ in analyses]
+    flat_names = [names for names_of in all_names for names in names_of]
+    flat_skill = [skills[k] for k, analyses in enumerate(runs) for _ in analyses]
+    if report_dir and flat:
+        write_report(report_dir, title, flat, sweep=(swept[0], values[:len(runs[0])]) if swept and len(runs) == 1 else None,
+                     agents=flat_names, skill=flat_skill, notes=notes, ladder=(strengths, runs) if len(runs) > 1 else None)
     if as_json:
         _echo_json({**run.head(), "variant": variant, "sweep": swept[0] if swept else None,
-                    "analyses": [{"side": name, "agents": names, "metrics": m} for (name, m), names in zip(analyses, names_of)]})
+                    "analyses": [{"side": side, "strength": strength, "agents": names, "metrics": m, "skill": sk}
+                                 for (_, m), (side, strength), names, sk in zip(flat, flat_sides, flat_names, flat_skill)],
+                    "ladder": {"strengths": strengths, "notes": notes} if len(runs) > 1 else None})
     else:
         out = _stdout()
-        for (name, m), names in zip(analyses, names_of):
-            for t in analysis_tables(f"{title} ({name}, {m['games']} games)", m, names):
-                out.print(t)
-        if swept:
-            out.print(sweep_table(swept[0], values[:len(analyses)], analyses))
+        for note in notes:
+            out.print(Text(note, style="bold"))
+        for (name, m), names, sk in zip(flat, flat_names, flat_skill):
+            for item in analysis_tables(f"{title} ({name}, {m['games']} games)", m, names, skill=sk):
+                out.print(item)
+        if swept and len(runs) == 1:
+            out.print(sweep_table(swept[0], values[:len(runs[0])], runs[0]))
+        if len(runs) > 1:
+            out.print(ladder_table(strengths, runs))
+            for note in notes:
+                out.print(Text(note, style="bold"))
         run.footer(out)
-        if report_dir and analyses:
+        if report_dir and flat:
             out.print(Text(f"report: {Path(report_dir) / 'index.html'}"))
     return EXIT_INTERRUPTED if run.interrupted else EXIT_OK
 
@@ -389,9 +484,11 @@ def _parse_side(ctx: click.Context, text: str) -> tuple[str | None, dict]:
 @_balance_options
 @click.option("--unpaired", is_flag=True,
               help="Test the sides as independent samples (two-proportion z, Welch t), not as pairs of games sharing seeds.")
+@click.option("--allow-capped", is_flag=True,
+              help="With --games auto: decide even when most games of a side ended by the action limit.")
 @click.pass_context
 def compare(ctx, ruleset, sides, games, precision, max_games, players, seed, agents, jobs, backend, ray_address,
-            report_dir, export_file, as_json, unpaired) -> int:
+            report_dir, export_file, skill_games, as_json, unpaired, allow_capped) -> int:
     """Analyse each SIDE and compare every later side with the first: each metric's difference
     with its 95% interval and a test, and a sentence.  Game i of every side is seeded (SEED, i),
     so the sides are compared as pairs of games: the interval of the per-seed differences,
@@ -400,29 +497,34 @@ def compare(ctx, ruleset, sides, games, precision, max_games, players, seed, age
     and first-player win rate difference is decided (see docs/user-guide.md).  A SIDE is `base`, a variant and/or
     NAME=VALUE pairs joined by commas
     (`tapster compare beer_flights base turns=5`, `tapster compare drink_and_beat base complex`)."""
-    from ..analysis.balance import PerGame, metrics
+    from ..analysis.balance import PerGame, capped, declared_info, metrics
     from ..analysis.balance import compare as compare_tallies
-    from ..analysis.report import analysis_tables, comparison_table, write_report
+    from ..analysis.report import agents_line, analysis_tables, cap_warning, comparison_table, write_report
     from ..analysis.runner import comparison_decided
 
     if len(sides) < 2:
         raise click.UsageError("compare needs at least two sides (e.g. base turns=5)")
-    run = _Run(ruleset, players, seed, agents, jobs, backend, ray_address, games, precision, max_games, export_file, as_json)
+    run = _Run(ruleset, players, seed, agents, jobs, backend, ray_address, games, precision, max_games, export_file, as_json,
+               skill_games)
     parsed = []
     for text in sides:
         variant, p = _parse_side(ctx, text)
         parsed.append((text, variant, p, *run.side(variant, p)))
-    per_game = [None if unpaired else PerGame(n) for _, _, _, _, n, _ in parsed]
+    per_game = [None if unpaired else PerGame(n, tuple(declared_info(rs))) for _, _, _, rs, n, _ in parsed]
     for name, _, _, _, n, _ in parsed[1:]:
         if n != parsed[0][4]:
             raise TapsterError(f"side {name} has {n} players, {parsed[0][0]} {parsed[0][4]}: use --players")
 
     def decided(tallies, rounds):
+        if not allow_capped and any(capped(t)["majority"] for t in tallies):
+            return True  # no verdict on games that never ended: more of them would not give one
         return comparison_decided(tallies, None if unpaired else per_game, precision, rounds)
 
     with run:
         played = run.play_sides([(name, rs, n, names, variant, p, pg)
                                  for (name, variant, p, rs, n, names), pg in zip(parsed, per_game)], decided)
+        name0, variant0, p0, rs0, n0, names0 = parsed[0]
+        skill = run.skill(rs0, n0, names0, variant0, p0)
     tallies = [(name, names, t) for (name, _, _, _, _, names), t in zip(parsed, played)]
     if run.interrupted:  # Ctrl-C: the sides that had begun
         tallies = tallies[:1] + [side for side in tallies[1:] if side[2].games + side[2].errors]
@@ -431,18 +533,32 @@ def compare(ctx, ruleset, sides, games, precision, max_games, players, seed, age
         pairs = None if unpaired else (per_game[0], per_game[k])
         comparisons.append((tallies[0][0], name, compare_tallies(tallies[0][2], t, pairs=pairs)))
     analyses = [(name, metrics(t)) for name, _, t in tallies]
+    capped_sides = [name for name, m in analyses if m["capped"]["majority"]]
+    withheld = None
+    if capped_sides and games is None and not allow_capped:
+        withheld = (f"no verdict: most games of {', '.join(capped_sides)} ended by the action limit, not by the rules; "
+                    f"--games auto stopped without deciding (--allow-capped to decide anyway)")
+    notes = [w for w in [*(cap_warning(m, names) for (_, m), (_, names, _) in zip(analyses, tallies)), withheld] if w]
     if report_dir and analyses:
         write_report(report_dir, f"{parsed[0][3].title}: {' vs '.join(sides)}", analyses,
-                     comparison=[r for _, _, rows in comparisons for r in rows])
+                     comparison=[r for _, _, rows in comparisons for r in rows],
+                     agents=[names for _, names, _ in tallies], skill=[skill] * len(analyses), notes=notes)
     if as_json:
         _echo_json({**run.head(), "sides": [{"side": name, "agents": names, "metrics": m}
                                             for (name, m), (_, names, _) in zip(analyses, tallies)],
-                    "paired": not unpaired,
+                    "paired": not unpaired, "skill": skill, "warnings": notes, "verdict_withheld": withheld is not None,
                     "comparisons": [{"a": a, "b": b, "rows": rows} for a, b, rows in comparisons]})
     else:
         out = _stdout()
+        for note in notes:
+            out.print(Text(note, style="bold red"))
+        out.print(Text(agents_line(tallies[0][1], skill)))
         for (name, m), (_, names, _) in zip(analyses, tallies):
-            out.print(analysis_tables(f"{name} ({m['games']} games)", m, names, actions=0)[0])
+            tables = analysis_tables(f"{name} ({m['games']} games)", m, names, actions=0)
+            out.print(next(x for x in tables if not isinstance(x, Text)))
+            ends = ", ".join(f"{r['reason']}{' (the cap)' if r['cap'] else ''} {r['share']:.0%}"
+                             for r in m["end_reasons"][:5])
+            out.print(Text(f"{name}: how the games ended: {ends or 'n/a'}"))
         for a, b, rows in comparisons:
             out.print(comparison_table((a, b), rows))
             for r in rows:
@@ -466,7 +582,15 @@ def compare(ctx, ruleset, sides, games, precision, max_games, players, seed, age
 @click.option("--set", "fixed", multiple=True, metavar="NAME=VALUE", callback=_parse_params,
               help="A parameter held at VALUE in every trial.")
 @click.option("--target", "targets", multiple=True, required=True, metavar="METRIC=V|METRIC=LO..HI|METRIC<=X",
-              help="What a metric should be (first_player_advantage=0, duration=20..30, drawishness<=0.05); several allowed.")
+              help="What a metric should be (first_player_advantage=0, duration=20..30, drawishness<=0.05, "
+                   "position_spread<=0.1, or a metric the ruleset declares); several allowed.")
+@click.option("--choose", type=click.Choice(["nearest", "middle", "closest"]), default="nearest", show_default=True,
+              help="Among the settings that meet every target: nearest the ruleset's current value (then the middle "
+                   "of the range that meets them), the middle of that range, or closest to the targets.")
+@click.option("--allow-capped", is_flag=True,
+              help="Call a setting best even when most of its games ended by the action limit, not by the rules.")
+@click.option("--skill-games", type=click.IntRange(0, MAX_GAMES), default=100, show_default=True,
+              help="Games of each agent's skill check against random play (0: none).")
 @click.option("--games", "-n", default="400", show_default=True, callback=_parse_games, metavar="N|auto",
               help="Games per trial; auto: until a sequential test decides each target (at most --max-games).")
 @click.option("--precision", type=click.FloatRange(0.001, 0.5), default=0.02, show_default=True,
@@ -489,8 +613,8 @@ def compare(ctx, ruleset, sides, games, precision, max_games, players, seed, age
 @click.option("--report", "report_dir", type=click.Path(file_okay=False),
               help="Write an HTML report with PNG plots (each target against each parameter) to DIR.")
 @_json_opt
-def tune(ruleset, variant, spaces, fixed, targets, games, precision, max_games, trials, budget, seconds, confirm, no_prune,
-         players, seed, agents, jobs, backend, ray_address, report_dir, as_json) -> int:
+def tune(ruleset, variant, spaces, fixed, targets, choose, allow_capped, skill_games, games, precision, max_games, trials, budget, seconds,
+         confirm, no_prune, players, seed, agents, jobs, backend, ray_address, report_dir, as_json) -> int:
     """Search the parameters for values that meet the balance targets (see docs/user-guide.md,
     "Balance analysis"): Optuna proposes settings, each trial plays its games as analyse does (game i
     seeded (SEED, i) in every trial), the best setting is shown with its metrics' 95% intervals
@@ -504,13 +628,17 @@ def tune(ruleset, variant, spaces, fixed, targets, games, precision, max_games, 
     def read(name: str, text: str):
         return _parse_params(None, None, (f"{name}={text}",))[name]
 
+    from ..analysis.balance import declared_info
+
     parsed = [parse_space(text, read) for text in spaces]
-    goals = [parse_target(text) for text in targets]
     names_seen = [sp.name for sp in parsed]
     if len(set(names_seen)) < len(names_seen):
         raise click.BadParameter("each parameter is searched once", param_hint="--param")
-    run = _Run(ruleset, players, seed, agents, jobs, backend, ray_address, games, precision, max_games, None, as_json)
+    run = _Run(ruleset, players, seed, agents, jobs, backend, ray_address, games, precision, max_games, None, as_json,
+               skill_games)
     base_rs, n, seat_names = run.side(variant, dict(fixed))
+    info = declared_info(base_rs)
+    goals = [parse_target(text, info) for text in targets]
     for sp in parsed:  # the ruleset's own declarations (kind, min, max) check the range's ends
         if sp.name in fixed:
             raise click.BadParameter(f"{sp.name} is both searched (--param) and held (--set)", param_hint="--param")
@@ -536,8 +664,10 @@ def tune(ruleset, variant, spaces, fixed, targets, games, precision, max_games, 
                         on_batch=(lambda m: run.progress.advance(task, m)) if run.progress else None, export=export)
 
     settings = TuneSettings(seed=run.seed, games=games, max_games=max_games, precision=precision, budget=budget,
-                            seconds=seconds, trials=trials, confirm=confirm, prune=not no_prune)
-    tuner = Tuner(parsed, goals, play, n, settings)
+                            seconds=seconds, trials=trials, confirm=confirm, prune=not no_prune, choose=choose,
+                            allow_capped=allow_capped)
+    base = {sp.name: base_rs.params[sp.name] for sp in parsed if sp.name in base_rs.params}
+    tuner = Tuner(parsed, goals, play, n, settings, info=info, base=base)
     with run:
         task = run.progress.add_task("tune", total=budget) if run.progress else None
         if backend == "ray":
@@ -545,15 +675,20 @@ def tune(ruleset, variant, spaces, fixed, targets, games, precision, max_games, 
                 result = tuner.run()
         else:
             result = tuner.run()
+        run.interrupted = result["interrupted"]
+        skill = run.skill(base_rs, n, seat_names, variant, dict(fixed))
     run.played = result["games_played"]
     run.interrupted = result["interrupted"]
     title = f"{base_rs.title}: tune " + ", ".join(spaces) + " for " + ", ".join(targets)
     if report_dir and result["trials"]:
         write_tune_report(report_dir, title, result)
     if as_json:
-        _echo_json({**run.head(), "variant": variant, "fixed": fixed, "agents": seat_names, **result})
+        _echo_json({**run.head(), "variant": variant, "fixed": fixed, "agents": seat_names, "skill": skill, **result})
     else:
+        from ..analysis.report import agents_line
+
         out = _stdout()
+        out.print(Text(agents_line(seat_names, skill)))
         for item in tune_tables(title, result):
             out.print(item)
         run.footer(out)

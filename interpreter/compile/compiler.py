@@ -272,6 +272,7 @@ class Ctx(Declarations, Functions, Outcome):
         rs.setup = self.block(d.get("setup", []), ("setup",), self.scope)
         rs.flow = self.block(d.get("flow", []), ("flow",), self.scope)
         self._compile_outcome(rs)
+        self._compile_metrics(rs)
         self._compile_facts(rs)
         rs.display = self._guard(compile_display, self, d.get("display"))
         for event in sorted(set(self.triggers) - self.events_emitted):

@@ -18,7 +18,7 @@ from ..lang.expression import Compiled, Env, Scope
 from ..limits import MAX_ACTIONS
 from ..model import render
 from .context import Context, constant
-from .ruleset import GameFacts, Ruleset
+from .ruleset import GameFacts, MetricDecl, Ruleset
 
 
 class Outcome(Context):
@@ -55,6 +55,41 @@ class Outcome(Context):
             self._guard(self.expr, spec["heuristic"], path + ("heuristic",), pscope) if "heuristic" in spec else None
         )
         rs.default_reason = str(spec.get("reason", "the game's flow is complete"))
+
+    def _compile_metrics(self, rs: Ruleset) -> None:
+        """``metrics:``: the designer's own measures, evaluated when a game ends (see
+        :meth:`~interpreter.compile.ruleset.Ruleset.metric_values`).  Sets ``rs.metrics`` (a tuple of
+        :class:`~interpreter.compile.ruleset.MetricDecl`, in the order written).  A name that is a
+        built-in metric's (:data:`RESERVED_METRIC_NAMES`) or a value that certainly is no number
+        (a text) is an error at its file:line:column; the schema checks the rest."""
+        spec = self.data.get("metrics") or {}
+        out = []
+        pscope = self.scope.with_locals(["p"])
+        for name, m in spec.items() if isinstance(spec, dict) else ():
+            path = ("metrics", name)
+            if not isinstance(m, dict) or "value" not in m:
+                continue  # the schema reports it
+            if name in RESERVED_METRIC_NAMES:
+                self.errors.append(self.error(
+                    f"metrics: `{name}` is the name of a built-in metric; built-in: {', '.join(RESERVED_METRIC_NAMES)}", path))
+                continue
+            value = m["value"]
+            per_player = bool(m.get("per_player", False))
+            if isinstance(value, str) and not value.strip():
+                self.errors.append(self.error(f"metrics: {name}: `value` is empty: write an expression giving a number",
+                                              path + ("value",)))
+                continue
+            fn = self._guard(self.expr, value, path + ("value",), pscope if per_player else self.scope)
+            if fn is None:
+                continue
+            tree = None if fn.source is None else fn.source[0]
+            if getattr(tree, "data", None) == "string":
+                self.errors.append(CompileError(f"metrics: {name}: `value` gives a text; a metric is a number "
+                                                f"(or true/false, counted 1/0)", self._value_mark(value, path + ("value",))))
+                continue
+            out.append(MetricDecl(str(name), str(m.get("description", "")), per_player, fn,
+                                  self._value_mark(value, path + ("value",))))
+        rs.metrics = tuple(out)
 
     def _compile_facts(self, rs: Ruleset) -> None:
         """The game's declared facts, for every seat count: ``limits: {actions: N}`` (the most
@@ -113,6 +148,12 @@ class Outcome(Context):
                 total[n] if total else None)
         if actions:
             rs.action_limit = max(actions.values())
+
+
+#: The built-in metrics' names (``tapster tune --target``'s own and the reports' keys): a declared
+#: metric may not take one.
+RESERVED_METRIC_NAMES = ("first_player_advantage", "advantage_p1", "drawishness", "duration", "decisions", "margin",
+                         "lead_change", "drama", "decisiveness", "position_spread", "win_rate", "balance")
 
 
 #: Operators whose result is never a list (a list there is an error: ``[1] - 1``).

@@ -142,6 +142,18 @@ class GameFacts(NamedTuple):
     sum: float | None
 
 
+class MetricDecl(NamedTuple):
+    """A declared metric (``metrics: {NAME: {value, description, per_player}}``): ``name``,
+    ``description``, ``per_player`` (evaluated per seat, the seat bound to ``p``), ``value``
+    (the compiled expression) and ``mark`` (where its text starts)."""
+
+    name: str
+    description: str
+    per_player: bool
+    value: Compiled
+    mark: Any
+
+
 class Ruleset:
     """A compiled, immutable ruleset.  Create with :func:`load_ruleset`.
 
@@ -160,6 +172,7 @@ class Ruleset:
     chance = "sample"
     load_args = None
     facts: dict = {}  # seat count -> GameFacts (set by the compiler)
+    metrics: tuple = ()  # MetricDecl, in the order written (set by the compiler)
 
     def new_game(
         self, num_players: int | None = None, seed: int | str = 0, log: bool = False, position=None, chance: str | None = None
@@ -232,6 +245,32 @@ class Ruleset:
             best = keys[ranking[0]]
             winners = tuple(p for p in range(n) if keys[p] == best)
         return Outcome(tuple(scores), ranking, winners, st.reason)
+
+    def metric_values(self, st: State) -> dict[str, float | list[float]]:
+        """Every declared metric of the game ``st`` (read, never changed; meant for a finished
+        game): name -> a number, or for a ``per_player`` metric a list of one number per seat.
+        true/false count as 1/0.
+
+        Raises:
+            ExpressionError: a metric's expression fails, or gives something other than a number
+                or true/false (at the metric's file:line:column).
+        """
+        out: dict[str, float | list[float]] = {}
+        for m in self.metrics:
+            seats = range(st.num_players) if m.per_player else (None,)
+            values = []
+            for p in seats:
+                v = m.value(Env(st, {"p": p} if p is not None else {}))
+                if isinstance(v, bool):
+                    v = int(v)
+                if not isinstance(v, (int, float)) or v != v or v in (float("inf"), float("-inf")):
+                    who = f" for P{p + 1}" if p is not None else ""
+                    shown = f"a list [{render(v)}]" if isinstance(v, (list, tuple)) else repr(render(v))
+                    raise ExpressionError(f"metric `{m.name}` gave {shown}{who}: a metric is a finite number "
+                                          f"(or true/false, counted 1/0)", m.mark)
+                values.append(float(v))
+            out[m.name] = values if m.per_player else values[0]
+        return out
 
     def visible_indexes(self, st: State, player: int | None) -> set[int]:
         """The indexes of the components ``player`` may see in ``st``: those in public zones and

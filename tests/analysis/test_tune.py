@@ -80,8 +80,9 @@ def test_spaces_and_targets_parse():
 def test_beer_flights_turns_best_is_the_brute_force_sweeps(capsys):
     values = list(range(6, 15))
     result = _tune(capsys, "beer_flights", "--param", "turns=6..14", "--target", "first_player_advantage=0", "--games", "60",
-                   "--seed", "5", "--jobs", "1", "--no-prune", "--confirm", "40")
+                   "--seed", "5", "--jobs", "1", "--no-prune", "--confirm", "40", "--choose", "closest")
     sweep = _sweep(capsys, "beer_flights", "turns", values, 60, 5)
+    assert result["choice"]["rule"] == "closest"
     # Every setting of the range was tried, each on the games analyse plays for it: the same intervals.
     assert sorted(t["params"]["turns"] for t in result["trials"]) == values
     for t in result["trials"]:
@@ -96,6 +97,33 @@ def test_beer_flights_turns_best_is_the_brute_force_sweeps(capsys):
     # The confirmation replays the best setting on games no trial played.
     conf = result["confirmation"]
     assert conf["params"] == result["best"]["params"] and conf["games"] == 40 and conf["indices"] == [60, 100]
+
+
+def test_the_default_choice_is_the_meeting_setting_nearest_the_current_value(capsys):
+    # Beer Flights plays turns=10; among the settings whose interval reaches the target (the
+    # brute-force sweep says which), the default rule picks the one nearest 10, then the one
+    # nearest the middle of the range that meets it; every meeting setting is reported.
+    values = list(range(6, 15))
+    result = _tune(capsys, "beer_flights", "--param", "turns=6..14", "--target", "first_player_advantage=0", "--games", "60",
+                   "--seed", "5", "--jobs", "1", "--no-prune", "--confirm", "0")
+    sweep = _sweep(capsys, "beer_flights", "turns", values, 60, 5)
+    reaches = sorted(v for v, m in sweep.items() if m["advantage_p1"]["low"] <= 0 <= m["advantage_p1"]["high"])
+    assert len(reaches) > 1   # a choice to make
+    middle = (reaches[0] + reaches[-1]) / 2
+    want = min(reaches, key=lambda v: (abs(v - 10), abs(v - middle)))
+    assert result["choice"]["rule"] == "nearest" and result["choice"]["base"] == {"turns": 10}
+    assert result["best"]["params"]["turns"] == want and result["meets"]
+    assert sorted(t["params"]["turns"] for t in result["meeting"]) == reaches
+    assert result["meeting_range"] == {"turns": [reaches[0], reaches[-1]]}
+    # middle: nearest the middle of the meeting range, whatever the current value.
+    mid = _tune(capsys, "beer_flights", "--param", "turns=6..14", "--target", "first_player_advantage=0", "--games", "60",
+                "--seed", "5", "--jobs", "1", "--no-prune", "--confirm", "0", "--choose", "middle")
+    assert abs(mid["best"]["params"]["turns"] - middle) == min(abs(v - middle) for v in reaches)
+    code, out, _ = run(capsys, "tune", "beer_flights", "--param", "turns=6..14", "--target", "first_player_advantage=0",
+                       "--games", "60", "--seed", "5", "--jobs", "1", "--no-prune", "--confirm", "0")
+    text = " ".join(out.split())
+    assert code == 0 and f"{len(reaches)} settings meet first_player_advantage=0" in text
+    assert "chosen by the rule 'nearest'" in text and "current value: turns=10" in text
 
 
 def test_none_in_the_range_meets_an_unreachable_target(capsys):

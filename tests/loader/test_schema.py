@@ -288,7 +288,7 @@ scenarios:
 """
     errs = problems(text)
     assert sorted((e.mark.line, e.message) for e in errs) == [
-        (28, "'aply' is not one of ['apply', 'legal', 'illegal', 'expect', 'deciding', 'position', 'play_out', 'outcome'] "
+        (28, "'aply' is not one of ['apply', 'legal', 'illegal', 'expect', 'deciding', 'position', 'play_out', 'outcome', 'metrics'] "
              "(at scenarios/0/steps/1/aply)"),
         (29, "'last' is not one of ['first', 'random'] (at scenarios/0/steps/2/play_out)"),
     ]
