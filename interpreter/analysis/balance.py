@@ -66,7 +66,9 @@ class GameRecord:
     ``error``: the text of a ruleset error that stopped the game (else None); ``trace_error``:
     why the game has no score trace (the score undefined or not a number mid-game), else None;
     ``metrics``: the ruleset's declared metrics at the end (name -> a number, or one number per
-    seat for a ``per_player`` metric; empty for a game stopped by the limit or failed).
+    seat for a ``per_player`` metric; empty for a game stopped by the limit or failed);
+    ``rule_cap``: the game ended by a cap written into the rules (its reason starts with one of
+    the ruleset's ``limits: {caps}`` texts): it has an outcome, but the report counts it capped.
     """
 
     index: int
@@ -87,13 +89,14 @@ class GameRecord:
     error: str | None = None
     trace_error: str | None = None
     metrics: dict = field(default_factory=dict)
+    rule_cap: bool = False
 
     def row(self) -> dict:
         """The exported fields (see :data:`EXPORT_FIELDS`) as JSON data."""
         return {"index": self.index, "seed": self.seed, "agents": list(self.agents), "seats": len(self.agents),
                 "scores": list(self.scores), "winners": list(self.winners), "decisions": self.decisions,
                 "turns": self.turns, "turn_order": list(self.order), "reason": self.reason, "limit_hit": self.limit,
-                "error": self.error, "metrics": self.metrics}
+                "rule_cap": self.rule_cap, "error": self.error, "metrics": self.metrics}
 
 
 #: The per-game fields written by ``--export`` (JSONL objects, CSV columns).
@@ -160,6 +163,7 @@ def play_games(spec: SimSpec, indices: range) -> list[GameRecord]:
                 rec.scores = tuple(_number(s) for s in o.scores)
                 rec.winners = tuple(o.winners)
                 rec.reason = o.reason
+                rec.rule_cap = bool(rs.cap_reasons) and o.reason.startswith(rs.cap_reasons)
                 rec.metrics = rs.metric_values(st)
                 if numeric and None not in rec.scores:
                     rec.trace.append(rec.scores)
@@ -245,6 +249,8 @@ class Tally:
     uses: Counter = field(default_factory=Counter)
     labels: dict = field(default_factory=dict)
     reasons: Counter = field(default_factory=Counter)           # end reason -> games (the cap's included)
+    rule_caps: int = 0                                          # games ended by a cap in the rules (limits: {caps})
+    cap_texts: set = field(default_factory=set)                 # the end reasons of those games
     score_by_position: list = field(default_factory=list)       # per turn position: Running of final scores
     declared: dict = field(default_factory=dict)                # declared metric -> Running (per game; seats' mean)
     declared_seats: dict = field(default_factory=dict)          # per_player metric -> [Running per seat]
@@ -277,6 +283,9 @@ class Tally:
             for k, v in r.used[p].items():
                 self.uses[k] += v
         self.reasons[r.reason] += 1
+        if r.rule_cap:
+            self.rule_caps += 1
+            self.cap_texts.add(r.reason)
         if r.limit:
             self.limits += 1
             return
@@ -441,7 +450,8 @@ def metrics(t: Tally, level: float = 0.95) -> dict:
     }
 
 
-#: A game "ended by a cap" when the action limit (``limits: {actions}``) stopped it; a report
+#: A game "ended by a cap" when the action limit (``limits: {actions}``) stopped it, or a cap written
+#: into the rules ended it (its end reason starts with one of ``limits: {caps}``); a report
 #: warns when more than this share of its games did.
 CAPPED_MAJORITY = 0.5
 
@@ -449,22 +459,24 @@ CAPPED_MAJORITY = 0.5
 def end_reasons(t: Tally) -> list[dict]:
     """How the games of ``t`` ended: ``[{"reason", "games", "share", "cap"}]``, most frequent
     first (``reason``: the ruleset's ``end_game`` text, or its ``outcome: {reason}``, or the
-    action limit's; ``cap``: the action limit stopped those games)."""
+    action limit's; ``cap``: the action limit, or a cap in the rules (``limits: {caps}``), stopped
+    those games)."""
     total = sum(t.reasons.values())
-    cap_texts = set()
+    cap_texts = set(t.cap_texts)
     if t.limits:
-        cap_texts = {r for r in t.reasons if r.startswith("limits: {actions:")}
+        cap_texts |= {r for r in t.reasons if r.startswith("limits: {actions:")}
     return [{"reason": r, "games": k, "share": k / total, "cap": r in cap_texts}
             for r, k in sorted(t.reasons.items(), key=lambda rk: (-rk[1], rk[0]))]
 
 
 def capped(t: Tally) -> dict:
-    """``{"games", "share", "majority"}``: the games of ``t`` stopped by the action limit, their
-    share of the games played (failed ones left out) and whether it is above
-    :data:`CAPPED_MAJORITY` (the report then warns, and tune and ``compare --games auto`` call no
-    setting best unless asked to)."""
-    share = t.limits / t.games if t.games else 0.0
-    return {"games": t.limits, "share": share, "majority": share > CAPPED_MAJORITY}
+    """``{"games", "share", "majority"}``: the games of ``t`` stopped by the action limit or by a
+    cap written into the rules (``limits: {caps}``), their share of the games played (failed
+    ones left out) and whether it is above :data:`CAPPED_MAJORITY` (the report then warns, and
+    tune and ``compare --games auto`` call no setting best unless asked to)."""
+    games = t.limits + t.rule_caps
+    share = games / t.games if t.games else 0.0
+    return {"games": games, "share": share, "majority": share > CAPPED_MAJORITY}
 
 
 def position_spread(t: Tally, level: float = 0.95) -> dict | None:

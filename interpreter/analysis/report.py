@@ -278,13 +278,15 @@ def _ci(e, pct: bool = True) -> str:
 
 def cap_warning(m: dict, agents: list[str]) -> str | None:
     """The warning a report prints in its first lines when most games of metrics ``m`` ended by
-    the action limit rather than by the rules, naming the ``agents``; else None."""
+    a cap (the action limit, or ``limits: {caps}``) rather than by the rules, naming the
+    ``agents``; else None."""
     c = m.get("capped") or {}
     if not c.get("majority"):
         return None
-    return (f"WARNING: {c['share']:.0%} of the games ({c['games']} of {m['games']}) ended by the action limit, not by "
-            f"the rules, with agents {', '.join(agents)}: the win rates are of the other games only; stronger agents "
-            f"(or a higher limits: {{actions}}) may finish them")
+    return (f"WARNING: {c['share']:.0%} of the games ({c['games']} of {m['games']}) ended by a cap (the action limit "
+            f"or the rules' declared caps), not by the rules, with agents {', '.join(agents)}: the win rates leave out "
+            f"the games the action limit stopped and count those a declared cap ended as if they had finished; "
+            f"stronger agents (or a higher cap) may finish them")
 
 
 def agents_line(agents: list[str], skill: list[dict] | None) -> str:
@@ -400,7 +402,7 @@ def ladder_rows(strengths: list[str], runs: list[list[tuple[str, dict]]]) -> tup
              ("position spread", lambda m: _pct(m.get("position_spread"))),
              ("Drawishness", lambda m: _ci(m["Drawishness"])),
              ("Duration (turns)", lambda m: _ci(m["Duration"]["mean"], False)),
-             ("ended by the action limit", lambda m: f"{m['capped']['share']:.0%}")]
+             ("ended by a cap", lambda m: f"{m['capped']['share']:.0%}")]
     for d in first.get("declared") or ():
         rows.append((d["name"], lambda m, name=d["name"]: next((_ci(x["mean"], False) for x in m.get("declared") or ()
                                                                 if x["name"] == name), "n/a")))
@@ -514,8 +516,9 @@ def tune_tables(title: str, result: dict) -> list:
     refused = result.get("refused") or []
     if refused:
         shown = "; ".join(f"{_setting(r['params'])} ({r['capped']['share']:.0%})" for r in refused)
-        out.insert(0, Text(f"WARNING: most games of {len(refused)} setting(s) ended by the action limit, not by the rules, "
-                        f"so none of them is called best (--allow-capped to rank them anyway): {shown}",
+        out.insert(0, Text(f"WARNING: most games of {len(refused)} setting(s) ended by a cap (the action limit or the rules' "
+                           f"declared caps), not by the rules, "
+                           f"so none of them is called best (--allow-capped to rank them anyway): {shown}",
                         style="bold red"))
     out.append(trials)
     for group in result.get("identical") or []:
@@ -585,7 +588,8 @@ def tune_tables(title: str, result: dict) -> list:
                      for r in (best["metrics"].get("end_reasons") or [])[:5])
     out.append(Text(f"how the best setting's games ended: {ends or 'n/a'}"))
     if (best["metrics"].get("capped") or {}).get("majority"):
-        out.insert(0, Text(f"WARNING: most games of the best setting {_setting(best['params'])} ended by the action limit, "
+        out.insert(0, Text(f"WARNING: most games of the best setting {_setting(best['params'])} ended by a cap "
+                           f"(the action limit or the rules' declared caps), "
                            f"not by the rules (ranked anyway: --allow-capped)", style="bold red"))
     if conf:
         verdict = "still meets" if conf["meets"] else "does not meet"

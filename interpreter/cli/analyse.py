@@ -387,7 +387,7 @@ def analyse(ruleset, variant, params, games, precision, max_games, players, seed
     """Play many games and report the ruleset's balance (see docs/user-guide.md, "Balance analysis").
 
     Every report names its agents with a skill check against random play (--skill-games), lists
-    how the games ended and warns first when most ended by the action limit.  Two --agents (or
+    how the games ended and warns first when most ended by a cap (the action limit or `limits: {caps}`).  Two --agents (or
     --ladder) play the analysis under both agent strengths and say which conclusions do not hold
     under both.  Game i of a run is seeded (SEED, i): the numbers do not depend on --jobs or
     --backend.  Ctrl-C stops at once and summarises the games finished (exit status 130)."""
@@ -485,7 +485,7 @@ def _parse_side(ctx: click.Context, text: str) -> tuple[str | None, dict]:
 @click.option("--unpaired", is_flag=True,
               help="Test the sides as independent samples (two-proportion z, Welch t), not as pairs of games sharing seeds.")
 @click.option("--allow-capped", is_flag=True,
-              help="With --games auto: decide even when most games of a side ended by the action limit.")
+              help="With --games auto: decide even when most games of a side ended by a cap (the action limit or `limits: {caps}`).")
 @click.pass_context
 def compare(ctx, ruleset, sides, games, precision, max_games, players, seed, agents, jobs, backend, ray_address,
             report_dir, export_file, skill_games, as_json, unpaired, allow_capped) -> int:
@@ -536,7 +536,8 @@ def compare(ctx, ruleset, sides, games, precision, max_games, players, seed, age
     capped_sides = [name for name, m in analyses if m["capped"]["majority"]]
     withheld = None
     if capped_sides and games is None and not allow_capped:
-        withheld = (f"no verdict: most games of {', '.join(capped_sides)} ended by the action limit, not by the rules; "
+        withheld = (f"no verdict: most games of {', '.join(capped_sides)} ended by a cap (the action limit or the rules' "
+                    f"declared caps), not by the rules; "
                     f"--games auto stopped without deciding (--allow-capped to decide anyway)")
     notes = [w for w in [*(cap_warning(m, names) for (_, m), (_, names, _) in zip(analyses, tallies)), withheld] if w]
     if report_dir and analyses:
@@ -588,7 +589,7 @@ def compare(ctx, ruleset, sides, games, precision, max_games, players, seed, age
               help="Among the settings that meet every target: nearest the ruleset's current value (then the middle "
                    "of the range that meets them), the middle of that range, or closest to the targets.")
 @click.option("--allow-capped", is_flag=True,
-              help="Call a setting best even when most of its games ended by the action limit, not by the rules.")
+              help="Call a setting best even when most of its games ended by a cap (the action limit or `limits: {caps}`).")
 @click.option("--skill-games", type=click.IntRange(0, MAX_GAMES), default=100, show_default=True,
               help="Games of each agent's skill check against random play (0: none).")
 @click.option("--games", "-n", default="400", show_default=True, callback=_parse_games, metavar="N|auto",

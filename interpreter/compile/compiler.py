@@ -253,6 +253,8 @@ class Ctx(Declarations, Functions, Outcome):
         rs.step_budget = int(limits.get("steps", DEFAULT_STEPS))
         # `limits: {actions}` and `outcome: {range, sum}` may be expressions: see _compile_facts
         rs.action_limit = limits["actions"] if type(limits.get("actions")) is int else DEFAULT_ACTIONS
+        caps = limits.get("caps", ())
+        rs.cap_reasons = tuple(str(x) for x in caps) if isinstance(caps, list) else ()
         rs.work_budget = int(limits.get("work", DEFAULT_WORK))
         rs.memory_budget = int(limits.get("memory", DEFAULT_MEMORY))
 

@@ -173,6 +173,7 @@ class Ruleset:
     load_args = None
     facts: dict = {}  # seat count -> GameFacts (set by the compiler)
     metrics: tuple = ()  # MetricDecl, in the order written (set by the compiler)
+    cap_reasons: tuple = ()  # `limits: {caps}`: end reasons that mean a cap in the rules stopped the game
 
     def new_game(
         self, num_players: int | None = None, seed: int | str = 0, log: bool = False, position=None, chance: str | None = None

@@ -230,8 +230,9 @@ def test_every_report_lists_end_reasons_and_warns_first_when_the_cap_ends_most_g
     # Tic-tac-toe stopped after 4 moves: no random game can end by the rules (a line needs 5).
     capped = _tic_tac_toe(tmp_path, "", actions=4)
     code, out, _ = run(capsys, "analyse", str(capped), "--games", "12", "--seed", "1", "--jobs", "1")
-    first = " ".join(out.split("\n")[0:3])
-    assert code == 0 and first.startswith("WARNING: 100% of the games (12 of 12) ended by the action limit")
+    first = " ".join(" ".join(out.split("\n")[0:3]).split())
+    assert code == 0 and first.startswith(
+        "WARNING: 100% of the games (12 of 12) ended by a cap (the action limit or the rules' declared caps)")
     assert "with agents random, random" in first
     assert "limits: {actions: 4} reached (the cap)" in out
     data = _json(capsys, "analyse", "tic_tac_toe", "--games", "20", "--seed", "1", "--jobs", "1")
@@ -242,6 +243,56 @@ def test_every_report_lists_end_reasons_and_warns_first_when_the_cap_ends_most_g
                                                        "the board is full with no line of three (a draw)"}
     code, out, _ = run(capsys, "analyse", "tic_tac_toe", "--games", "20", "--seed", "1", "--jobs", "1")
     assert "WARNING" not in out and "How the games ended" in out
+
+
+def _round_capped(tmp_path: Path) -> Path:
+    """Tic-tac-toe whose rules stop it after four marks (a cap the designer wrote into the flow,
+    declared in `limits: {caps}`): no game can end by a line, every one ends by the cap."""
+    path = _tic_tac_toe(tmp_path)
+    text = path.read_text(encoding="utf-8")
+    for old, new in (("cond: winner is none and -1 in board", "cond: winner is none and count(board, -1) > 5"),
+                     ("  - end_game: the board is full with no line of three (a draw)", "  - end_game: the round cap is reached"),
+                     ("  actions: 9\n", "  actions: 9\n  caps: [the round cap]\n")):
+        assert old in text
+        text = text.replace(old, new)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_cap_declared_in_the_rules_counts_as_a_cap(capsys, tmp_path):
+    """`limits: {caps}`: games whose end reason starts with a declared cap are capped games: the
+    report warns first and flags the reason, tune refuses to call a setting best on them; the
+    same games without the declaration are ordinary draws."""
+    path = _round_capped(tmp_path)
+    code, out, _ = run(capsys, "analyse", str(path), "--games", "12", "--seed", "1", "--jobs", "1")
+    first = " ".join(" ".join(out.split("\n")[0:3]).split())
+    assert code == 0 and first.startswith("WARNING: 100% of the games (12 of 12) ended by a cap")
+    data = _json(capsys, "analyse", str(path), "--games", "12", "--seed", "1", "--jobs", "1")
+    m = data["analyses"][0]["metrics"]
+    assert m["capped"] == {"games": 12, "share": 1.0, "majority": True}
+    assert m["end_reasons"] == [{"reason": "the round cap is reached", "games": 12, "share": 1.0, "cap": True}]
+    # the same ruleset without the declaration: the same games, no cap
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "ruleset.yaml").write_text(path.read_text(encoding="utf-8").replace("  caps: [the round cap]\n", ""),
+                                        encoding="utf-8")
+    m = _json(capsys, "analyse", str(plain / "ruleset.yaml"), "--games", "12", "--seed", "1", "--jobs", "1")["analyses"][0]["metrics"]
+    assert m["capped"]["games"] == 0 and m["end_reasons"][0]["cap"] is False
+    text = path.read_text(encoding="utf-8").replace("params:\n", "params:\n  spare: 1\n", 1)
+    path.write_text(text, encoding="utf-8")
+    result = _json(capsys, "tune", str(path), "--param", "spare=0..1", "--target", "duration<=10", "--games", "6",
+                   "--seed", "1", "--jobs", "1", "--confirm", "0")
+    assert result["best"] is None and len(result["refused"]) == 2
+
+
+def test_a_cap_must_be_a_list_of_texts(tmp_path):
+    path = _tic_tac_toe(tmp_path, "", actions=9)
+    path.write_text(path.read_text(encoding="utf-8").replace("  actions: 9\n", "  actions: 9\n  caps: the round cap\n"),
+                    encoding="utf-8")
+    from interpreter.errors import TapsterError
+    with pytest.raises(TapsterError) as err:
+        load_ruleset(str(path))
+    assert "ruleset.yaml:" in str(err.value) and "caps" in str(err.value)
 
 
 def test_tune_refuses_a_best_setting_on_capped_games_unless_asked(capsys, tmp_path):
@@ -258,7 +309,7 @@ def test_tune_refuses_a_best_setting_on_capped_games_unless_asked(capsys, tmp_pa
     assert [r["params"] for r in result["refused"]] == [{"spare": 0}, {"spare": 1}, {"spare": 2}]
     code, out, _ = run(capsys, *argv)
     assert code == 0 and out.lstrip().startswith("agents: P1 random, P2 random")
-    assert "WARNING: most games of 3 setting(s) ended by the action limit" in " ".join(out.split())
+    assert "WARNING: most games of 3 setting(s) ended by a cap (the action limit or the rules' declared caps)" in " ".join(out.split())
     assert "nothing to recommend" in out
     allowed = _json(capsys, *argv, "--allow-capped")
     assert allowed["best"] is not None and allowed["refused"] == []
