@@ -44,15 +44,17 @@ from ..errors import TapsterError
 from ..loader.load import load_yaml_text
 
 __all__ = ["Limits", "CREATE_SCHEMA", "ACT_SCHEMA", "CREATE_CHECK", "ACT_CHECK", "MAX_PARAMS_TEXT", "MAX_MESSAGE",
-           "MAX_SEED", "MAX_PARAM_NODES", "parse_json", "client_address", "network_address", "FairPool", "token_hash",
+           "MAX_SEED", "MAX_PARAM_NODES", "MAX_PARAMS", "parse_json", "client_address", "network_address", "FairPool", "token_hash",
            "fit_message", "check_unicode", "agent_within", "lower_agent", "parse_params_text", "schema_error",
            "StreamBudget", "RefusalBudget"]
 
 #: Limits on what a form may ask for.
 MAX_PARAMS_TEXT = 4000
-#: The most YAML nodes (values, lists) the form's parameters may hold in all, counted as they are
-#: read; anchors and aliases are refused outright (a parameter is a plain value or a list of them).
-MAX_PARAM_NODES = 2500
+#: The most YAML nodes (values, lists) one parameter's value may hold (a list of at most 64 items, as
+#: :data:`CREATE_SCHEMA` allows), counted as they are read; anchors and aliases are refused
+#: outright (a parameter is a plain value or a list of them), and at most 32 parameters are read.
+MAX_PARAM_NODES = 65
+MAX_PARAMS = 32
 #: The longest message text echoed back (anything longer is cut, with an ellipsis).
 MAX_MESSAGE = 300
 MAX_SEED = 2**64 - 1
@@ -499,15 +501,16 @@ class RefusalBudget:
                 self._answers.popitem(last=False)
 
 
-def _check_param_yaml(name: str, value: str, budget: list[int]) -> None:
+def _check_param_yaml(name: str, value: str) -> None:
     """Read ``value``'s YAML events (not the data) and refuse, as they come, an anchor, an alias,
-    a mapping, a list inside a list, or more nodes than ``budget[0]`` left (which it lowers).
+    a mapping, a list inside a list, or more than :data:`MAX_PARAM_NODES` nodes.
 
     Raises TapsterError."""
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     depth = 0
+    budget = MAX_PARAM_NODES
     try:
         for event in yaml.parse(value, Loader=loader):
             if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
@@ -515,9 +518,9 @@ def _check_param_yaml(name: str, value: str, budget: list[int]) -> None:
             if isinstance(event, yaml.MappingStartEvent):
                 raise TapsterError(f"the value of {fit_message(name)} is a plain value or a list of them, not a mapping")
             if isinstance(event, (yaml.ScalarEvent, yaml.SequenceStartEvent)):
-                budget[0] -= 1
-                if budget[0] < 0:
-                    raise TapsterError(f"parameters: at most {MAX_PARAM_NODES} values in all")
+                budget -= 1
+                if budget < 0:
+                    raise TapsterError(f"the value of {fit_message(name)}: a list of at most {MAX_PARAM_NODES - 1} items")
             if isinstance(event, yaml.SequenceStartEvent):
                 depth += 1
                 if depth > 1:
@@ -530,11 +533,11 @@ def _check_param_yaml(name: str, value: str, budget: list[int]) -> None:
 
 def parse_params_text(text: str) -> dict:
     """``NAME=VALUE`` lines (values read as plain YAML: a value or a flow list of them) -> dict.
-    The YAML's nodes are counted as they are read, at most :data:`MAX_PARAM_NODES` in all, and
-    anchors, aliases and mappings are refused before any data is built.  Raises TapsterError."""
+    At most :data:`MAX_PARAMS` lines are read; each value's YAML nodes are counted as they are
+    read, at most :data:`MAX_PARAM_NODES`, and anchors, aliases and mappings are refused before
+    any data is built.  Raises TapsterError."""
     if len(text) > MAX_PARAMS_TEXT:
         raise TapsterError(f"parameters: at most {MAX_PARAMS_TEXT} characters")
-    budget = [MAX_PARAM_NODES]
     out = {}
     for line in text.splitlines():
         if not line.strip():
@@ -542,7 +545,9 @@ def parse_params_text(text: str) -> dict:
         name, sep, value = line.partition("=")
         if not sep or not name.strip():
             raise TapsterError(f"parameter {fit_message(line.strip())!r} is not NAME=VALUE (e.g. turns=5)")
-        _check_param_yaml(name.strip(), value, budget)
+        if len(out) >= MAX_PARAMS:
+            raise TapsterError(f"parameters: at most {MAX_PARAMS}")
+        _check_param_yaml(name.strip(), value)
         try:
             out[name.strip()] = load_yaml_text(value, f"param {name.strip()}").data
         except (ValueError, OverflowError, RecursionError) as exc:
