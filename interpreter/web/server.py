@@ -265,7 +265,7 @@ def build_app(server: TableServer, default_ruleset: str | None = None, allowed_h
 <label>Seats <input name="agents" id="agents" value="human,human" size="40" maxlength="2000"></label>
 <p class="hint">One entry per seat, comma-separated: <code>human</code> for a person with a link,
 or an agent (<code>random</code>, <code>first</code>, <code>mcts:iterations=200</code>...); the last one repeats.
-Agents here think at most {lim.max_agent_seconds:g} seconds or {lim.max_agent_iterations} iterations a move.</p>
+Agents here think at most {lim.max_agent_seconds:g} seconds a move (and at most {lim.max_agent_iterations} iterations).</p>
 <label>Parameters <textarea name="params" id="params" rows="2" placeholder="NAME=VALUE, one a line"></textarea></label>
 <fieldset class="practice"><legend>Practice table (optional)</legend>
 <label>Seed <input name="seed" id="seed" type="number" min="0" placeholder="chosen by the server, secret"></label>
@@ -278,17 +278,23 @@ seat's page then says: &ldquo;{escape(CREATOR_SEED_NOTE)}&rdquo;</p></fieldset>
         return form_page()
 
     def _create(data: dict, client: str) -> tuple[Table, dict]:
-        """``data`` checked against :data:`CREATE_SCHEMA` already."""
+        """``data`` checked against :data:`CREATE_SCHEMA` already; parameters given as text that
+        cannot be read count as a refusal of ``client`` (:meth:`TableServer.refused`)."""
         agents = data.get("agents") or ["human"]
         if isinstance(agents, str):
             agents = agents.split(",")
         params = data.get("params") or {}
         if isinstance(params, str):
-            params = parse_params_text(params)
-            check_unicode(params)
-            problem = schema_error(CREATE_CHECK, {"params": params})
-            if problem:
-                raise TapsterError(problem)
+            started = time.thread_time()
+            try:
+                params = parse_params_text(params)
+                check_unicode(params)
+                problem = schema_error(CREATE_CHECK, {"params": params})
+                if problem:
+                    raise TapsterError(problem)
+            except TapsterError:
+                server.refused(client, time.thread_time() - started)
+                raise
         players, seed = data.get("players"), data.get("seed")
         return server.create(str(data.get("ruleset") or default_ruleset or ""), data.get("variant") or None,
                              None if players is None else int(players), [str(a) for a in agents],

@@ -512,6 +512,16 @@ class TableServer:
             self.tables[tid] = table
         return table, tokens
 
+    def refused(self, client: str, cpu: float) -> None:
+        """Count a table request of ``client`` (its address) refused before it reached
+        :meth:`create` (a body or parameters that could not be read), which took ``cpu`` seconds:
+        against its hourly creations and its refusals' CPU, as :meth:`create` counts its own."""
+        now = time.time()
+        key = token_hash(f"client:{client_address(client)}")[:32]
+        self.refusals.charge(key, now, cpu)
+        with self._tables_lock:
+            self._count_creation(key, now)
+
     def _checked(self, ruleset: str, variant: str | None, players: int | None, agents: list[str],
                  params: dict) -> tuple[Ruleset, int, list[str]]:
         """A request's base ruleset, player count and agents (one a seat), checked against the

@@ -313,10 +313,12 @@ def test_a_refused_configuration_is_answered_again_without_the_work_and_counts_i
     first = client.post("/api/tables", json=body)
     assert first.status_code == 400 and compiled
     compiled.clear()
-    for _ in range(4):
+    for _ in range(3):
         again = client.post("/api/tables", json=body)
         assert again.status_code == 400 and again.json() == first.json()
     assert compiled == []  # remembered, not compiled again
+    bomb = client.post("/api/tables", json={"ruleset": "kuhn_poker", "params": _bomb(1)})  # parameters that cannot be read
+    assert bomb.status_code == 400 and "anchors and aliases" in bomb.text
     r = client.post("/api/tables", json={"ruleset": "kuhn_poker", "agents": ["human", "human"]})
     assert r.status_code == 429 and "in the last hour" in r.json()["error"]  # five refusals used the hour's five
     server.close()
