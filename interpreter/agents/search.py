@@ -38,9 +38,10 @@ from ..engine.state import State
 from ..engine.worlds import Worlds
 from ..errors import TapsterError
 from ..lang.expression import Env
+from ..limits import MAX_PLAYOUT_DEPTH
 from ..model import Action
 
-__all__ = ["GreedyAgent", "MCTSAgent", "ISMCTSAgent", "heuristic", "rewards", "PARAMS", "MAX_DEPTH"]
+__all__ = ["GreedyAgent", "MCTSAgent", "ISMCTSAgent", "heuristic", "rewards", "PARAMS", "MAX_PLAYOUT_DEPTH"]
 
 
 def heuristic(st: State, player: int) -> Any:
@@ -105,10 +106,6 @@ def _playout(st: State, rng: Rng, depth: int) -> list[float]:
 _CHANCE_ONLY = (CHANCE,)
 
 
-#: The longest playout any search may ask for (``depth``), in actions: a hard maximum, so that one
-#: playout (what a deadline may overrun by) stays short.
-MAX_DEPTH = 10_000
-
 #: Each agent's parameters: name -> (type, default, low, high, description).
 PARAMS: dict[str, dict[str, tuple]] = {
     "greedy": {},
@@ -116,14 +113,14 @@ PARAMS: dict[str, dict[str, tuple]] = {
         "iterations": (int, 1000, 1, 10_000_000, "playouts per decision"),
         "seconds": (float, 0.0, 0.0, 86_400.0, "stop after this many seconds instead (0: use iterations; not reproducible)"),
         "c": (float, 1.4, 0.0, 100.0, "UCB1 exploration constant"),
-        "depth": (int, 10_000, 1, MAX_DEPTH, "longest playout, in actions (then the heuristic scores it)"),
+        "depth": (int, 10_000, 1, MAX_PLAYOUT_DEPTH, "longest playout, in actions (then the heuristic scores it)"),
         "worlds": (int, 1, 1, 10_000, "determinised worlds the iterations are shared among"),
     },
     "ismcts": {
         "iterations": (int, 1000, 1, 10_000_000, "iterations per decision (a new world each)"),
         "seconds": (float, 0.0, 0.0, 86_400.0, "stop after this many seconds instead (0: use iterations; not reproducible)"),
         "c": (float, 0.7, 0.0, 100.0, "UCB1 exploration constant"),
-        "depth": (int, 10_000, 1, MAX_DEPTH, "longest playout, in actions (then the heuristic scores it)"),
+        "depth": (int, 10_000, 1, MAX_PLAYOUT_DEPTH, "longest playout, in actions (then the heuristic scores it)"),
     },
 }
 
@@ -203,7 +200,8 @@ class _Search:
     seeded search is reproducible), or a deadline in seconds of wall time (``time.perf_counter``)
     from the start of each :meth:`act`, set by :meth:`limit_time` (a served table's
     ``--max-agent-seconds``).  The deadline is checked between iterations, so a move ends within
-    it plus one iteration (one playout, at most :data:`MAX_DEPTH` actions), at the best action
+    it plus one iteration (one playout, at most
+    :data:`~interpreter.limits.MAX_PLAYOUT_DEPTH` actions, a hard maximum of ``depth``), at the best action
     found so far; a search that ends before its deadline picks exactly what it would pick without
     one.  After :meth:`act`, ``last_iterations`` is the number of iterations run and ``cut``
     whether the deadline stopped them.

@@ -126,7 +126,7 @@ class Limits:
     ``refusal_seconds``: server CPU seconds one client's refused table requests may use in an
     hour (then its requests are answered 429 before any work).  A served agent's move ends by
     ``max_agent_seconds`` whatever its spec (the search's deadline), and a playout is at most
-    :data:`interpreter.agents.search.MAX_DEPTH` actions.
+    :data:`interpreter.limits.MAX_PLAYOUT_DEPTH` actions.
     """
 
     max_agent_seconds: float = 3.0
@@ -253,7 +253,7 @@ def parse_json(body: bytes, validator) -> dict:
 def lower_agent(spec: str, limits: Limits) -> str:
     """A stored agent ``spec`` brought within today's ``limits`` (and the agents' declared
     ranges): seconds, iterations and worlds lowered to the server's maxima, depth to
-    :data:`~interpreter.agents.search.MAX_DEPTH`, parameters no longer known dropped.  Returns
+    :data:`~interpreter.limits.MAX_PLAYOUT_DEPTH`, parameters no longer known dropped.  Returns
     ``spec`` itself when it is within them already, or names no known agent (a move then fails
     with the agent's own message)."""
     name, *pairs = str(spec).strip().split(":")

@@ -24,7 +24,8 @@ Routes (``<t>`` a table id, ``<k>`` a seat's token):
   link path, for human seats; ``delete``: the creator's link to delete the table).
 - ``GET /t/<t>/<k>`` the seat's page; ``GET /t/<t>/<k>/view`` its view as JSON
   (``version``, ``html``); ``GET /t/<t>/<k>/events`` server-sent events, one ``data: VERSION``
-  message when the table changes; ``POST /t/<t>/<k>/act`` with JSON ``{"action": TEXT,
+  message when the table changes (the stream ends after ``stream_seconds`` and the page
+  reconnects; 429 beyond the client's or the server's streams); ``POST /t/<t>/<k>/act`` with JSON ``{"action": TEXT,
   "version": N}`` (:data:`ACT_SCHEMA`) takes an action: 200 ``{"version": N}``; 409 with
   ``error`` when the action is not legal now, it is not the seat's turn, or ``version`` is
   stale (nothing changes).  ``GET /t/<t>/<k>/log`` the replay log (``tapster replay``), with
@@ -38,8 +39,10 @@ secure seed (:func:`interpreter.engine.rng.secure_seed`, 256 bits, BLAKE2b count
 leaves the server while the game runs; every request body is capped (:class:`Limits`) before it
 is read, must be JSON (or the form) and is checked against a JSON Schema before use; a POST from
 another site's page is refused (``Origin``); agents think in a bounded pool of worker threads,
-apart from request handling, within ``max_agent_seconds`` / ``max_agent_iterations``; table
-creation is limited per client; finished and idle tables expire.
+apart from request handling, every move ending by ``max_agent_seconds`` (the search's deadline)
+and none asking for more than ``max_agent_iterations``; table creation is limited per client and
+per network, refusals are cheap and counted; event streams and waiting connections have budgets
+of their own (:func:`guarded_protocol`); finished and idle tables expire.
 
 Tables are kept in a :class:`~interpreter.web.store.TableStore` (SQLite by default) and restored
 when the server starts (:mod:`interpreter.web.tables`).
@@ -48,7 +51,8 @@ Errors: no request gets a traceback.  An unknown table or token gets :data:`FORB
 plain text); any other refusal is JSON ``{"error": MESSAGE}`` (at most 300 characters, no server
 path) or the form again with the message: 400 a request the checks refuse, 403 a foreign
 ``Origin`` or a log asked for before the end, 409 an action not legal now, 413 a body over
-``max_body``, 415 a body of the wrong media type, 429 a quota reached, 500 an agent failed, 503
+``max_body``, 415 a body of the wrong media type, 429 a quota reached (tables, creations, refusals, event
+streams), 500 an agent failed, 503
 the database refused a write (nothing changed).  :func:`serve` raises
 :class:`~interpreter.errors.TapsterError` before serving when it cannot (see there).
 """

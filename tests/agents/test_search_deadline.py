@@ -9,9 +9,10 @@ import time
 import pytest
 
 from interpreter.agents.core import make_agent, parse_agent
-from interpreter.agents.search import MAX_DEPTH, _Search
+from interpreter.agents.search import _Search
 from interpreter.compile.compiler import load_ruleset
 from interpreter.errors import TapsterError
+from interpreter.limits import MAX_PLAYOUT_DEPTH
 
 
 def _timed(agent):
@@ -76,9 +77,9 @@ def test_seconds_and_the_deadline_both_bound_a_search():
 
 
 def test_depth_has_a_hard_maximum_and_a_time_limit_is_a_positive_number():
-    assert parse_agent(f"mcts:depth={MAX_DEPTH}")[1] == {"depth": MAX_DEPTH}
-    for spec in ("mcts:depth=1000000", f"ismcts:depth={MAX_DEPTH + 1}"):
-        with pytest.raises(TapsterError, match=f"from 1 to {MAX_DEPTH}"):
+    assert parse_agent(f"mcts:depth={MAX_PLAYOUT_DEPTH}")[1] == {"depth": MAX_PLAYOUT_DEPTH}
+    for spec in ("mcts:depth=1000000", f"ismcts:depth={MAX_PLAYOUT_DEPTH + 1}"):
+        with pytest.raises(TapsterError, match=f"from 1 to {MAX_PLAYOUT_DEPTH}"):
             parse_agent(spec)
     agent = make_agent("mcts", 0)
     assert isinstance(agent, _Search) and agent.time_limit is None  # offline runs have no deadline
