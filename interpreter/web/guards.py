@@ -449,7 +449,8 @@ class RefusalBudget:
     """What refused requests cost, per client: the server CPU seconds (thread time) their refused
     table requests took in the last hour, at most ``seconds`` each (then :meth:`over` says so and
     the request is answered 429 before any work), and the answers to refused configurations
-    (``key`` -> message, the last ``remembered`` of them) given again without the work.
+    (``key``, a digest of the configuration, -> message; the last ``remembered`` of them) given
+    again without the work.
     Thread-safe; ``now`` is seconds since the epoch."""
 
     def __init__(self, seconds: float, remembered: int = 4096):

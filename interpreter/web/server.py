@@ -289,6 +289,7 @@ seat's page then says: &ldquo;{escape(CREATOR_SEED_NOTE)}&rdquo;</p></fieldset>
             agents = agents.split(",")
         params = data.get("params") or {}
         if isinstance(params, str):
+            server.admit(client)  # a client over its quotas: 429 before its text is read
             started = time.thread_time()
             try:
                 params = parse_params_text(params)

@@ -354,7 +354,9 @@ class TableServer:
 
     def _declared_players(self, ruleset: str, base: Ruleset, variant: str | None) -> tuple[int, int, int]:
         """(min, max, default) players of ``ruleset`` with ``variant`` overlaid, read from the
-        ruleset's declarations (its YAML, read once and cached), nothing compiled."""
+        ruleset's declarations (its YAML, read once and cached), nothing compiled; when those
+        cannot be read as numbers (the variant's own compile then says why), the compiled
+        variant's.  Raises TapsterError."""
         if not variant:
             return base.min_players, base.max_players, base.default_players
         data = load_yaml(find_ruleset(self.source(ruleset))).data
@@ -365,12 +367,16 @@ class TableServer:
         except ValueError as exc:
             raise TapsterError(fit_message(exc)) from None
         for name in chain:
-            over = (variants[name] or {}).get("players")
+            over = (variants[name] or {}).get("players") if isinstance(variants[name] or {}, dict) else None
             if isinstance(over, dict):
                 players.update(over)
-        low = int(players.get("min", base.min_players))
-        high = int(players.get("max", low))
-        return low, high, int(players.get("default", low))
+        try:
+            low = int(players.get("min", base.min_players))
+            high = int(players.get("max", low))
+            return low, high, int(players.get("default", low))
+        except (TypeError, ValueError):
+            rs = self.ruleset({"ruleset": ruleset, "variant": variant})
+            return rs.min_players, rs.max_players, rs.default_players
 
     def _validated_ruleset(self, ruleset: str, variant: str | None, params: dict,
                            players: int | None = None) -> tuple[Ruleset, int]:
@@ -423,7 +429,8 @@ class TableServer:
             while times and times[0] < now - 3600:
                 times.popleft()
             if len(times) >= lim.creations_per_hour:
-                raise TooMany(f"you created {lim.creations_per_hour} tables in the last hour (the most allowed); try again later")
+                raise TooMany(f"you asked for {lim.creations_per_hour} tables in the last hour, created or refused "
+                              "(the most allowed); try again later")
 
     def _count_creation(self, client: str, now: float) -> None:
         times = self._created.pop(client, None) or deque()
@@ -458,7 +465,7 @@ class TableServer:
             variant = ",".join(dict.fromkeys(v.strip() for v in variant.split(",")))  # one spelling of each variant list
         with self._tables_lock:
             self._admit(client_key, now, network_key)
-        key = json.dumps([ruleset, variant or None, players, agents, params, seed], sort_keys=True, default=str)
+        key = token_hash(json.dumps([ruleset, variant or None, players, agents, params, seed], sort_keys=True, default=str))
         known = self.refusals.answer(key)
         if known is not None:  # refused before: the same answer, none of the work
             self.refusals.charge(client_key, now, 0.0)
@@ -511,6 +518,13 @@ class TableServer:
             table = Table(rec, rs, st)
             self.tables[tid] = table
         return table, tokens
+
+    def admit(self, client: str) -> None:
+        """Raise TooMany when ``client`` (its address) may not ask for a table now (see
+        :meth:`create`'s quotas), before any of its request is read."""
+        with self._tables_lock:
+            self._admit(token_hash(f"client:{client_address(client)}")[:32], time.time(),
+                        token_hash(f"network:{network_address(client)}")[:32])
 
     def refused(self, client: str, cpu: float) -> None:
         """Count a table request of ``client`` (its address) refused before it reached
