@@ -200,6 +200,14 @@ def test_an_event_stream_ends_after_its_lifetime_and_is_capped_per_client(tmp_pa
     assert held["response"].status_code == 200 and "data: 0" in held["response"].text
     assert "deleted" not in held["response"].text and 0.9 <= held["took"] < 5  # its lifetime, then the page reconnects
     assert client.app.state.streams.count() == 0
+    open_then = None
+    with client.stream("GET", link) as r:  # a page closed while its stream is open gives its place back
+        assert r.status_code == 200
+        for line in r.iter_lines():
+            if line.startswith("data: 0"):
+                open_then = client.app.state.streams.count()
+                break
+    assert open_then == 1 and _wait(lambda: client.app.state.streams.count() == 0, 5)
     server.close()
 
 
