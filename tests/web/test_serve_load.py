@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import select
 import socket
 import sqlite3
 import threading
@@ -83,7 +84,7 @@ def test_a_served_agent_with_5000_iterations_moves_within_the_deadline(tmp_path,
     assert _wait(lambda: table.version >= 1, 10)
     took, iterations, cut = moves[0]
     assert cut and iterations < 5000
-    assert took <= limit + max(durations) + 0.05, (took, max(durations))  # the deadline plus one playout
+    assert took <= limit + max(durations) + 0.1, (took, max(durations))  # the deadline plus one playout
     assert time.monotonic() - started < limit + max(durations) + 1.0  # committed soon after
     server.close()
 
@@ -212,8 +213,9 @@ def test_an_event_stream_ends_after_its_lifetime_and_is_capped_per_client(tmp_pa
 
 
 def test_a_fifth_client_is_served_while_four_hold_their_streams_and_half_open_connections(tmp_path):
-    srv = Served(tmp_path / "t.sqlite", "--max-connections", "60", "--connections-per-client", "30", "--streams-per-client", "4",
-                 "--idle-per-client", "4", "--request-timeout", "30").start()
+    # the default limits (200 connections, 64 a client, 8 streams a client, 8 waiting a client), but
+    # no half-open connection timed out while the test runs
+    srv = Served(tmp_path / "t.sqlite", "--request-timeout", "30").start()
     held = []
     try:
         status, answer = srv.post_json("/api/tables", {"ruleset": "tic_tac_toe", "agents": ["human", "human"]})
@@ -222,12 +224,12 @@ def test_a_fifth_client_is_served_while_four_hold_their_streams_and_half_open_co
         for k in range(2, 6):  # four client addresses, each at its cap of streams, and more half-open ones
             source = f"127.0.0.{k}"
             answers = []
-            for _ in range(6):
+            for _ in range(10):
                 s = socket.create_connection(("127.0.0.1", srv.port), timeout=5, source_address=(source, 0))
                 s.sendall(f"GET {answer['seats']['1']}/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
                 answers.append(s.recv(4096).decode("latin-1").split("\r\n", 1)[0])
                 held.append(s)
-            assert answers.count("HTTP/1.1 200 OK") == 4 and answers.count("HTTP/1.1 429 Too Many Requests") == 2, answers
+            assert answers.count("HTTP/1.1 200 OK") == 8 and answers.count("HTTP/1.1 429 Too Many Requests") == 2, answers
             slow = []
             for _ in range(20):
                 s = socket.create_connection(("127.0.0.1", srv.port), timeout=5, source_address=(source, 0))
@@ -235,15 +237,15 @@ def test_a_fifth_client_is_served_while_four_hold_their_streams_and_half_open_co
                 slow.append(s)
             held += slow
             closed = 0
-            for k, s in enumerate(slow):  # all but the newest 4 (--idle-per-client) closed by the server at once
-                s.settimeout(3 if k < 16 else 0.1)
+            for s in slow[:12]:  # all but the newest 8 (--idle-per-client) closed by the server at once
+                s.settimeout(3)
                 try:
                     closed += s.recv(16) == b""
                 except ConnectionResetError:
                     closed += 1
                 except TimeoutError:
                     pass
-            assert closed == 16, closed
+            assert closed == 12 and select.select(slow[12:], [], [], 0.2)[0] == [], closed  # the newest 8 still open
         started = time.monotonic()
         status, page = srv.request("GET", seat, source="127.0.0.6")
         assert status == 200 and "tic" in page.lower()
