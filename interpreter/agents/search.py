@@ -226,7 +226,7 @@ class _Search:
         Raises:
             ValueError: ``seconds`` is not a positive number.
         """
-        if seconds is not None and not (isinstance(seconds, (int, float)) and seconds > 0 and seconds == seconds):
+        if seconds is not None and not (type(seconds) in (int, float) and seconds > 0 and seconds == seconds):
             raise ValueError(f"a time limit is a positive number of seconds, not {seconds!r}")
         self.time_limit = None if seconds is None else float(seconds)
 

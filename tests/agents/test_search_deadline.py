@@ -88,7 +88,7 @@ def test_depth_has_a_hard_maximum_and_a_time_limit_is_a_positive_number():
             parse_agent(spec)
     agent = make_agent("mcts", 0)
     assert isinstance(agent, _Search) and agent.time_limit is None  # offline runs have no deadline
-    for bad in (0, -1.0, float("nan"), "3"):
+    for bad in (0, -1.0, float("nan"), "3", True):
         with pytest.raises(ValueError, match="positive number of seconds"):
             agent.limit_time(bad)
     agent.limit_time(None)
