@@ -366,7 +366,7 @@ def _log_mark(path: str, where: tuple) -> Mark:
               help="Seconds a connection may take to send a whole request (half-open ones are closed then).")
 @click.option("--idle-per-client", type=click.IntRange(1, 100_000), default=8, show_default=True,
               help="Half-open or idle connections one client address may keep (a new one closes its oldest).")
-@click.option("--streams-per-client", type=click.IntRange(1, 100_000), default=8, show_default=True,
+@click.option("--streams-per-client", type=click.IntRange(1, 100_000), default=16, show_default=True,
               help="Live-update streams (one a seat's open page) one client address may hold.")
 @click.option("--max-streams", type=click.IntRange(0, 100_000), default=None,
               help="Live-update streams in all [default: half of --max-connections; at most three quarters of it].")

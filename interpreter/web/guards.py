@@ -144,7 +144,7 @@ class Limits:
     connections_per_client: int = 64
     request_timeout: float = 10.0
     idle_per_client: int = 8
-    streams_per_client: int = 8
+    streams_per_client: int = 16
     max_streams: int | None = None
     stream_seconds: float = 300.0
     tables_per_network: int = 100

@@ -213,7 +213,7 @@ def test_an_event_stream_ends_after_its_lifetime_and_is_capped_per_client(tmp_pa
 
 
 def test_a_fifth_client_is_served_while_four_hold_their_streams_and_half_open_connections(tmp_path):
-    # the default limits (200 connections, 64 a client, 8 streams a client, 8 waiting a client), but
+    # the default limits (200 connections, 64 a client, 16 streams a client, 8 waiting a client), but
     # no half-open connection timed out while the test runs
     srv = Served(tmp_path / "t.sqlite", "--request-timeout", "30").start()
     held = []
@@ -224,12 +224,12 @@ def test_a_fifth_client_is_served_while_four_hold_their_streams_and_half_open_co
         for k in range(2, 6):  # four client addresses, each at its cap of streams, and more half-open ones
             source = f"127.0.0.{k}"
             answers = []
-            for _ in range(10):
+            for _ in range(18):
                 s = socket.create_connection(("127.0.0.1", srv.port), timeout=5, source_address=(source, 0))
                 s.sendall(f"GET {answer['seats']['1']}/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
                 answers.append(s.recv(4096).decode("latin-1").split("\r\n", 1)[0])
                 held.append(s)
-            assert answers.count("HTTP/1.1 200 OK") == 8 and answers.count("HTTP/1.1 429 Too Many Requests") == 2, answers
+            assert answers.count("HTTP/1.1 200 OK") == 16 and answers.count("HTTP/1.1 429 Too Many Requests") == 2, answers
             slow = []
             for _ in range(20):
                 s = socket.create_connection(("127.0.0.1", srv.port), timeout=5, source_address=(source, 0))
