@@ -62,6 +62,9 @@ MAX_PERFT_DEPTH = 64
 MAX_SEED = 2**64 - 1
 MAX_PARAM_TEXT = 10_000
 
+# -- the search agents ----------------------------------------------------------------------------
+MAX_PLAYOUT_DEPTH = 10_000  # actions of one playout (`depth=`): what a deadline may overrun by is one playout
+
 
 class Limit(NamedTuple):
     """One row of the table: ``name`` (the constant), ``value``, ``what`` it bounds."""
@@ -110,4 +113,5 @@ LIMITS: tuple[Limit, ...] = (
     Limit("MAX_JOBS", MAX_JOBS, "`--jobs`"),
     Limit("MAX_PERFT_DEPTH", MAX_PERFT_DEPTH, "`--depth` of perft"),
     Limit("MAX_PARAM_TEXT", MAX_PARAM_TEXT, "characters of a `--param` value"),
+    Limit("MAX_PLAYOUT_DEPTH", MAX_PLAYOUT_DEPTH, "actions of one search playout (`mcts:depth=`, `ismcts:depth=`)"),
 )

@@ -38,9 +38,10 @@ from ..engine.state import State
 from ..engine.worlds import Worlds
 from ..errors import TapsterError
 from ..lang.expression import Env
+from ..limits import MAX_PLAYOUT_DEPTH
 from ..model import Action
 
-__all__ = ["GreedyAgent", "MCTSAgent", "ISMCTSAgent", "heuristic", "rewards", "PARAMS"]
+__all__ = ["GreedyAgent", "MCTSAgent", "ISMCTSAgent", "heuristic", "rewards", "PARAMS", "MAX_PLAYOUT_DEPTH"]
 
 
 def heuristic(st: State, player: int) -> Any:
@@ -114,14 +115,14 @@ PARAMS: dict[str, dict[str, tuple]] = {
         "iterations": (int, 1000, 1, 10_000_000, "playouts per decision"),
         "seconds": (float, 0.0, 0.0, 86_400.0, "stop after this many seconds instead (0: use iterations; not reproducible)"),
         "c": (float, 1.4, 0.0, 100.0, "UCB1 exploration constant"),
-        "depth": (int, 10_000, 1, 1_000_000, "longest playout, in actions (then the heuristic scores it)"),
+        "depth": (int, 10_000, 1, MAX_PLAYOUT_DEPTH, "longest playout, in actions (then the heuristic scores it)"),
         "worlds": (int, 1, 1, 10_000, "determinised worlds the iterations are shared among"),
     },
     "ismcts": {
         "iterations": (int, 1000, 1, 10_000_000, "iterations per decision (a new world each)"),
         "seconds": (float, 0.0, 0.0, 86_400.0, "stop after this many seconds instead (0: use iterations; not reproducible)"),
         "c": (float, 0.7, 0.0, 100.0, "UCB1 exploration constant"),
-        "depth": (int, 10_000, 1, 1_000_000, "longest playout, in actions (then the heuristic scores it)"),
+        "depth": (int, 10_000, 1, MAX_PLAYOUT_DEPTH, "longest playout, in actions (then the heuristic scores it)"),
     },
 }
 
@@ -201,7 +202,18 @@ class _Node:
 
 
 class _Search:
-    """What MCTS and ISMCTS share: parameters, the budget, the tree walk."""
+    """What MCTS and ISMCTS share: parameters, the budget, the tree walk.
+
+    ``time_limit``: None (the default: the budget is ``iterations`` or ``seconds`` only, and a
+    seeded search is reproducible), or a deadline in seconds of wall time (``time.perf_counter``)
+    from the start of each :meth:`act`, set by :meth:`limit_time` (a served table's
+    ``--max-agent-seconds``).  The deadline is checked between iterations, so a move ends within
+    it plus one iteration (one playout, at most
+    :data:`~interpreter.limits.MAX_PLAYOUT_DEPTH` actions, a hard maximum of ``depth``), at the best action
+    found so far; a search that ends before its deadline picks exactly what it would pick without
+    one.  After :meth:`act`, ``last_iterations`` is the number of iterations run and ``cut``
+    whether the deadline stopped them.
+    """
 
     name = ""
     kind = ""
@@ -212,14 +224,44 @@ class _Search:
         for key, (_, default, _lo, _hi, _) in spec.items():
             setattr(self, key, params.get(key, default))
         self.last_iterations = 0
+        self.time_limit: float | None = None
+        self.cut = False
+        self._deadline: float | None = None
+
+    def limit_time(self, seconds: float | None) -> None:
+        """Bound every later :meth:`act` to ``seconds`` of wall time (None: no deadline).
+
+        Raises:
+            ValueError: ``seconds`` is not a positive number.
+        """
+        if seconds is not None and not (type(seconds) in (int, float) and seconds > 0 and seconds == seconds):
+            raise ValueError(f"a time limit is a positive number of seconds, not {seconds!r}")
+        self.time_limit = None if seconds is None else float(seconds)
+
+    def _start(self) -> None:
+        """Start a move's clock: the deadline from now (or none)."""
+        self.cut = False
+        self._deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
+
+    def _late(self, done: int) -> bool:
+        """Whether the deadline has passed (never before the first iteration: a move always has
+        one); records the cut."""
+        if self._deadline is None or done == 0 or time.perf_counter() < self._deadline:
+            return False
+        self.cut = True
+        return True
 
     def _budget(self):
-        """An iterator-free budget test: call with the number of iterations done."""
+        """An iterator-free budget test: call with the number of iterations done.  The
+        deadline (:meth:`limit_time`) only shortens it."""
+        late = self._late
         if self.seconds > 0:
             end = time.perf_counter() + self.seconds
-            return lambda i: time.perf_counter() < end or i == 0
+            return lambda i: (time.perf_counter() < end or i == 0) and not late(i)
         n = self.iterations
-        return lambda i: i < n
+        if self._deadline is None:
+            return lambda i: i < n
+        return lambda i: i < n and not late(i)
 
     def _iterate(self, root: _Node, world: State, player: int, availability: bool) -> None:
         """One iteration from ``world`` (used up): select with UCB1, expand one node, play out,
@@ -313,18 +355,22 @@ class MCTSAgent(_Search):
         Raises:
             TapsterError: the game is over.
         """
+        self._start()
         actions = _legal(state)
         if len(actions) == 1:
             return actions[0]
         totals: dict[Action, int] = {}
         go = self._budget()
+        late = self._late
         done = 0
         for w in range(self.worlds):
+            if late(done):
+                break
             world = state.determinize(player, self.rng)
             root = _Node(player)
             share = None if self.seconds > 0 else (self.iterations * (w + 1)) // self.worlds - done
             i = 0
-            while (go(done + i) if share is None else i < share):
+            while (go(done + i) if share is None else i < share and not late(done + i)):
                 self._iterate(root, world.clone(), player, availability=False)
                 i += 1
             done += i
@@ -354,12 +400,13 @@ class ISMCTSAgent(_Search):
         Raises:
             TapsterError: the game is over.
         """
+        self._start()
         actions = _legal(state)
         if len(actions) == 1:
             return actions[0]
         root = _Node(player)
-        worlds = Worlds(state, player)  # what the seat sees, prepared once for every iteration's world
         go = self._budget()
+        worlds = Worlds(state, player)  # what the seat sees, prepared once for every iteration's world
         i = 0
         while go(i):
             self._iterate(root, worlds.draw(self.rng), player, availability=True)

@@ -345,7 +345,7 @@ def _log_mark(path: str, where: tuple) -> Mark:
 @click.option("--db", "db", default="tapster-tables.sqlite", show_default=True, type=click.Path(dir_okay=False),
               help="The SQLite file keeping the tables (restored on start; created readable by its owner only).")
 @click.option("--max-agent-seconds", type=click.FloatRange(0.1, 3600), default=3.0, show_default=True,
-              help="The longest an agent may think a move (mcts:seconds=...).")
+              help="The longest an agent may think a move: a deadline every agent move keeps, whatever its iterations.")
 @click.option("--max-agent-iterations", type=click.IntRange(1, 10_000_000), default=5000, show_default=True,
               help="The most iterations an agent may ask for a move (mcts:iterations=...).")
 @click.option("--agent-workers", type=click.IntRange(1, 64), default=2, show_default=True,
@@ -364,6 +364,20 @@ def _log_mark(path: str, where: tuple) -> Mark:
               help="Open connections from one client address (behind a proxy: set it to --max-connections).")
 @click.option("--request-timeout", type=click.FloatRange(0.5, 3600), default=10.0, show_default=True,
               help="Seconds a connection may take to send a whole request (half-open ones are closed then).")
+@click.option("--idle-per-client", type=click.IntRange(1, 100_000), default=8, show_default=True,
+              help="Half-open or idle connections one client address may keep (a new one closes its oldest).")
+@click.option("--streams-per-client", type=click.IntRange(1, 100_000), default=16, show_default=True,
+              help="Live-update streams (one a seat's open page) one client address may hold.")
+@click.option("--max-streams", type=click.IntRange(0, 100_000), default=None,
+              help="Live-update streams in all [default: half of --max-connections; at most three quarters of it].")
+@click.option("--stream-seconds", type=click.FloatRange(5, 86_400), default=300.0, show_default=True,
+              help="Lifetime of a live-update stream (the page then reconnects).")
+@click.option("--max-tables", type=click.IntRange(1, 10_000_000), default=10_000, show_default=True,
+              help="Live tables in all.")
+@click.option("--tables-per-network", type=click.IntRange(1, 10_000_000), default=100, show_default=True,
+              help="Live tables one network (IPv4 /24, IPv6 /48) may hold.")
+@click.option("--refusal-seconds", type=click.FloatRange(0.01, 3600), default=2.0, show_default=True,
+              help="Server CPU seconds one client's refused table requests may use in an hour (then 429).")
 @click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME",
               help="A Host name the server answers to (repeatable; default: the loopback names on 127.0.0.1, any otherwise).")
 @click.option("--trusted-proxy", "proxies", multiple=True, metavar="ADDRESS",
@@ -372,6 +386,7 @@ def _log_mark(path: str, where: tuple) -> Mark:
               help="Another origin (https://example.org) whose pages may POST here (repeatable; default: none).")
 def serve(ruleset, host, port, db, max_agent_seconds, max_agent_iterations, agent_workers, tables_per_client,
           creations_per_hour, finished_hours, idle_hours, max_connections, connections_per_client, request_timeout,
+          idle_per_client, streams_per_client, max_streams, stream_seconds, max_tables, tables_per_network, refusal_seconds,
           allowed_hosts, proxies, origins) -> int:
     """Serve a web page where players create a table and play it from their browsers, each
     seat through its own secret link (only RULESET's tables, or any shipped ruleset's).
@@ -385,6 +400,9 @@ def serve(ruleset, host, port, db, max_agent_seconds, max_agent_iterations, agen
     limits = Limits(max_agent_seconds=max_agent_seconds, max_agent_iterations=max_agent_iterations, agent_workers=agent_workers,
                     tables_per_client=tables_per_client, creations_per_hour=creations_per_hour,
                     finished_ttl=finished_hours * 3600, idle_ttl=idle_hours * 3600, max_connections=max_connections,
-                    request_timeout=request_timeout, connections_per_client=connections_per_client)
+                    request_timeout=request_timeout, connections_per_client=connections_per_client,
+                    idle_per_client=idle_per_client, streams_per_client=streams_per_client, max_streams=max_streams,
+                    stream_seconds=stream_seconds, max_tables=max_tables, tables_per_network=tables_per_network,
+                    refusal_seconds=refusal_seconds)
     run_server(ruleset, host, port, db, limits, list(allowed_hosts) or None, tuple(origins), tuple(proxies))
     return EXIT_OK

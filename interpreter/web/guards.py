@@ -11,7 +11,12 @@ it, and the bounded pool in which agents think.  Nothing here knows a table or a
 - What may be sent back: ``fit_message`` cuts a message to :data:`MAX_MESSAGE` characters with no
   file-system path; ``token_hash`` is the SHA-256 (hex) kept in place of a token.
 - :func:`client_address`: the client a connection counts as for the quotas (an IPv4 address, an
-  IPv6 /64 network).
+  IPv6 /64 network); :func:`network_address`: the network it counts as for the table cap's
+  share (an IPv4 /24, an IPv6 /48).
+- :class:`StreamBudget`: the long-lived connections (event streams) open, by client and in all.
+- :class:`RefusalBudget`: the server CPU each client's refused requests used in the last hour,
+  and the answers to refused configurations (given again without the work).
+- ``lower_agent``: a stored agent spec brought within today's limits.
 - :class:`FairPool`: a fixed pool of worker threads taking one client's job after another's
   (round robin), so one client's many tables cannot starve another's.
 
@@ -39,11 +44,17 @@ from ..errors import TapsterError
 from ..loader.load import load_yaml_text
 
 __all__ = ["Limits", "CREATE_SCHEMA", "ACT_SCHEMA", "CREATE_CHECK", "ACT_CHECK", "MAX_PARAMS_TEXT", "MAX_MESSAGE",
-           "MAX_SEED", "parse_json", "client_address", "FairPool", "token_hash", "fit_message", "check_unicode",
-           "agent_within", "parse_params_text", "schema_error"]
+           "MAX_SEED", "MAX_PARAM_NODES", "MAX_PARAMS", "parse_json", "client_address", "network_address", "FairPool", "token_hash",
+           "fit_message", "check_unicode", "agent_within", "lower_agent", "parse_params_text", "schema_error",
+           "StreamBudget", "RefusalBudget"]
 
 #: Limits on what a form may ask for.
 MAX_PARAMS_TEXT = 4000
+#: The most YAML nodes (values, lists) one parameter's value may hold (a list of at most 64 items, as
+#: :data:`CREATE_SCHEMA` allows), counted as they are read; anchors and aliases are refused
+#: outright (a parameter is a plain value or a list of them), and at most 32 parameters are read.
+MAX_PARAM_NODES = 65
+MAX_PARAMS = 32
 #: The longest message text echoed back (anything longer is cut, with an ellipsis).
 MAX_MESSAGE = 300
 MAX_SEED = 2**64 - 1
@@ -104,7 +115,18 @@ class Limits:
     (least recently used dropped); ``custom_rulesets``: distinct parameter settings the live tables
     may hold (each is a compiled ruleset of a few MB); ``max_connections`` / ``connections_per_client``: open
     connections in all / from one client address (more are closed at once);
-    ``request_timeout``: seconds a connection may take to send a whole request.
+    ``request_timeout``: seconds a connection may take to send a whole request;
+    ``idle_per_client``: connections one client may keep waiting (half-open, or idle between
+    requests): a new one closes its oldest waiting one, and when every slot is taken the client
+    with the most waiting connections loses its oldest; ``streams_per_client`` / ``max_streams``:
+    event streams open from one client / in all (``max_streams`` None: half of
+    ``max_connections``; never more than three quarters of it, see :attr:`stream_cap`);
+    ``stream_seconds``: the lifetime of an event stream (the page then reconnects);
+    ``tables_per_network``: live tables one network (IPv4 /24, IPv6 /48) may hold;
+    ``refusal_seconds``: server CPU seconds one client's refused table requests may use in an
+    hour (then its requests are answered 429 before any work).  A served agent's move ends by
+    ``max_agent_seconds`` whatever its spec (the search's deadline), and a playout is at most
+    :data:`interpreter.limits.MAX_PLAYOUT_DEPTH` actions.
     """
 
     max_agent_seconds: float = 3.0
@@ -121,6 +143,21 @@ class Limits:
     max_connections: int = 200
     connections_per_client: int = 64
     request_timeout: float = 10.0
+    idle_per_client: int = 8
+    streams_per_client: int = 16
+    max_streams: int | None = None
+    stream_seconds: float = 300.0
+    tables_per_network: int = 100
+    refusal_seconds: float = 2.0
+
+    @property
+    def stream_cap(self) -> int:
+        """The event streams open in all: ``max_streams`` (default half of ``max_connections``),
+        at most ``max_connections`` less a quarter of it (at least one slot), which stay for plain
+        requests."""
+        keep = max(1, self.max_connections // 4)
+        wanted = self.max_connections // 2 if self.max_streams is None else self.max_streams
+        return max(0, min(wanted, self.max_connections - keep))
 
 
 def token_hash(token: str) -> str:
@@ -213,6 +250,42 @@ def parse_json(body: bytes, validator) -> dict:
     return data
 
 
+def lower_agent(spec: str, limits: Limits) -> str:
+    """A stored agent ``spec`` brought within today's ``limits`` (and the agents' declared
+    ranges): seconds, iterations and worlds lowered to the server's maxima, depth to
+    :data:`~interpreter.limits.MAX_PLAYOUT_DEPTH`, parameters no longer known dropped.  Returns
+    ``spec`` itself when it is within them already, or names no known agent (a move then fails
+    with the agent's own message)."""
+    name, *pairs = str(spec).strip().split(":")
+    declared = AGENT_PARAMS.get(name.strip())
+    if declared is None:
+        return spec
+    caps = {"seconds": limits.max_agent_seconds, "iterations": limits.max_agent_iterations, "worlds": limits.max_agent_iterations}
+    out = [name.strip()]
+    for pair in pairs:
+        key, eq, text = pair.partition("=")
+        key = key.strip()
+        if not eq or key not in declared:
+            continue
+        kind, _, lo, hi, _ = declared[key]
+        try:
+            value = kind(float(text.strip())) if len(text) <= 30 else hi
+        except (ValueError, OverflowError):
+            continue
+        if value != value:
+            continue
+        value = max(lo, min(value, hi, caps.get(key, hi)))
+        out.append(f"{key}={value:g}" if kind is float else f"{key}={value}")
+    if "iterations" in declared and not any(p.startswith("iterations=") for p in out[1:]) \
+            and declared["iterations"][1] > limits.max_agent_iterations:
+        out.append(f"iterations={limits.max_agent_iterations}")
+    lowered = ":".join(out)
+    try:
+        return spec if agent_within(spec, limits) == spec.strip() else lowered
+    except TapsterError:
+        return lowered
+
+
 def agent_within(spec: str, limits: Limits) -> str:
     """``spec`` checked as an agent within the server's effort limits; returns it stripped.
 
@@ -228,6 +301,20 @@ def agent_within(spec: str, limits: Limits) -> str:
     if "worlds" in declared and params.get("worlds", 1) > limits.max_agent_iterations:
         raise TapsterError(f"agent {name}: at most {limits.max_agent_iterations} worlds here")
     return spec.strip()
+
+
+def network_address(address: str) -> str:
+    """The network a connection's address counts in for the table cap's share: an IPv4 address
+    its /24, an IPv6 address its /48 (an IPv4-mapped one as IPv4; anything else as given)."""
+    import ipaddress
+
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if ip.version == 6 and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return str(ipaddress.ip_network(f"{ip}/{24 if ip.version == 4 else 48}", strict=False))
 
 
 def client_address(address: str) -> str:
@@ -316,8 +403,140 @@ class FairPool:
                 t.join()
 
 
+class StreamBudget:
+    """The long-lived connections (event streams) open now, by client and in all: at most
+    ``per_client`` from one client (count them by :func:`client_address`) and ``total`` in all.
+    Thread-safe.  :meth:`open` returns whether a stream may open (and then counts it);
+    :meth:`close` ends one."""
+
+    def __init__(self, total: int, per_client: int):
+        self.total, self.per_client = total, per_client
+        self._open: dict[str, int] = {}
+        self._count = 0
+        self._lock = threading.Lock()
+
+    def open(self, client: str) -> str | None:
+        """Count a new stream of ``client``; None when it may open, else why not (a message)."""
+        with self._lock:
+            mine = self._open.get(client, 0)
+            if mine >= self.per_client:
+                return f"you have {self.per_client} live updates open here already (the most one client may); close a tab"
+            if self._count >= self.total:
+                return f"this server has {self.total} live updates open (the most it keeps); reload the page later"
+            self._open[client] = mine + 1
+            self._count += 1
+            return None
+
+    def close(self, client: str) -> None:
+        """One stream of ``client`` ended."""
+        with self._lock:
+            mine = self._open.get(client, 0)
+            if mine <= 0:
+                return
+            self._count -= 1
+            if mine == 1:
+                del self._open[client]
+            else:
+                self._open[client] = mine - 1
+
+    def count(self, client: str | None = None) -> int:
+        """Streams open: ``client``'s, or all of them."""
+        with self._lock:
+            return self._count if client is None else self._open.get(client, 0)
+
+
+class RefusalBudget:
+    """What refused requests cost, per client: the server CPU seconds (thread time) their refused
+    table requests took in the last hour, at most ``seconds`` each (then :meth:`over` says so and
+    the request is answered 429 before any work), and the answers to refused configurations
+    (``key``, a digest of the configuration, -> message; the last ``remembered`` of them) given
+    again without the work.
+    Thread-safe; ``now`` is seconds since the epoch."""
+
+    def __init__(self, seconds: float, remembered: int = 4096):
+        self.seconds = seconds
+        self.remembered = remembered
+        self._spent: OrderedDict = OrderedDict()  # client -> deque of (time, cpu seconds)
+        self._answers: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def spent(self, client: str, now: float) -> float:
+        """CPU seconds ``client``'s refusals took in the hour before ``now``."""
+        with self._lock:
+            items = self._spent.get(client)
+            if not items:
+                return 0.0
+            while items and items[0][0] < now - 3600:
+                items.popleft()
+            return sum(c for _, c in items)
+
+    def over(self, client: str, now: float) -> bool:
+        """Whether ``client``'s refusals used up its hour's CPU."""
+        return self.spent(client, now) >= self.seconds
+
+    def charge(self, client: str, now: float, cpu: float) -> None:
+        """Count a refusal of ``client`` that took ``cpu`` seconds (at least a millisecond)."""
+        with self._lock:
+            items = self._spent.pop(client, None) or deque()
+            items.append((now, max(cpu, 0.001)))
+            while len(items) > 10_000:
+                items.popleft()
+            self._spent[client] = items
+            while len(self._spent) > 10_000:
+                self._spent.popitem(last=False)
+
+    def answer(self, key: str) -> str | None:
+        """The refusal remembered for the configuration ``key``, or None."""
+        with self._lock:
+            message = self._answers.get(key)
+            if message is not None:
+                self._answers.move_to_end(key)
+            return message
+
+    def remember(self, key: str, message: str) -> None:
+        """Remember that the configuration ``key`` is refused with ``message``."""
+        with self._lock:
+            self._answers[key] = message
+            self._answers.move_to_end(key)
+            while len(self._answers) > self.remembered:
+                self._answers.popitem(last=False)
+
+
+def _check_param_yaml(name: str, value: str) -> None:
+    """Read ``value``'s YAML events (not the data) and refuse, as they come, an anchor, an alias,
+    a mapping, a list inside a list, or more than :data:`MAX_PARAM_NODES` nodes.
+
+    Raises TapsterError."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    depth = 0
+    budget = MAX_PARAM_NODES
+    try:
+        for event in yaml.parse(value, Loader=loader):
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+                raise TapsterError(f"the value of {fit_message(name)}: anchors and aliases (&, *) are not allowed in parameters")
+            if isinstance(event, yaml.MappingStartEvent):
+                raise TapsterError(f"the value of {fit_message(name)} is a plain value or a list of them, not a mapping")
+            if isinstance(event, (yaml.ScalarEvent, yaml.SequenceStartEvent)):
+                budget -= 1
+                if budget < 0:
+                    raise TapsterError(f"the value of {fit_message(name)}: a list of at most {MAX_PARAM_NODES - 1} items")
+            if isinstance(event, yaml.SequenceStartEvent):
+                depth += 1
+                if depth > 1:
+                    raise TapsterError(f"the value of {fit_message(name)} is a plain value or a list of them, not a list of lists")
+            elif isinstance(event, yaml.SequenceEndEvent):
+                depth -= 1
+    except yaml.YAMLError:
+        return  # not valid YAML: the reader below says where
+
+
 def parse_params_text(text: str) -> dict:
-    """``NAME=VALUE`` lines (values read as plain YAML) -> dict.  Raises TapsterError."""
+    """``NAME=VALUE`` lines (values read as plain YAML: a value or a flow list of them) -> dict.
+    At most :data:`MAX_PARAMS` lines are read; each value's YAML nodes are counted as they are
+    read, at most :data:`MAX_PARAM_NODES`, and anchors, aliases and mappings are refused before
+    any data is built.  Raises TapsterError."""
     if len(text) > MAX_PARAMS_TEXT:
         raise TapsterError(f"parameters: at most {MAX_PARAMS_TEXT} characters")
     out = {}
@@ -327,6 +546,9 @@ def parse_params_text(text: str) -> dict:
         name, sep, value = line.partition("=")
         if not sep or not name.strip():
             raise TapsterError(f"parameter {fit_message(line.strip())!r} is not NAME=VALUE (e.g. turns=5)")
+        if len(out) >= MAX_PARAMS:
+            raise TapsterError(f"parameters: at most {MAX_PARAMS}")
+        _check_param_yaml(name.strip(), value)
         try:
             out[name.strip()] = load_yaml_text(value, f"param {name.strip()}").data
         except (ValueError, OverflowError, RecursionError) as exc:

@@ -24,7 +24,8 @@ Routes (``<t>`` a table id, ``<k>`` a seat's token):
   link path, for human seats; ``delete``: the creator's link to delete the table).
 - ``GET /t/<t>/<k>`` the seat's page; ``GET /t/<t>/<k>/view`` its view as JSON
   (``version``, ``html``); ``GET /t/<t>/<k>/events`` server-sent events, one ``data: VERSION``
-  message when the table changes; ``POST /t/<t>/<k>/act`` with JSON ``{"action": TEXT,
+  message when the table changes (the stream ends after ``stream_seconds`` and the page
+  reconnects; 429 beyond the client's or the server's streams); ``POST /t/<t>/<k>/act`` with JSON ``{"action": TEXT,
   "version": N}`` (:data:`ACT_SCHEMA`) takes an action: 200 ``{"version": N}``; 409 with
   ``error`` when the action is not legal now, it is not the seat's turn, or ``version`` is
   stale (nothing changes).  ``GET /t/<t>/<k>/log`` the replay log (``tapster replay``), with
@@ -38,8 +39,10 @@ secure seed (:func:`interpreter.engine.rng.secure_seed`, 256 bits, BLAKE2b count
 leaves the server while the game runs; every request body is capped (:class:`Limits`) before it
 is read, must be JSON (or the form) and is checked against a JSON Schema before use; a POST from
 another site's page is refused (``Origin``); agents think in a bounded pool of worker threads,
-apart from request handling, within ``max_agent_seconds`` / ``max_agent_iterations``; table
-creation is limited per client; finished and idle tables expire.
+apart from request handling, every move ending by ``max_agent_seconds`` (the search's deadline)
+and none asking for more than ``max_agent_iterations``; table creation is limited per client and
+per network, refusals are cheap and counted; event streams and waiting connections have budgets
+of their own (:func:`guarded_protocol`); finished and idle tables expire.
 
 Tables are kept in a :class:`~interpreter.web.store.TableStore` (SQLite by default) and restored
 when the server starts (:mod:`interpreter.web.tables`).
@@ -48,7 +51,8 @@ Errors: no request gets a traceback.  An unknown table or token gets :data:`FORB
 plain text); any other refusal is JSON ``{"error": MESSAGE}`` (at most 300 characters, no server
 path) or the form again with the message: 400 a request the checks refuse, 403 a foreign
 ``Origin`` or a log asked for before the end, 409 an action not legal now, 413 a body over
-``max_body``, 415 a body of the wrong media type, 429 a quota reached, 500 an agent failed, 503
+``max_body``, 415 a body of the wrong media type, 429 a quota reached (tables, creations, refusals, event
+streams), 500 an agent failed, 503
 the database refused a write (nothing changed).  :func:`serve` raises
 :class:`~interpreter.errors.TapsterError` before serving when it cannot (see there).
 """
@@ -59,6 +63,7 @@ import asyncio
 import errno
 import json
 import logging
+import time
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -75,6 +80,7 @@ from .guards import (
     MAX_SEED,
     FairPool,
     Limits,
+    StreamBudget,
     check_unicode,
     client_address,
     fit_message,
@@ -203,6 +209,21 @@ class RequestGuard:
         await send({"type": "http.response.body", "body": body})
 
 
+class _Stream(StreamingResponse if Starlette is not None else object):
+    """A streaming response that calls ``release()`` once it ends, however it ends (finished,
+    the client gone, the server stopping): an event stream gives its place back."""
+
+    def __init__(self, content, release, **kw):
+        super().__init__(content, **kw)
+        self._release = release
+
+    async def __call__(self, scope, receive, send):
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._release()
+
+
 def _media_type(request: Request) -> str:
     return request.headers.get("content-type", "").split(";")[0].strip().lower()
 
@@ -223,6 +244,7 @@ def build_app(server: TableServer, default_ruleset: str | None = None, allowed_h
     from html import escape
 
     agent_wait = max(30.0, server.limits.max_agent_seconds * 4)
+    streams = StreamBudget(server.limits.stream_cap, server.limits.streams_per_client)
     if default_ruleset is not None and default_ruleset not in server.rulesets:
         default_ruleset = server.name_for(default_ruleset)
 
@@ -247,7 +269,7 @@ def build_app(server: TableServer, default_ruleset: str | None = None, allowed_h
 <label>Seats <input name="agents" id="agents" value="human,human" size="40" maxlength="2000"></label>
 <p class="hint">One entry per seat, comma-separated: <code>human</code> for a person with a link,
 or an agent (<code>random</code>, <code>first</code>, <code>mcts:iterations=200</code>...); the last one repeats.
-Agents here think at most {lim.max_agent_seconds:g} seconds or {lim.max_agent_iterations} iterations a move.</p>
+Agents here think at most {lim.max_agent_seconds:g} seconds a move (and at most {lim.max_agent_iterations} iterations).</p>
 <label>Parameters <textarea name="params" id="params" rows="2" placeholder="NAME=VALUE, one a line"></textarea></label>
 <fieldset class="practice"><legend>Practice table (optional)</legend>
 <label>Seed <input name="seed" id="seed" type="number" min="0" placeholder="chosen by the server, secret"></label>
@@ -260,17 +282,24 @@ seat's page then says: &ldquo;{escape(CREATOR_SEED_NOTE)}&rdquo;</p></fieldset>
         return form_page()
 
     def _create(data: dict, client: str) -> tuple[Table, dict]:
-        """``data`` checked against :data:`CREATE_SCHEMA` already."""
+        """``data`` checked against :data:`CREATE_SCHEMA` already; parameters given as text that
+        cannot be read count as a refusal of ``client`` (:meth:`TableServer.refused`)."""
         agents = data.get("agents") or ["human"]
         if isinstance(agents, str):
             agents = agents.split(",")
         params = data.get("params") or {}
         if isinstance(params, str):
-            params = parse_params_text(params)
-            check_unicode(params)
-            problem = schema_error(CREATE_CHECK, {"params": params})
-            if problem:
-                raise TapsterError(problem)
+            server.admit(client)  # a client over its quotas: 429 before its text is read
+            started = time.thread_time()
+            try:
+                params = parse_params_text(params)
+                check_unicode(params)
+                problem = schema_error(CREATE_CHECK, {"params": params})
+                if problem:
+                    raise TapsterError(problem)
+            except TapsterError:
+                server.refused(client, time.thread_time() - started)
+                raise
         players, seed = data.get("players"), data.get("seed")
         return server.create(str(data.get("ruleset") or default_ruleset or ""), data.get("variant") or None,
                              None if players is None else int(players), [str(a) for a in agents],
@@ -402,20 +431,28 @@ seat's page then says: &ldquo;{escape(CREATOR_SEED_NOTE)}&rdquo;</p></fieldset>
         if found is None:
             return _forbidden()
         table, _ = found
+        who = client_address(_client(request))
+        refused = streams.open(who)
+        if refused:
+            return _error(refused, 429)
+        end = time.monotonic() + server.limits.stream_seconds
 
         async def stream():
             last = -1
-            yield "retry: 1000\n\n"  # after a restart, pages reconnect within a second
+            yield "retry: 1000\n\n"  # after a restart, or the stream's lifetime, pages reconnect within a second
             while not table.deleted:
                 if table.version != last:
                     last = table.version
                     yield f"data: {last}\n\n"
-                if not await table.wait_change(15):
+                left = end - time.monotonic()
+                if left <= 0:
+                    return  # the stream's lifetime is over: the page opens a new one
+                if not await table.wait_change(min(15.0, left)):
                     yield ": keep-alive\n\n"
             yield "event: deleted\ndata: deleted\n\n"
 
-        return StreamingResponse(stream(), media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+        return _Stream(stream(), lambda: streams.close(who), media_type="text/event-stream",
+                       headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
     async def act(request: Request) -> Response:
         found = _seat(request)
@@ -508,6 +545,7 @@ seat's page then says: &ldquo;{escape(CREATOR_SEED_NOTE)}&rdquo;</p></fieldset>
         Mount("/static", app=StaticFiles(directory=str(static)), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.streams = streams
     if allowed_hosts:
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
     app.add_middleware(RequestGuard, max_body=server.limits.max_body, origins=tuple(origins))
@@ -534,12 +572,21 @@ def _check_port(host: str, port: int) -> None:
             raise TapsterError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
 
 
-def guarded_protocol(max_connections: int, request_timeout: float, per_client: int | None = None):
-    """uvicorn's h11 protocol class with the guards uvicorn lacks: a connection beyond
-    ``max_connections`` open ones, or beyond ``per_client`` from one client address, is closed
-    at once, and one that has not sent a whole request
-    (headers and body) ``request_timeout`` seconds after it opened or after its last response
-    is closed (a half-open connection cannot hold a slot for long)."""
+def guarded_protocol(max_connections: int, request_timeout: float, per_client: int | None = None,
+                     idle_per_client: int | None = None):
+    """uvicorn's h11 protocol class with the guards uvicorn lacks.  Clients are counted by
+    :func:`client_address` (an IPv4 address, an IPv6 /64).
+
+    - A connection beyond ``per_client`` open ones from its client is closed at once.
+    - A connection is *waiting* while it has not sent a whole request (headers and body), since
+      it opened or since its last response: one waiting ``request_timeout`` seconds is closed
+      (a half-open connection cannot hold a slot for long), and a client may keep at most
+      ``idle_per_client`` waiting (a new one closes its oldest waiting one, so a client that
+      reconnects gains nothing).
+    - A connection beyond ``max_connections`` closes the oldest waiting connection of the client
+      with the most waiting ones, or, when none waits, is closed itself (connections in a
+      request or a stream are never cut for it).
+    """
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -547,27 +594,58 @@ def guarded_protocol(max_connections: int, request_timeout: float, per_client: i
         def connection_made(self, transport):
             super().connection_made(transport)
             self._deadline = None
-            host = self.client[0] if self.client else None
+            self._key = client_address(self.client[0]) if self.client else None
+            self._since = self.loop.time()
             live = [c for c in self.connections if not c.transport.is_closing()]  # those refused are gone already
-            if len(live) > max_connections or (per_client and sum(1 for c in live if c.client and c.client[0] == host) > per_client):
-                transport.close()
+            mine = [c for c in live if getattr(c, "_key", None) == self._key]
+            if per_client and len(mine) > per_client:
+                self._drop()
                 return
+            if idle_per_client:
+                waiting = [c for c in mine if c is not self and c._waiting()]
+                if len(waiting) >= idle_per_client:
+                    min(waiting, key=lambda c: c._since)._drop()
+                    live = [c for c in live if not c.transport.is_closing()]
+            if len(live) > max_connections:
+                victim = self._victim(live)
+                if victim is None:
+                    self._drop()
+                    return
+                victim._drop()
             self._arm()
+
+        def _waiting(self) -> bool:
+            cycle = self.cycle
+            return cycle is None or cycle.response_complete or (cycle.more_body and not cycle.response_started)
+
+        def _victim(self, live):
+            by_client: dict = {}
+            for c in live:
+                if c is not self and getattr(c, "_key", None) is not None and c._waiting():
+                    by_client.setdefault(c._key, []).append(c)
+            if not by_client:
+                return None
+            most = max(by_client.values(), key=len)
+            return min(most, key=lambda c: c._since)
 
         def _arm(self):
             if self._deadline is not None:
                 self._deadline.cancel()
+            self._since = self.loop.time()
             self._deadline = self.loop.call_later(request_timeout, self._expire)
 
-        def _expire(self):
-            cycle = self.cycle
-            waiting = cycle is None or cycle.response_complete or (cycle.more_body and not cycle.response_started)
-            if waiting and not self.transport.is_closing():
+        def _drop(self):
+            if not self.transport.is_closing():
                 try:
                     self.conn.send(h11.ConnectionClosed())
                 except h11.LocalProtocolError:
                     pass
                 self.transport.close()
+            self.connections.discard(self)  # no longer counted (uvicorn's own limit counts this set)
+
+        def _expire(self):
+            if self._waiting() and not self.transport.is_closing():
+                self._drop()
 
         def on_response_complete(self):
             super().on_response_complete()
@@ -616,8 +694,9 @@ def serve(ruleset: str | None, host: str, port: int, db: str, limits: Limits | N
     print(f"tapster serve: {len(server.tables)} table(s) restored from {Path(db).name}; open http://{host}:{port}/", flush=True)
     try:
         uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=1,
-                    http=guarded_protocol(limits.max_connections, limits.request_timeout, limits.connections_per_client),
-                    limit_concurrency=limits.max_connections, timeout_keep_alive=5, h11_max_incomplete_event_size=16 * 1024,
+                    http=guarded_protocol(limits.max_connections, limits.request_timeout, limits.connections_per_client,
+                                          limits.idle_per_client),
+                    limit_concurrency=limits.max_connections + 1, timeout_keep_alive=5, h11_max_incomplete_event_size=16 * 1024,
                     backlog=256, proxy_headers=bool(proxies), forwarded_allow_ips=list(proxies) or None)
     finally:
         server.close()

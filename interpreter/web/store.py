@@ -68,16 +68,33 @@ class TableStore(Protocol):
     def delete(self, table_id: str) -> None:
         """Delete a table and its actions (nothing happens for an unknown id)."""
 
+    def update_settings(self, table_id: str, settings: dict) -> None:
+        """Replace a table's settings (its agents lowered to today's limits); nothing happens for
+        an unknown id."""
+
     def close(self) -> None:
         """Release the database."""
+
+
+def _private(path: str) -> None:
+    """Mode 600 on the database ``path`` and on each of its ``-wal``, ``-shm`` and ``-journal``
+    files that exists (those of an older server included).  Raises OSError (not the owner)."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        try:
+            mode = os.stat(path + suffix).st_mode
+        except FileNotFoundError:
+            continue
+        if mode & 0o077:
+            os.chmod(path + suffix, 0o600)
 
 
 class SQLiteStore:
     """A :class:`TableStore` in one SQLite file (``path``; ``":memory:"`` for tests), WAL mode.
 
     The file holds every table's hidden state and seed: it is created readable and writable by
-    its owner only (mode 600; an existing file is set so), and SQLite gives its ``-wal`` and
-    ``-shm`` files the same mode.  A write waits up to ``busy_seconds`` for another process's
+    its owner only (mode 600), and on opening the file and every ``-wal``, ``-shm`` and
+    ``-journal`` file beside it (an older server's, perhaps 644) are set so; SQLite gives the
+    files it creates later the database's mode.  A write waits up to ``busy_seconds`` for another process's
     lock.  Safe to share between threads (one connection behind a lock).
 
     Raises TapsterError when the file cannot be opened.
@@ -85,12 +102,14 @@ class SQLiteStore:
 
     def __init__(self, path: str, busy_seconds: float = 5.0):
         try:
-            if path != ":memory:" and not path.startswith("file:"):
+            private = path != ":memory:" and not path.startswith("file:")
+            if private:
                 os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
-                if os.stat(path).st_mode & 0o077:
-                    os.chmod(path, 0o600)
+                _private(path)
             self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=busy_seconds)
             self._db.execute("PRAGMA journal_mode=WAL")
+            if private:
+                _private(path)  # the -wal and -shm files opening may have made
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.executescript(
                 """
@@ -165,6 +184,11 @@ class SQLiteStore:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
+
+    def update_settings(self, table_id: str, settings: dict) -> None:
+        """See :meth:`TableStore.update_settings`."""
+        with self._lock:
+            self._db.execute("UPDATE tables SET settings = ? WHERE id = ?", (json.dumps(settings), table_id))
 
     def close(self) -> None:
         """See :meth:`TableStore.close`."""

@@ -40,22 +40,38 @@ from typing import Any
 
 from ..agents.core import make_agent
 from ..analysis.simulate import agent_seed
-from ..compile.compiler import available_rulesets, load_ruleset
+from ..compile.compiler import available_rulesets, find_ruleset, load_ruleset
 from ..compile.ruleset import Ruleset
 from ..engine import rng as rng_mod
 from ..engine.state import State
 from ..errors import IllegalActionError, TapsterError
+from ..loader.load import load_yaml
+from ..loader.params import variant_chain
 from ..views.render import view_observation
 from ..views.webview import seat_html
-from .guards import MAX_SEED, FairPool, Limits, agent_within, client_address, fit_message, token_hash
+from .guards import (
+    MAX_SEED,
+    FairPool,
+    Limits,
+    RefusalBudget,
+    agent_within,
+    client_address,
+    fit_message,
+    lower_agent,
+    network_address,
+    token_hash,
+)
 from .store import StaleTableError, TableRecord, TableStore
 
-__all__ = ["Table", "TableServer", "TooMany", "restore_state", "CREATOR_SEED_NOTE"]
+__all__ = ["Table", "TableServer", "TooMany", "restore_state", "CREATOR_SEED_NOTE", "WEAK_SEED_NOTE"]
 
 log = logging.getLogger("tapster.serve")
 
 #: What every seat's page says when the table's creator chose its seed.
 CREATOR_SEED_NOTE = "Seeded by the creator: hidden cards are known to whoever knows the seed."
+#: What every seat's page says at a table made before the secure generator (a 64-bit seed).
+WEAK_SEED_NOTE = ("This table was made before the secure seed: its hidden cards are not protected by a secure seed "
+                  "(a 64-bit seed can be searched). Start a new table for a game that matters.")
 
 
 def restore_state(rs: Ruleset, data: dict) -> State:
@@ -138,6 +154,13 @@ class Table:
         """Whether the table's creator chose its seed (a practice table)."""
         return self.record.settings.get("seeded_by") == "creator"
 
+    @property
+    def weak_seed(self) -> bool:
+        """Whether the server seeded the table before the secure generator (a 64-bit seed, not
+        a ``blake2b:`` one): its hidden cards are not protected by a secure seed."""
+        seed = self.record.settings.get("seed")
+        return not self.creator_seeded and not (isinstance(seed, str) and seed.startswith("blake2b:"))
+
     def seat_of(self, token: str) -> int | None:
         """The seat whose token this is, or None (constant-time comparisons)."""
         h = token_hash(token)
@@ -168,6 +191,11 @@ class Table:
             version, finished = self.version, st.finished
         if self.creator_seeded:
             html = f'<p class="warning creator-seed" role="note">{escape(CREATOR_SEED_NOTE)}</p>' + html
+        elif self.weak_seed:
+            html = f'<p class="warning weak-seed" role="note">{escape(WEAK_SEED_NOTE)}</p>' + html
+        lowered = self.record.settings.get("lowered")
+        if lowered:
+            html = f'<p class="warning lowered" role="note">{escape(fit_message(lowered))}</p>' + html
         if self.failure:
             html = f'<p class="error" role="alert">{escape(self.failure)}</p>' + html
         if finished:
@@ -252,13 +280,35 @@ class TableServer:
         self._created: OrderedDict = OrderedDict()  # client -> deque of creation times
         self._tables_lock = threading.Lock()
         self.pool = FairPool(self.limits.agent_workers)
+        self.refusals = RefusalBudget(self.limits.refusal_seconds)
         self.tables: dict[str, Table] = {}
         for rec in store.load_all():
             rs = self.ruleset(rec.settings)
+            self._within_limits(rec)
             self.tables[rec.id] = Table(rec, rs, _restored(rs, rec))
         self.sweep()
         for table in list(self.tables.values()):
             self.schedule_agents(table)
+
+    def _within_limits(self, rec: TableRecord) -> None:
+        """Bring a stored table's agents within today's limits (:func:`lower_agent`): the lowered
+        specs and a note naming them (shown on the table's pages) are written back to the store
+        when it can (``update_settings``), else kept for this run."""
+        agents = rec.settings.get("agents") or []
+        lowered = [a if a == "human" else lower_agent(a, self.limits) for a in agents]
+        if lowered == agents:
+            return
+        changed = [f"P{p + 1} {old} -> {new}" for p, (old, new) in enumerate(zip(agents, lowered)) if old != new]
+        note = ("This server's limits are lower than when the table was made: its agents think less now ("
+                + "; ".join(changed) + f"; at most {self.limits.max_agent_seconds:g} s a move).")
+        rec.settings = {**rec.settings, "agents": lowered, "lowered": note}
+        log.warning("table %s: agents lowered to today's limits: %s", rec.id, "; ".join(changed))
+        update = getattr(self.store, "update_settings", None)
+        if update is not None:
+            try:
+                update(rec.id, rec.settings)
+            except Exception as exc:  # noqa: BLE001 - lowered again at the next start
+                log.warning("table %s: the lowered agents could not be written: %s", rec.id, exc)
 
     def close(self) -> None:
         """Stop the agent workers (moves under way finish) and close the store."""
@@ -302,9 +352,37 @@ class TableServer:
                 self._compiled.popitem(last=False)
         return rs
 
-    def _validated_ruleset(self, ruleset: str, variant: str | None, params: dict) -> Ruleset:
-        """The ruleset a request asks for, compiled only once its name, variant and parameters
-        are known to be among those offered.  Raises TapsterError."""
+    def _declared_players(self, ruleset: str, base: Ruleset, variant: str | None) -> tuple[int, int, int]:
+        """(min, max, default) players of ``ruleset`` with ``variant`` overlaid, read from the
+        ruleset's declarations (its YAML, read once and cached), nothing compiled; when those
+        cannot be read as numbers (the variant's own compile then says why), the compiled
+        variant's.  Raises TapsterError."""
+        if not variant:
+            return base.min_players, base.max_players, base.default_players
+        data = load_yaml(find_ruleset(self.source(ruleset))).data
+        players = dict(data.get("players") or {}) if isinstance(data.get("players"), dict) else {}
+        variants = data.get("variants") or {}
+        try:
+            chain = variant_chain(variants, [v.strip() for v in variant.split(",")])
+        except ValueError as exc:
+            raise TapsterError(fit_message(exc)) from None
+        for name in chain:
+            over = (variants[name] or {}).get("players") if isinstance(variants[name] or {}, dict) else None
+            if isinstance(over, dict):
+                players.update(over)
+        try:
+            low = int(players.get("min", base.min_players))
+            high = int(players.get("max", low))
+            return low, high, int(players.get("default", low))
+        except (TypeError, ValueError):
+            rs = self.ruleset({"ruleset": ruleset, "variant": variant})
+            return rs.min_players, rs.max_players, rs.default_players
+
+    def _validated_ruleset(self, ruleset: str, variant: str | None, params: dict,
+                           players: int | None = None) -> tuple[Ruleset, int]:
+        """The base ruleset a request asks for and its player count, once the ruleset's name, the
+        variant, the player count and the parameters are known to be among those declared (only the
+        base ruleset is compiled, once, and kept).  Raises TapsterError."""
         if ruleset not in self.rulesets:
             offered = ", ".join(map(fit_message, self.rulesets))
             raise TapsterError(f"ruleset {fit_message(ruleset)!r} is not offered here; rulesets: {offered}")
@@ -314,32 +392,45 @@ class TableServer:
             for part in variant.split(","):
                 if part.strip() not in known:
                     raise TapsterError(f"{base.title} has no variant {fit_message(part.strip())!r}; variants: {', '.join(known) or 'none'}")
-        rs = self.ruleset({"ruleset": ruleset, "variant": variant}) if variant else base
+        low, high, default = self._declared_players(ruleset, base, variant)
+        n = default if players is None else players
+        if type(n) is not int or not low <= n <= high:
+            raise TapsterError(f"{base.title} is for {low} to {high} players, not {fit_message(n)}")
         for name, value in params.items():
-            if name not in rs.params:
-                raise TapsterError(f"{rs.title} has no parameter {fit_message(name)!r}; parameters: {', '.join(rs.params) or 'none'}")
-            if not _like(rs.params[name], value):
-                raise TapsterError(f"parameter {name} must be like its default {fit_message(json.dumps(rs.params[name]))}")
-        return rs
+            if name not in base.params:
+                raise TapsterError(f"{base.title} has no parameter {fit_message(name)!r}; parameters: {', '.join(base.params) or 'none'}")
+            if not _like(base.params[name], value):
+                raise TapsterError(f"parameter {name} must be like its default {fit_message(json.dumps(base.params[name]))}")
+        return base, n
 
     # -- tables ---------------------------------------------------------------------------------
 
-    def _admit(self, client: str, now: float) -> None:
+    def _admit(self, client: str, now: float, network: str | None = None) -> None:
         """Raise TooMany when ``client`` may not create a table now (its live tables, its
-        creations in the last hour, the server's total)."""
+        network's, its creations and refused requests in the last hour, the server's total)."""
         lim = self.limits
         if len(self.tables) >= lim.max_tables:
-            raise TooMany(f"this server holds {lim.max_tables} tables already; try again later")
+            raise TooMany(f"this server holds {lim.max_tables} tables already (its cap; one network may hold "
+                          f"{lim.tables_per_network}, one client {lim.tables_per_client}); try again later")
         mine = sum(1 for t in self.tables.values() if t.record.settings.get("client") == client)
         if mine >= lim.tables_per_client:
             raise TooMany(f"you have {lim.tables_per_client} tables here already (the most one client may hold); "
                            "delete one or wait until one expires")
+        if network is not None:
+            ours = sum(1 for t in self.tables.values() if t.record.settings.get("network") == network)
+            if ours >= lim.tables_per_network:
+                raise TooMany(f"your network holds {lim.tables_per_network} tables here already (the share of the server's "
+                              f"{lim.max_tables} that one network, an IPv4 /24 or IPv6 /48, may hold); try again later")
+        if self.refusals.over(client, now):
+            raise TooMany(f"your refused requests used this server's CPU for {lim.refusal_seconds:g} s in the last hour "
+                          "(the most one client's may); check the settings and try again later")
         times = self._created.get(client)
         if times is not None:
             while times and times[0] < now - 3600:
                 times.popleft()
             if len(times) >= lim.creations_per_hour:
-                raise TooMany(f"you created {lim.creations_per_hour} tables in the last hour (the most allowed); try again later")
+                raise TooMany(f"you asked for {lim.creations_per_hour} tables in the last hour, created or refused "
+                              "(the most allowed); try again later")
 
     def _count_creation(self, client: str, now: float) -> None:
         times = self._created.pop(client, None) or deque()
@@ -357,51 +448,65 @@ class TableServer:
         ``seed``: None for a secure seed (:func:`interpreter.engine.rng.secure_seed`); a number makes
         a practice table whose every page says its creator chose the seed.  ``client``: who
         asks (their address, for the quotas).
+        Every refusal (TapsterError) counts as a creation in the client's hourly quota and charges
+        the CPU it took to the client's refusal budget (:class:`~interpreter.web.guards.RefusalBudget`);
+        a configuration refused once is refused again from memory, without the work.
+
         Raises TapsterError: a ruleset not offered here, a bad variant, parameter, player count
-        or agent, an agent beyond the limits, no human seat; TooMany: a quota reached.
+        or agent, an agent beyond the limits, no human seat, a setup that cannot run; TooMany: a
+        quota reached (the client's tables, its network's, its creations or refusals in the
+        last hour, the server's tables, the parameter settings kept).
         """
         now = time.time()
         client_key = token_hash(f"client:{client_address(client)}")[:32]
+        network_key = token_hash(f"network:{network_address(client)}")[:32]
         params = params or {}
+        if variant:
+            variant = ",".join(dict.fromkeys(v.strip() for v in variant.split(",")))  # one spelling of each variant list
         with self._tables_lock:
-            self._admit(client_key, now)
-        rs = self._validated_ruleset(ruleset, variant or None, params)
-        agents = [a.strip() for a in agents if a.strip()] or ["human"]
-        agents = [a if a == "human" else agent_within(a, self.limits) for a in agents]
-        n = rs.default_players if players is None else players
-        if type(n) is not int or not rs.min_players <= n <= rs.max_players:
-            raise TapsterError(f"{rs.title} is for {rs.min_players} to {rs.max_players} players, not {fit_message(n)}")
-        if len(agents) > n:
-            raise TapsterError(f"{len(agents)} seats given for {n} players")
-        agents = agents + [agents[-1]] * (n - len(agents))
-        if "human" not in agents:
-            raise TapsterError("at least one seat must be a person (human)")
-        if params:
-            key = _rules_key({"ruleset": ruleset, "variant": variant or None, "params": params})
+            self._admit(client_key, now, network_key)
+        key = token_hash(json.dumps([ruleset, variant or None, players, agents, params, seed], sort_keys=True, default=str))
+        known = self.refusals.answer(key)
+        if known is not None:  # refused before: the same answer, none of the work
+            self.refusals.charge(client_key, now, 0.0)
             with self._tables_lock:
-                custom = {_rules_key(t.record.settings) for t in self.tables.values() if t.record.settings.get("params")}
-            if key not in custom and len(custom) >= self.limits.custom_rulesets:
-                raise TooMany(f"this server holds tables with {self.limits.custom_rulesets} different parameter settings already "
-                               "(the most it keeps); play with the defaults or a variant, or try again later")
-            rs = self.ruleset({"ruleset": ruleset, "variant": variant or None, "params": params})
-        if seed is None:
-            seed_value: int | str = rng_mod.secure_seed()
-            seeded_by = "server"
-        else:
-            if type(seed) is not int or not 0 <= seed <= MAX_SEED:
+                self._count_creation(client_key, now)
+            raise TapsterError(known)
+        started = time.thread_time()
+        try:
+            rs, n, agents = self._checked(ruleset, variant, players, agents, params)
+            if params:
+                rs_key = _rules_key({"ruleset": ruleset, "variant": variant or None, "params": params})
+                with self._tables_lock:
+                    custom = {_rules_key(t.record.settings) for t in self.tables.values() if t.record.settings.get("params")}
+                if rs_key not in custom and len(custom) >= self.limits.custom_rulesets:
+                    raise TooMany(f"this server holds tables with {self.limits.custom_rulesets} different parameter settings already "
+                                  "(the most it keeps); play with the defaults or a variant, or try again later")
+            if params or variant:
+                rs = self.ruleset({"ruleset": ruleset, "variant": variant or None, "params": params})
+            if seed is not None and (type(seed) is not int or not 0 <= seed <= MAX_SEED):
                 raise TapsterError("the seed is a whole number from 0 to 2**64 - 1")
-            seed_value, seeded_by = seed, "creator"
+            seed_value: int | str = rng_mod.secure_seed() if seed is None else seed
+            st = rs.new_game(n, seed=seed_value, log=True)
+        except TooMany:
+            raise
+        except TapsterError as exc:  # a refusal: counted against the client, and remembered
+            self.refusals.charge(client_key, now, time.thread_time() - started)
+            self.refusals.remember(key, exc.message)
+            with self._tables_lock:
+                self._count_creation(client_key, now)
+            raise
+        seeded_by = "server" if seed is None else "creator"
         tokens: dict[Any, str] = {p: secrets.token_urlsafe(32) for p, a in enumerate(agents) if a == "human"}
         hashes = [(token_hash(tokens[p]) if p in tokens else None) for p in range(n)]
         tokens["delete"] = secrets.token_urlsafe(32)
         settings: dict[str, Any] = {"ruleset": ruleset, "variant": variant or None, "params": params, "players": n,
                                     "agents": agents, "seed": seed_value, "seeded_by": seeded_by, "client": client_key,
-                                    "delete_hash": token_hash(tokens["delete"])}
-        st = rs.new_game(n, seed=seed_value, log=True)
+                                    "network": network_key, "delete_hash": token_hash(tokens["delete"])}
         tid = secrets.token_urlsafe(9)
         rec = TableRecord(tid, settings, hashes, st.to_json(), updated=now)
         with self._tables_lock:
-            self._admit(client_key, now)  # again: another request may have come in meanwhile
+            self._admit(client_key, now, network_key)  # again: another request may have come in meanwhile
             try:
                 self.store.create(rec)
             except TapsterError:
@@ -413,6 +518,37 @@ class TableServer:
             table = Table(rec, rs, st)
             self.tables[tid] = table
         return table, tokens
+
+    def admit(self, client: str) -> None:
+        """Raise TooMany when ``client`` (its address) may not ask for a table now (see
+        :meth:`create`'s quotas), before any of its request is read."""
+        with self._tables_lock:
+            self._admit(token_hash(f"client:{client_address(client)}")[:32], time.time(),
+                        token_hash(f"network:{network_address(client)}")[:32])
+
+    def refused(self, client: str, cpu: float) -> None:
+        """Count a table request of ``client`` (its address) refused before it reached
+        :meth:`create` (a body or parameters that could not be read), which took ``cpu`` seconds:
+        against its hourly creations and its refusals' CPU, as :meth:`create` counts its own."""
+        now = time.time()
+        key = token_hash(f"client:{client_address(client)}")[:32]
+        self.refusals.charge(key, now, cpu)
+        with self._tables_lock:
+            self._count_creation(key, now)
+
+    def _checked(self, ruleset: str, variant: str | None, players: int | None, agents: list[str],
+                 params: dict) -> tuple[Ruleset, int, list[str]]:
+        """A request's base ruleset, player count and agents (one a seat), checked against the
+        limits and the ruleset's declarations before any variant or parameter is compiled.
+        Raises TapsterError."""
+        agents = [a.strip() for a in agents if a.strip()] or ["human"]
+        agents = [a if a == "human" else agent_within(a, self.limits) for a in agents]
+        if "human" not in agents:
+            raise TapsterError("at least one seat must be a person (human)")
+        rs, n = self._validated_ruleset(ruleset, variant or None, params, players)
+        if len(agents) > n:
+            raise TapsterError(f"{len(agents)} seats given for {n} players")
+        return rs, n, agents + [agents[-1]] * (n - len(agents))
 
     def find(self, tid: str, token: str) -> tuple[Table, int] | None:
         """The table and seat of a link, or None for any unknown table or token."""
@@ -546,7 +682,8 @@ class TableServer:
 
     def _agent_move(self, table: Table) -> bool:
         """One agent's move at ``table`` (thought outside the table's lock, committed under it
-        when the table has not moved meanwhile).  Returns whether it moved."""
+        when the table has not moved meanwhile), a search cut at ``max_agent_seconds`` (its
+        best action so far).  Returns whether it moved."""
         with table.lock:
             if not self.waiting_for_agent(table):
                 return False
@@ -555,7 +692,11 @@ class TableServer:
             p = st.current_players()[0]
             spec = table.record.settings["agents"][p]
         seed = f"{agent_seed(table.record.settings['seed'], p)}:{version}"
-        action = make_agent(spec, seed).act(st, p)
+        agent = make_agent(spec, seed)
+        limit = getattr(agent, "limit_time", None)
+        if limit is not None:  # a search: its move ends by the deadline, whatever its iterations
+            limit(self.limits.max_agent_seconds)
+        action = agent.act(st, p)
         with table.lock:
             if table.version != version or table.deleted:
                 return True
