@@ -39,7 +39,8 @@ from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..agents.core import make_agent
+from ..agents.core import RandomAgent, make_agent
+from ..engine.playout import playout
 from ..errors import TapsterError
 from ..model import Component
 from .simulate import DRAW_NOTE, SimSpec, _ruleset_for, agent_seed, game_seed, is_draw
@@ -116,68 +117,115 @@ def play_games(spec: SimSpec, indices: range) -> list[GameRecord]:
     limit = rs.action_limit
     out = []
     for i in indices:
-        gs = game_seed(spec.seed, i)
-        rec = GameRecord(i, gs, spec.agents, used=[Counter() for _ in spec.agents])
-        try:
-            agents = [make_agent(name, agent_seed(gs, p)) for p, name in enumerate(spec.agents)]
-            st = rs.new_game(spec.players, seed=gs)
-            numeric = True
-            last_turns = -1
-            untimed = []  # rows per decision while no turn has begun (a ruleset without turns)
-            deciders: list[int] = []
-            while not st.finished:
-                t = sum(st.turns)
-                if numeric and (t != last_turns or not t):
-                    last_turns = t
-                    row, rec.trace_error = _trace_row(st, spec.players, rec.decisions, t)
-                    numeric = row is not None
-                    if numeric:
-                        (rec.trace if t else untimed).append(row)
-                p = st.current_players()[0]
-                if p not in deciders:
-                    deciders.append(p)
-                legal = st.legal_actions()
-                rec.branching += len(legal)
-                rec.choices += len(legal) > 1
-                a = agents[p].act(st, p)
-                st.apply(a)
-                rec.decisions += 1
-                used = rec.used[p]
-                used[a.name] += 1
-                for arg in a.args:
-                    if isinstance(arg, Component):
-                        key = f"{a.name}({arg.id})"
-                        used[key] += 1
-                        rec.labels.setdefault(key, f"{a.name}: {arg.label}")
-                if rec.decisions >= limit and not st.finished:
-                    rec.limit = True
-                    rec.reason = f"limits: {{actions: {limit}}} reached"
-                    break
-            rec.turns = sum(st.turns)
-            rec.order = tuple(st.order)
-            if not rec.turns:  # no `turn` in the ruleset: who decided first, and a trace per decision
-                rec.order = tuple(deciders)
-                rec.trace = untimed
-            if not rec.limit:
-                o = st.outcome()
-                rec.scores = tuple(_number(s) for s in o.scores)
-                rec.winners = tuple(o.winners)
-                rec.reason = o.reason
-                rec.rule_cap = bool(rs.cap_reasons) and o.reason.startswith(rs.cap_reasons)
-                rec.metrics = rs.metric_values(st)
-                if numeric and None not in rec.scores:
-                    rec.trace.append(rec.scores)
-                else:
-                    rec.trace = []
-                    if rec.trace_error is None:
-                        rec.trace_error = "a final score is not a number"
+        out.append(_play_game(spec, rs, limit, i))
+    return out
+
+
+def _play_game(spec: SimSpec, rs, limit: int, i: int) -> GameRecord:
+    """Game ``i`` of the run ``spec`` (ruleset ``rs``, stopped after ``limit`` actions), played
+    and recorded (see :func:`play_games`).  With every seat a random agent the decisions are
+    taken inside the generated code (:func:`interpreter.engine.playout.playout`), each drawn as
+    :class:`~interpreter.agents.core.RandomAgent` draws it, with the same bookkeeping at every
+    decision: the same record as the agents' loop of ``act`` and ``apply``."""
+    gs = game_seed(spec.seed, i)
+    rec = GameRecord(i, gs, spec.agents, used=[Counter() for _ in spec.agents])
+    try:
+        agents = [make_agent(name, agent_seed(gs, p)) for p, name in enumerate(spec.agents)]
+        st = rs.new_game(spec.players, seed=gs)
+        trace = _Trace()
+        deciders: list[int] = []
+
+        def before(p: int, legal: tuple) -> bool:
+            """The bookkeeping before seat ``p`` decides among ``legal`` (the score trace at a
+            new turn, who decided, the branching); False when the action limit is reached
+            (the game is then stopped there)."""
+            if rec.decisions >= limit:
+                rec.limit = True
+                rec.reason = f"limits: {{actions: {limit}}} reached"
+                return False
+            t = sum(st.turns)
+            if trace.numeric and (t != trace.last_turns or not t):
+                trace.last_turns = t
+                row, rec.trace_error = _trace_row(st, spec.players, rec.decisions, t)
+                trace.numeric = row is not None
+                if trace.numeric:
+                    (rec.trace if t else trace.untimed).append(row)
+            if p not in deciders:
+                deciders.append(p)
+            rec.branching += len(legal)
+            rec.choices += len(legal) > 1
+            return True
+
+        def after(p: int, a) -> None:
+            """Count seat ``p``'s action ``a``."""
+            rec.decisions += 1
+            used = rec.used[p]
+            used[a.name] += 1
+            for arg in a.args:
+                if isinstance(arg, Component):
+                    key = f"{a.name}({arg.id})"
+                    used[key] += 1
+                    rec.labels.setdefault(key, f"{a.name}: {arg.label}")
+
+        if all(type(a) is RandomAgent for a in agents):
+            # every seat random: the decisions are taken inside the generated code
+            # (interpreter.engine.playout), each drawn as RandomAgent.act draws it
+            rngs = [a.rng for a in agents]
+
+            def pick(choose, actions, seats):
+                p = seats[0]
+                if not before(p, actions):
+                    return None
+                k = rngs[p].below(len(actions))
+                after(p, actions[k])
+                return k
+
+            playout(st, pick)
+        while not st.finished and not rec.limit:
+            p = st.current_players()[0]
+            if not before(p, st.legal_actions()):
+                break
+            a = agents[p].act(st, p)
+            st.apply(a)
+            after(p, a)
+        numeric, untimed = trace.numeric, trace.untimed
+        rec.turns = sum(st.turns)
+        rec.order = tuple(st.order)
+        if not rec.turns:  # no `turn` in the ruleset: who decided first, and a trace per decision
+            rec.order = tuple(deciders)
+            rec.trace = untimed
+        if not rec.limit:
+            o = st.outcome()
+            rec.scores = tuple(_number(s) for s in o.scores)
+            rec.winners = tuple(o.winners)
+            rec.reason = o.reason
+            rec.rule_cap = bool(rs.cap_reasons) and o.reason.startswith(rs.cap_reasons)
+            rec.metrics = rs.metric_values(st)
+            if numeric and None not in rec.scores:
+                rec.trace.append(rec.scores)
             else:
                 rec.trace = []
-        except TapsterError as exc:
-            rec.error = str(exc)
-        rec.used = [dict(c) for c in rec.used]
-        out.append(rec)
-    return out
+                if rec.trace_error is None:
+                    rec.trace_error = "a final score is not a number"
+        else:
+            rec.trace = []
+    except TapsterError as exc:
+        rec.error = str(exc)
+    rec.used = [dict(c) for c in rec.used]
+    return rec
+
+
+class _Trace:
+    """The score trace's state while a game is played: whether every score so far was a number
+    (``numeric``), the turns begun at the last row (``last_turns``), and the rows made while no
+    turn had begun (``untimed``: a ruleset without turns gets a row per decision)."""
+
+    __slots__ = ("numeric", "last_turns", "untimed")
+
+    def __init__(self) -> None:
+        self.numeric = True
+        self.last_turns = -1
+        self.untimed: list = []
 
 
 def _trace_row(st, players: int, decisions: int, turns: int) -> tuple[tuple | None, str | None]:

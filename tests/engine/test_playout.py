@@ -245,3 +245,33 @@ def test_simulate_stops_an_endless_game_as_the_agents_loop_does(tmp_path, monkey
     slow = simulate.play_batch(spec, range(3))
     assert fast == slow
     assert fast[0][1] is None and "has not ended after 25 actions" in fast[0][2] and fast[0][3] == 25
+
+
+@pytest.mark.parametrize("name,players,agents,actions", [
+    ("beer_flights", 3, ("random", "random", "random"), None),
+    ("belgian_beers_race", 2, ("random", "random"), None),
+    ("beer_knight", 2, ("random", "random"), None),
+    ("little_railways", 3, ("random", "random", "random"), 7),  # stopped by the action limit
+])
+def test_the_balance_report_plays_the_agents_games(monkeypatch, name, players, agents, actions):
+    """``analyse``'s games with every seat random play in the generated code: every record
+    (scores, reasons, the score trace, branching, actions used, the limit) equals the agents'
+    loop's."""
+    from interpreter.analysis import balance, simulate
+
+    spec = simulate.SimSpec(path=name, variant=None, params=(), players=players, agents=agents, seed=4)
+    if actions is not None:
+        rs = load_ruleset(name)
+        monkeypatch.setattr(rs, "action_limit", actions)
+        monkeypatch.setattr(balance, "_ruleset_for", lambda spec: rs)
+
+    def records():
+        return [(r.row(), r.trace, r.branching, r.choices, r.labels, r.trace_error) for r in balance.play_games(spec, range(8))]
+
+    fast = records()
+    monkeypatch.setattr(balance, "playout", lambda st, pick: None)
+    slow = records()
+    assert fast == slow
+    assert all(row["error"] is None for row, *_ in fast)
+    if actions is not None:
+        assert all(row["limit_hit"] and row["decisions"] == actions for row, *_ in fast)
