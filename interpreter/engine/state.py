@@ -169,9 +169,9 @@ class State:
         if props:
             obs["props"] = props
         if self.pending is not None:
-            d = self.decision()
-            obs["deciding"] = list(d.players)
-            if player in d.players:
+            obs["deciding"] = list(self.pending[3])
+            if player in self.pending[3]:  # labels only for a seat that decides (they are templates to render)
+                d = self.decision()
                 obs["decision"] = {
                     "prompt": d.prompt,
                     "actions": [str(a) for a in d.actions],
