@@ -102,7 +102,7 @@ class GameRecord:
 
 #: The per-game fields written by ``--export`` (JSONL objects, CSV columns).
 EXPORT_FIELDS = ("index", "seed", "agents", "seats", "scores", "winners", "decisions", "turns", "turn_order",
-                 "reason", "limit_hit", "error", "metrics")
+                 "reason", "limit_hit", "rule_cap", "error", "metrics")
 
 
 def _number(x) -> float | None:
