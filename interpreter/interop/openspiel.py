@@ -27,9 +27,13 @@ so OpenSpiel's ``random_sim_test(..., serialize=True)`` passes.
 A decision several seats take at once (``choose`` with a list of players) is OpenSpiel's to
 the first of them, as ``Decision.player``.
 
-Game parameters: ``players`` (the seat count) and ``explore`` (seeded playouts that lay out the
+Game parameters: ``players`` (the seat count), ``explore`` (seeded playouts that lay out the
 observation tensor's variables and find the values of an option whose ``in:`` reads a variable;
-the utility bounds, the longest game and every derived action id never depend on it, default 32).
+the utility bounds, the longest game and every derived action id never depend on it, default 32)
+and ``max_shared_nodes`` (default 100,000: the most tree nodes one game object keeps for its
+states to share, :class:`SharedNodes`; 0 shares nothing).  Memory is bounded per game object:
+a search keeps at most that many nodes (about 3 KB each for tic-tac-toe, 40 KB for Beer Knight),
+a playout through ``apply_action`` keeps none, and ``game.clear_shared_nodes()`` frees them.
 """
 
 from __future__ import annotations
@@ -100,7 +104,8 @@ def register(ruleset: str, variant: str | None = None) -> str:
         provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification={"players": rs.default_players, "explore": EXPLORE_GAMES},
+        parameter_specification={"players": rs.default_players, "explore": EXPLORE_GAMES,
+                                 "max_shared_nodes": MAX_SHARED_NODES},
     )
     # One subclass per game (a class, not a closure: OpenSpiel's registry outlives the interpreter,
     # and a Python function held there crashes it at exit).
@@ -125,11 +130,14 @@ def load_game(ruleset: str, variant: str | None = None, players: int | None = No
 
 class TapsterGame(pyspiel.Game):
     """One ruleset (a variant, a seat count) as a ``pyspiel.Game``; made by OpenSpiel from the
-    registered name with a parameter dict (``players``, ``explore``).  :func:`register`
-    makes a subclass per registered game, holding ``ruleset`` and ``game_type``.
+    registered name with a parameter dict (``players``, ``explore``, ``max_shared_nodes``).
+    :func:`register` makes a subclass per registered game, holding ``ruleset`` and ``game_type``.
+    Each game object has its own tree of shared nodes (:meth:`shared_nodes`), at most
+    ``max_shared_nodes`` of them, emptied by :meth:`clear_shared_nodes`.
 
     Raises:
-        TapsterError: ``players`` outside the ruleset's range; ``explore`` below 1.
+        TapsterError: ``players`` outside the ruleset's range; ``explore`` below 1;
+            ``max_shared_nodes`` below 0.
     """
 
     ruleset: Ruleset
@@ -142,7 +150,12 @@ class TapsterGame(pyspiel.Game):
         if not rs.min_players <= players <= rs.max_players:
             raise TapsterError(f"{rs.title} is for {rs.min_players} to {rs.max_players} players, not {players}")
         explore = int(params.get("explore", EXPLORE_GAMES))
+        limit = int(params.get("max_shared_nodes", MAX_SHARED_NODES))
+        if limit < 0:
+            raise TapsterError(f"max_shared_nodes is a number of nodes, at least 0, not {limit}")
         self.encoding = enc = Encoding.of(rs, players, explore)
+        self.max_shared_nodes = limit
+        self._shared: SharedNodes | None = None
         info = pyspiel.GameInfo(
             num_distinct_actions=enc.num_distinct_actions,
             max_chance_outcomes=enc.max_chance_outcomes,
@@ -152,7 +165,20 @@ class TapsterGame(pyspiel.Game):
             utility_sum=enc.utility_sum,
             max_game_length=enc.max_game_length,
         )
-        super().__init__(game_type, info, {"players": players, "explore": explore})
+        super().__init__(game_type, info, {"players": players, "explore": explore, "max_shared_nodes": limit})
+
+    def shared_nodes(self) -> SharedNodes:
+        """The tree of nodes this game's states share (made at the first initial state; see
+        :class:`SharedNodes`): ``len()`` of it is the nodes linked now."""
+        shared = self._shared
+        if shared is None:
+            shared = self._shared = SharedNodes(new_state(self.encoding, 0), self.max_shared_nodes)
+        return shared
+
+    def clear_shared_nodes(self) -> None:
+        """Forget the shared tree: the next states start a new one.  States alive keep what they
+        hold (and are unaffected); the old tree is freed with the last of them."""
+        self._shared = None
 
     def __reduce__(self):
         """Pickled as the ruleset's path, variant and the game's parameters (loading registers
@@ -181,52 +207,83 @@ class TapsterGame(pyspiel.Game):
 
 
 class _Node:
-    """One node of a game's tree as the adapter shares it: the engine's ``state`` after the
-    action ids ``key`` from the initial state, never changed once made (a child is applied to a
-    clone), and ``cache``: what was computed of it (legal actions, information states, returns).
-    With explicit chance the ids determine the state, so every :class:`TapsterState` with the
-    same history shares one node, and OpenSpiel's copies (a deep copy per ``child``/``clone``)
-    copy nothing of it."""
+    """One node of a game's tree as the adapter shares it: the engine's ``state`` after some
+    actions, ``cache`` (what was computed of it: legal actions, information states, returns) and
+    ``children`` (action id -> child node, in the game's :class:`SharedNodes`).
 
-    __slots__ = ("state", "key", "cache")
+    A node is *shared* once more than one :class:`TapsterState` may hold it: the root, a node
+    OpenSpiel deep-copies (``clone``, ``child``) and a node found again among a parent's children.
+    A shared node never changes: applying an action to it finds or makes a child (a clone of the
+    engine state, the action applied).  A node only one state holds is changed in place (the
+    action applied to its engine state, no clone), after being unlinked from its parent, so a
+    random playout through ``apply_action`` copies one engine state per game and keeps nothing."""
 
-    def __init__(self, state, key: tuple):
-        self.state, self.key, self.cache = state, key, {}
+    __slots__ = ("state", "cache", "children", "parent", "action", "shared", "table")
+
+    def __init__(self, state, table: SharedNodes):
+        self.state, self.table, self.cache = state, table, {}
+        self.children = self.parent = self.action = None
+        self.shared = False
 
     def __deepcopy__(self, memo) -> _Node:
+        self.shared = True  # a copy of a TapsterState holds it too
         return self
 
-    def __reduce__(self):
-        return (_Node, (self.state, self.key))
 
-
-#: The most nodes one game's tree keeps (:class:`_Node`; beyond it new nodes are not shared).
+#: Default of the ``max_shared_nodes`` game parameter: the most nodes one game object's tree keeps.
 MAX_SHARED_NODES = 100_000
+
+
+class SharedNodes:
+    """The tree of nodes (:class:`_Node`) the states of one game object share, from the initial
+    state: a search that visits a history again (CFR, MCTS) finds its engine state and what was
+    computed of it instead of replaying it.
+
+    Bounded: at most ``limit`` nodes are linked into the tree (beyond it a new node belongs to the
+    state that made it alone and is dropped with it).  Memory is about ``limit`` times a node's
+    size (an engine state and its cached strings: about 3 KB for tic-tac-toe, 40 KB for Beer
+    Knight).  A state that leaves the tree by ``apply_action`` (a playout) is unlinked, so only
+    the nodes a search branches from stay.  :meth:`TapsterGame.clear_shared_nodes` starts a new
+    tree (the old one is freed with the last state holding any of it).
+
+    Attributes: ``limit`` (int), ``count`` (the nodes linked now, the root excluded), ``root``.
+    """
+
+    __slots__ = ("limit", "count", "root")
+
+    def __init__(self, root_state, limit: int = MAX_SHARED_NODES):
+        self.limit, self.count = limit, 0
+        self.root = _Node(root_state, self)
+        self.root.shared = True
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __deepcopy__(self, memo) -> SharedNodes:
+        return self
 
 
 class TapsterState(pyspiel.State):
     """A game in progress: a Tapster :class:`~interpreter.engine.state.State` behind OpenSpiel's
     ``State`` API (``current_player``, ``legal_actions``, ``chance_outcomes``, ``apply_action``,
-    ``returns``...).  ``tapster_state`` is the engine's state (read it, never change it: it is
-    shared).  The states of one game share their tree's nodes (:class:`_Node`, up to
-    :data:`MAX_SHARED_NODES`): applying an action looks the child up by the action ids taken and
-    makes it (a clone of the engine state, the action applied) only the first time; what is
-    computed of a node (legal actions, information-state strings, returns) is computed once.
-    OpenSpiel clones a Python state by deep-copying its attributes, which share the node and the
-    encoding."""
+    ``returns``...).  ``tapster_state`` is the engine's state (read it, never change it: it may be
+    shared).  The states of one game object share their tree's nodes (:class:`SharedNodes`, up
+    to the game's ``max_shared_nodes``): applying an action to a state whose node other states
+    may hold looks the child up among the node's children and makes it (a clone of the engine
+    state, the action applied) only the first time; what is computed of a node (legal actions,
+    information-state strings, returns) is computed once.  A state alone with its node applies
+    in place.  OpenSpiel clones a Python state by deep-copying its attributes, which share the
+    node (marking it shared) and the encoding."""
 
     def __init__(self, game: TapsterGame, node: _Node | None = None):
         super().__init__(game)
-        enc = self.encoding = game.encoding
-        if node is None:
-            node = enc.__dict__.get("root_node")
-            if node is None:
-                node = enc.root_node = _Node(new_state(enc, 0), ())
-        self._node = node
+        self.encoding = game.encoding
+        self._node = game.shared_nodes().root if node is None else node
 
     @property
     def tapster_state(self):
-        """The engine's state (shared with every state of the same history: do not change it)."""
+        """The engine's state (possibly shared with every state of the same history: do not
+        change it; ``apply_action`` may change it in place when this state alone holds it)."""
         return self._node.state
 
     def __reduce__(self):
@@ -270,15 +327,31 @@ class TapsterState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         node, enc = self._node, self.encoding
-        key = node.key + (action,)
-        nodes = enc.__dict__.setdefault("nodes", {})
-        child = nodes.get(key)
-        if child is None:
+        if not node.shared:  # this state alone holds it: apply in place
+            parent = node.parent
+            if parent is not None:
+                del parent.children[node.action]
+                node.parent = node.action = None
+                node.table.count -= 1
+            st = node.state
+            st.apply(enc.chance_action(action) if is_chance(st) else enc.actions[action])
+            node.cache = {}
+            return
+        children = node.children
+        child = None if children is None else children.get(action)
+        if child is not None:
+            child.shared = True  # another state holds it (or did): it never changes now
+        else:
             st = node.state.clone()
             st.apply(enc.chance_action(action) if is_chance(st) else enc.actions[action])
-            child = _Node(st, key)
-            if len(nodes) < MAX_SHARED_NODES:
-                nodes[key] = child
+            table = node.table
+            child = _Node(st, table)
+            if table.count < table.limit:
+                if children is None:
+                    children = node.children = {}
+                children[action] = child
+                child.parent, child.action = node, action
+                table.count += 1
         self._node = child
 
     def _action_to_string(self, player: int, action: int) -> str:

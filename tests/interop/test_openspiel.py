@@ -198,15 +198,11 @@ def test_mcts_never_loses_to_random_at_tic_tac_toe():
     assert sum(r > 0 for r in results) >= 8, results
 
 
-def test_states_sharing_tree_nodes_stay_independent(monkeypatch):
+def test_states_sharing_tree_nodes_stay_independent():
     # the adapter shares one engine state per history among OpenSpiel's copies: applying an action
-    # to one copy never changes another, with the shared nodes or (past the cap) without them
-    import interpreter.interop.openspiel as adapter
-
-    for cap in (adapter.MAX_SHARED_NODES, 0):
-        monkeypatch.setattr(adapter, "MAX_SHARED_NODES", cap)
-        game = load_game("kuhn_poker")
-        game.encoding.__dict__.pop("nodes", None)
+    # to one copy never changes another, with the shared nodes or (a limit of 0) without them
+    for cap in (100_000, 0):
+        game = load_game("kuhn_poker", max_shared_nodes=cap)
         root = game.new_initial_state()
         a = root.child(0)
         b = a.clone()
@@ -217,4 +213,82 @@ def test_states_sharing_tree_nodes_stay_independent(monkeypatch):
         assert a.information_state_string(0) == b.information_state_string(0)  # P1 holds J either way
         assert a.information_state_string(1) != b.information_state_string(1)
         assert a.tapster_state is not b.tapster_state
+        seen = a.information_state_string(0)
+        c = root.child(0)
+        c.apply_action(1)  # the same history as a: found in the tree (or replayed), never a's to change
+        c.apply_action(c.legal_actions()[0])
+        assert a.history() == [0, 1] and a.current_player() == 0 and a.information_state_string(0) == seen
+        assert c.current_player() == 1 and c.information_state_string(0) != seen
         pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+        assert len(game.shared_nodes()) <= cap
+
+
+def test_shared_nodes_are_per_game_object_bounded_and_cleared():
+    # a search (child() at every node) links nodes into its game object's tree, up to the limit;
+    # another game object has its own; clear_shared_nodes starts afresh and live states go on
+    game = load_game("tic_tac_toe", max_shared_nodes=50)
+    other = load_game("tic_tac_toe")
+    assert game.get_parameters()["max_shared_nodes"] == 50
+
+    def walk(state, depth):
+        if depth == 0 or state.is_terminal():
+            return 1
+        return sum(walk(state.child(a), depth - 1) for a in state.legal_actions())
+
+    assert walk(game.new_initial_state(), 3) == 9 * 8 * 7
+    assert len(game.shared_nodes()) == 50 and len(other.shared_nodes()) == 0
+    kept = game.new_initial_state().child(4)
+    game.clear_shared_nodes()
+    assert len(game.shared_nodes()) == 0
+    kept.apply_action(0)
+    assert kept.history() == [4, 0] and kept.legal_actions() == [1, 2, 3, 5, 6, 7, 8]
+    # a playout through apply_action keeps nothing: its node is changed in place
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[0])
+    assert len(game.shared_nodes()) == 0 and game.new_initial_state().history() == []
+    with pytest.raises((TapsterError, RuntimeError), match="max_shared_nodes"):
+        load_game("tic_tac_toe", max_shared_nodes=-1)
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/status"), reason="reads the resident memory from /proc")
+def test_two_thousand_random_beer_knight_games_stay_within_300_mb():
+    # issue 46: the shared node cache lived for the process and reached gigabytes under playouts.
+    # 2,000 whole random games (about 390,000 steps, chance outcomes drawn by weight) through
+    # the pyspiel API; the resident memory grows by less than 300 MB
+    import gc
+    import random
+
+    game = load_game("beer_knight")
+    rng = random.Random(46)
+
+    def play():
+        state = game.new_initial_state()
+        steps = 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(rng.choices(outcomes, probs)[0])
+            else:
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.randrange(len(legal))])
+            steps += 1
+        return steps, state.returns()
+
+    play()  # the first game builds what every game shares (compiled code, the root)
+    gc.collect()
+    before = _rss_mb()
+    steps = sum(play()[0] for _ in range(2000))
+    gc.collect()
+    growth = _rss_mb() - before
+    assert steps > 2000 * 50
+    assert growth < 300, f"{growth:.0f} MB after 2,000 games"
+    assert len(game.shared_nodes()) <= game.max_shared_nodes
