@@ -305,14 +305,14 @@ def test_the_leaky_kuhn_poker_fails_check_with_the_default_settings_and_the_ship
 def test_the_fixed_kuhn_poker_reveals_both_cards_at_a_showdown_and_none_at_a_fold():
     rs = compiled("kuhn_poker")
     st = rs.new_game(2, seed=11, log=True)
-    for a in ("check", "bet", "call"):  # the line that showed the leak (seed 11)
+    for a in ("pass", "bet", "bet"):  # check, bet, call: the line that showed the leak (seed 11)
         st.apply(a)
     shown = [view["zones"]["shown"] for view in (st.observation(0), st.observation(1))]
     assert shown[0] == shown[1] and all(len(cards) == 1 for cards in shown[0])
     assert st.zones["hand"] == [[], []]
     folded = rs.new_game(2, seed=11)
     folded.apply("bet")
-    folded.apply("fold")
+    folded.apply("pass")  # a fold
     assert folded.observation(0)["zones"]["shown"] == [[], []] and folded.observation(0)["zones"]["hand"][1] == {"count": 1}
 
 

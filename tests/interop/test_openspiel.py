@@ -99,9 +99,9 @@ def test_kuhn_poker_tree_has_30_terminal_histories_and_12_information_sets():
 
 
 def test_kuhn_poker_matches_openspiels_own_game_information_set_by_information_set():
-    # Both trees walked in lockstep (cards J, Q, K are chance outcomes 0, 1, 2 in both; OpenSpiel's
-    # pass is check or fold, its bet is bet or call): the same chance probabilities, legal actions
-    # and returns everywhere, and the same partition of decision nodes into information sets.
+    # Both trees walked in lockstep (cards J, Q, K are chance outcomes 0, 1, 2 in both; the actions
+    # are OpenSpiel's: pass 0 (check or fold), bet 1 (bet or call)): the same chance probabilities,
+    # legal action ids and returns everywhere, and the same partition into information sets.
     ours, theirs = load_game("kuhn_poker"), pyspiel.load_game("kuhn_poker")
     assert (ours.min_utility(), ours.max_utility(), ours.max_game_length()) == (
         theirs.min_utility(), theirs.max_utility(), theirs.max_game_length())
@@ -121,15 +121,52 @@ def test_kuhn_poker_matches_openspiels_own_game_information_set_by_information_s
         p = b.current_player()
         assert a.current_player() == p
         pairs[p].add((a.information_state_string(p), b.information_state_string(p)))
-        mine = {0 if a.action_to_string(p, x) in ("check", "fold") else 1: x for x in a.legal_actions()}
-        assert sorted(mine) == b.legal_actions()
+        assert a.legal_actions() == b.legal_actions() == [0, 1]
+        assert [a.action_to_string(p, x) for x in (0, 1)] == [b.action_to_string(p, x).lower() for x in (0, 1)] == ["pass", "bet"]
         for x in b.legal_actions():
-            walk(a.child(mine[x]), b.child(x))
+            walk(a.child(x), b.child(x))
 
     walk(ours.new_initial_state(), theirs.new_initial_state())
     for p in (0, 1):
         keys, strings = {k for k, _ in pairs[p]}, {s for _, s in pairs[p]}
         assert len(keys) == len(strings) == len(pairs[p]) == 6  # a bijection: the same partition
+
+
+@pytest.mark.parametrize("sampling", ["external", "outcome"])
+def test_sampling_mccfr_on_kuhn_poker_gives_openspiels_numbers_with_the_same_seed(sampling):
+    # issue 46: with OpenSpiel's two action ids (pass 0, bet 1) in its order, external- and
+    # outcome-sampling MCCFR draw the same numbers from numpy's generator on both games: the
+    # same average policy (information set by information set) and the same exploitability
+    from open_spiel.python.algorithms import external_sampling_mccfr, outcome_sampling_mccfr
+
+    solver_class = {"external": external_sampling_mccfr.ExternalSamplingSolver,
+                    "outcome": outcome_sampling_mccfr.OutcomeSamplingSolver}[sampling]
+    results = []
+    for game in (load_game("kuhn_poker"), pyspiel.load_game("kuhn_poker")):
+        np.random.seed(46)
+        solver = solver_class(game)
+        for _ in range(300):
+            solver.iteration()
+        policy = solver.average_policy()
+        rows = []
+
+        def walk(state, policy=policy, rows=rows):
+            if state.is_terminal():
+                return
+            if not state.is_chance_node():
+                rows.append(tuple(policy.action_probabilities(state).items()))
+            for a in (state.legal_actions() if not state.is_chance_node() else [o for o, _ in state.chance_outcomes()]):
+                walk(state.child(a))
+
+        walk(game.new_initial_state())
+        results.append((exploitability.exploitability(game, policy), rows))
+    (ours, our_rows), (theirs, their_rows) = results
+    assert len(our_rows) == len(their_rows) == 24  # 6 deals x 4 decision nodes
+    for mine, other in zip(our_rows, their_rows):
+        assert [a for a, _ in mine] == [a for a, _ in other]
+        assert np.allclose([p for _, p in mine], [p for _, p in other], rtol=0, atol=1e-12)
+    assert ours == pytest.approx(theirs, rel=0, abs=1e-12)
+    assert 0 < ours < 0.5  # learning, not the uniform policy's 0.458
 
 
 def test_every_ruleset_pickles_and_gives_the_same_information_state_after():
