@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import json
 
-from ..compile.facts import enumerate_tree, outcome_problem
+from ..compile.facts import FactsError, enumerate_tree, game_facts, outcome_problem
 from ..compile.ruleset import Ruleset
 from ..engine import flow as flow_engine
 from ..engine.rng import Rng
 from ..engine.state import State
 from ..errors import IllegalActionError
-from ..interop.encoding import static_actions
+from ..interop.encoding import has_chance, static_actions
 from .check_games import (
     MOVE_LIMIT,
     CheckFailure,
@@ -43,6 +43,7 @@ def check_games_end(rs: Ruleset, seeds: Games) -> tuple[str, list[str]]:
     than :data:`PER_DECISION` times), each action whose ids are not derived from its ``in:``.
     Raises :class:`CheckFailure`."""
     games = 0
+    sums: dict[int, set] = {}  # players -> the sums of the scores of the games played
     flow_engine.SHORT_DRAWS.clear()
     for seed in seeds:
         for players in player_counts(rs):
@@ -59,6 +60,10 @@ def check_games_end(rs: Ruleset, seeds: Games) -> tuple[str, list[str]]:
             problem = outcome_problem(rs, players, out.scores, len(g.actions))
             if problem is not None:
                 raise g.fail(problem)
+            if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in out.scores):
+                sums.setdefault(players, set()).add(round(sum(out.scores), 9))
+            else:
+                sums.setdefault(players, set()).add(None)
             games += 1
     reached = ", ".join(f"{k} {v}" for k, v in sorted(seeds.reached.items(), key=lambda kv: str(kv[0])))
     exact = []
@@ -70,9 +75,37 @@ def check_games_end(rs: Ruleset, seeds: Games) -> tuple[str, list[str]]:
         if problem is not None:
             raise CheckFailure(problem, players=players)
         exact.append(str(players))
+        sums[players] = set(tree.sums) | ({"tree"} if len(tree.sums) == 1 else set())
     tail = f"; the declared facts are the enumerated tree's with {', '.join(exact)} players" if exact else ""
     return (f"{games} random games ended with an outcome ({games_played(seeds)}; decisions reached: {reached or 'none'}){tail}",
-            coverage_notes(rs, seeds) + _encoding_warnings(rs) + short_draw_notes(games))
+            coverage_notes(rs, seeds) + _encoding_warnings(rs) + adapter_warnings(rs, sums) + short_draw_notes(games))
+
+
+def adapter_warnings(rs: Ruleset, sums: dict[int, set]) -> list[str]:
+    """Warnings about how the OpenSpiel and PettingZoo adapters will take ``rs``, per seat count:
+    that they will refuse it (its utility bounds or longest game neither declared nor derivable:
+    the :class:`~interpreter.compile.facts.FactsError` they raise), or that they will load it as
+    general-sum although every game of ``sums[players]`` (the sums of the scores of the games
+    played, or of the whole enumerated tree, marked by an item ``"tree"``) added up to the same
+    number and ``outcome: {sum}`` is undeclared (OpenSpiel's ``exploitability`` then refuses it).
+    Returns the warnings as note lines (empty when there is nothing to say)."""
+    out = []
+    played = rs.with_chance("explicit") if has_chance(rs) else rs  # as the adapters play it
+    for players in player_counts(rs):
+        try:
+            facts = game_facts(played, players)
+        except FactsError as e:
+            out.append(f"warning: the OpenSpiel and PettingZoo adapters will refuse this ruleset with {players} players: {e}")
+            continue
+        seen = sums.get(players, set())
+        totals = seen - {"tree"}
+        if facts.sum is None and len(totals) == 1 and None not in totals:
+            total = next(iter(totals))
+            what = "the whole enumerated tree's outcomes" if "tree" in seen else "the scores of every game played"
+            out.append(f"warning: with {players} players {what} add up to {total:g}, but `outcome: {{sum: ...}}` is undeclared: "
+                       f"the OpenSpiel and PettingZoo adapters load it as general-sum (OpenSpiel's exploitability refuses it); "
+                       f"declare `sum: {total:g}` under `outcome:` if every game does")
+    return out
 
 
 def short_draw_notes(games: int) -> list[str]:

@@ -454,3 +454,27 @@ def test_a_comma_inside_a_flow_mapping_gets_the_hint_to_quote_the_value(tmp_path
     replace_once(path, '- add: {"stake[p]": bet}', '- add: {"stake[p]": "max(bet"}')
     text = _load_error(path)
     assert "cannot parse expression `max(bet`" in text and "flow mapping" not in text
+
+
+def test_check_warns_when_the_adapters_will_refuse_a_ruleset_or_miss_its_constant_sum(tmp_path):
+    # issue 46: `check` said nothing while the adapters refused a ruleset without `range` and
+    # length, or loaded a constant-sum game as general-sum when `sum:` was left out
+    from interpreter import load_ruleset
+
+    assert not [n for n in run_check(load_ruleset("tic_tac_toe"), "games end", seeds=(1, 2, 3)).notes if "adapters" in n]
+    path = copy_ruleset(tmp_path, "tic_tac_toe")
+    replace_once(path, "  sum: 0\n", "")
+    notes = run_check(load_ruleset(str(path)), "games end", seeds=(1, 2, 3)).notes
+    assert [n for n in notes if "adapters" in n] == [
+        "warning: with 2 players the scores of every game played add up to 0, but `outcome: {sum: ...}` is undeclared: the "
+        "OpenSpiel and PettingZoo adapters load it as general-sum (OpenSpiel's exploitability refuses it); declare `sum: 0` "
+        "under `outcome:` if every game does"]
+    kuhn = copy_ruleset(tmp_path / "k", "kuhn_poker")
+    replace_once(kuhn, "  sum: 0\n", "")  # the tree is enumerated: its outcomes say so
+    notes = run_check(load_ruleset(str(kuhn)), "games end", seeds=(1,)).notes
+    assert any("the whole enumerated tree's outcomes add up to 0" in n for n in notes), notes
+    c4 = copy_ruleset(tmp_path / "c", "connect_four")
+    replace_once(c4, "  range: [-1, 1]\n", "")
+    notes = run_check(load_ruleset(str(c4)), "games end", seeds=(1,)).notes
+    refused = [n for n in notes if "will refuse" in n]
+    assert len(refused) == 1 and "with 2 players" in refused[0] and "outcome: {range: [lowest, highest]}" in refused[0], notes
