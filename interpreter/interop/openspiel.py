@@ -27,7 +27,11 @@ so OpenSpiel's ``random_sim_test(..., serialize=True)`` passes.
 A decision several seats take at once (``choose`` with a list of players) is OpenSpiel's to
 the first of them, as ``Decision.player``.
 
-Game parameters: ``players`` (the seat count), ``explore`` (seeded playouts that lay out the
+Game parameters: every ruleset parameter whose value is a number, a truth value or a text
+(``load_game("beer_flights", turns=8)``, ``pyspiel.load_game("tapster_beer_flights(turns=8)")``;
+a list or mapping parameter is not one), ``variant`` (another variant of the same type: the same
+chance, information, utility and seat range; else :func:`register` it), ``players`` (the seat
+count), ``explore`` (seeded playouts that lay out the
 observation tensor's variables and find the values of an option whose ``in:`` reads a variable;
 the utility bounds, the longest game and every derived action id never depend on it, default 32)
 and ``max_shared_nodes`` (default 100,000: the most tree nodes one game object keeps for its
@@ -105,7 +109,8 @@ def register(ruleset: str, variant: str | None = None) -> str:
         provides_observation_string=True,
         provides_observation_tensor=True,
         parameter_specification={"players": rs.default_players, "explore": EXPLORE_GAMES,
-                                 "max_shared_nodes": MAX_SHARED_NODES},
+                                 "max_shared_nodes": MAX_SHARED_NODES, "variant": variant or "",
+                                 **scalar_params(rs)},
     )
     # One subclass per game (a class, not a closure: OpenSpiel's registry outlives the interpreter,
     # and a Python function held there crashes it at exit).
@@ -115,12 +120,27 @@ def register(ruleset: str, variant: str | None = None) -> str:
     return name
 
 
+def scalar_params(rs: Ruleset) -> dict:
+    """The ruleset parameters of ``rs`` an OpenSpiel game can take (``int``, ``float``, ``bool``
+    or ``str`` values; a list or mapping parameter is left out): name -> default value."""
+    return {k: v for k, v in rs.params.items() if type(v) in (int, float, bool, str)}
+
+
+#: (ruleset path, variant, sorted parameter overrides) -> the compiled ruleset, for games loaded
+#: with parameters (compiled once per process).
+_WITH_PARAMS: dict[tuple, Ruleset] = {}
+
+
 def load_game(ruleset: str, variant: str | None = None, players: int | None = None, **params) -> pyspiel.Game:
-    """Register (if needed) and load a ruleset as a ``pyspiel.Game``; ``players`` and the other
-    game parameter (``explore``) as keywords.
+    """Register (if needed) and load a ruleset as a ``pyspiel.Game``; ``players``, the other
+    game parameters (``explore``, ``max_shared_nodes``) and any ruleset parameter with a number,
+    truth value or text (``load_game("beer_flights", turns=8)``) as keywords.  The same game is
+    ``pyspiel.load_game("tapster_beer_flights(turns=8)")`` once registered.
 
     Raises:
-        TapsterError: the ruleset does not load, or the seat count is outside its range.
+        TapsterError: the ruleset does not load, the seat count is outside its range, a
+            parameter's value is outside what the ruleset allows.
+        RuntimeError: a parameter the game does not have (OpenSpiel's message names it).
     """
     name = register(ruleset, variant)
     if players is not None:
@@ -146,6 +166,7 @@ class TapsterGame(pyspiel.Game):
     def __init__(self, params: dict | None = None):
         rs, game_type = self.ruleset, self.game_type
         params = dict(params or {})
+        rs = self.ruleset = _with_params(rs, game_type, params)
         players = int(params.get("players", rs.default_players))
         if not rs.min_players <= players <= rs.max_players:
             raise TapsterError(f"{rs.title} is for {rs.min_players} to {rs.max_players} players, not {players}")
@@ -165,7 +186,9 @@ class TapsterGame(pyspiel.Game):
             utility_sum=enc.utility_sum,
             max_game_length=enc.max_game_length,
         )
-        super().__init__(game_type, info, {"players": players, "explore": explore, "max_shared_nodes": limit})
+        given = {"players": players, "explore": explore, "max_shared_nodes": limit}
+        given.update((k, params[k]) for k in ("variant", *scalar_params(type(self).ruleset)) if k in params)
+        super().__init__(game_type, info, given)
 
     def shared_nodes(self) -> SharedNodes:
         """The tree of nodes this game's states share (made at the first initial state; see
@@ -183,7 +206,7 @@ class TapsterGame(pyspiel.Game):
     def __reduce__(self):
         """Pickled as the ruleset's path, variant and the game's parameters (loading registers
         the ruleset if needed)."""
-        rs = self.ruleset
+        rs = type(self).ruleset  # the registered one: the parameters carry the variant and the ruleset's values
         return (_restore_game, (str(rs.path), rs.variant, dict(self.get_parameters())))
 
     def new_initial_state(self) -> TapsterState:
@@ -409,6 +432,39 @@ class TapsterObserver:
             text = st.information_state(player) if self.perfect_recall else self.encoding.observation_string(st, player)
             cache[key] = text
         return text
+
+
+def _with_params(rs: Ruleset, game_type: pyspiel.GameType, params: dict) -> Ruleset:
+    """``rs`` (a registered game's ruleset) with the game parameters ``variant`` and ruleset
+    parameters of ``params`` applied (compiled once per process).
+
+    Raises:
+        TapsterError: a value the ruleset does not allow; a variant whose game is of another
+            type than the registered one (its chance, information, utility or seat range: it is
+            a game of its own, :func:`register` it).
+    """
+    variant = params.get("variant") or rs.variant or None
+    defaults = scalar_params(rs)
+    overrides = {k: params[k] for k in defaults if k in params and params[k] != defaults[k]}
+    if variant == rs.variant and not overrides:
+        return rs
+    key = (str(rs.path), variant, tuple(sorted(overrides.items())))
+    out = _WITH_PARAMS.get(key)
+    if out is None:
+        for k, v in overrides.items():
+            if type(defaults[k]) is int and type(v) is float and v.is_integer():
+                overrides[k] = int(v)
+        out = load_ruleset(rs.path, variant, {"params": overrides} if overrides else None)
+        if variant != rs.variant:
+            enc = Encoding.of(out, out.default_players, EXPLORE_GAMES)
+            if (_CHANCE[enc.chance], enc.perfect_information, _UTILITY[enc.utility], out.min_players, out.max_players) != (
+                    game_type.chance_mode, game_type.information == pyspiel.GameType.Information.PERFECT_INFORMATION,
+                    game_type.utility, game_type.min_num_players, game_type.max_num_players):
+                raise TapsterError(f"variant {variant!r} of {rs.title} is a game of another type (its chance, information, "
+                                   f"utility or seat range): load it as load_game({rs.name!r}, {variant!r}) "
+                                   f"(registered as {game_name(rs.name, variant)})")
+        _WITH_PARAMS[key] = out
+    return out
 
 
 def _restore_game(ruleset: str, variant: str | None, params: dict) -> TapsterGame:

@@ -329,3 +329,28 @@ def test_two_thousand_random_beer_knight_games_stay_within_300_mb():
     assert steps > 2000 * 50
     assert growth < 300, f"{growth:.0f} MB after 2,000 games"
     assert len(game.shared_nodes()) <= game.max_shared_nodes
+
+
+def test_ruleset_parameters_and_a_variant_are_game_parameters():
+    # issue 46: `turns=8` through load_game and through pyspiel's game string give the same game
+    eight = load_game("beer_flights", turns=8)
+    ten = load_game("beer_flights")
+    assert eight.get_parameters()["turns"] == 8 and ten.get_parameters()["turns"] == 10
+    assert eight.max_game_length() == 48 and ten.max_game_length() == 60  # 2 players x turns x 3 decisions
+    same = pyspiel.load_game("tapster_beer_flights(turns=8)")
+    assert same.max_game_length() == 48 and same.get_parameters() == eight.get_parameters()
+    pyspiel.random_sim_test(eight, num_sims=1, serialize=True, verbose=False)
+    assert load_game("kuhn_poker", bet=2).max_utility() == 3.0  # ante + bet
+    register("beer_knight")
+    teaching = pyspiel.load_game("tapster_beer_knight(variant=teaching)")
+    assert teaching.ruleset.variant == "teaching" and teaching.get_parameters()["variant"] == "teaching"
+    import pickle
+
+    again = pickle.loads(pickle.dumps(eight))
+    assert again.get_parameters()["turns"] == 8 and again.max_game_length() == 48
+    with pytest.raises(TapsterError, match="at least 1"):
+        load_game("kuhn_poker", bet=0)
+    with pytest.raises(TapsterError, match="five_player"):
+        pyspiel.load_game("tapster_beer_flights(variant=five_player)")  # 2 to 5 seats: a game of its own
+    with pytest.raises((TapsterError, RuntimeError), match="nosuch"):
+        load_game("beer_flights", nosuch=3)
