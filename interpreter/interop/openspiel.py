@@ -252,6 +252,16 @@ class _Node:
         self.shared = True  # a copy of a TapsterState holds it too
         return self
 
+    def __reduce__(self):
+        """Pickled as its engine state alone (never its tree): loaded, a node of its own, in a
+        tree that shares nothing."""
+        return (_lone_node, (self.state,))
+
+
+def _lone_node(state) -> _Node:
+    """A pickled :class:`_Node`: its engine state in a node no other state holds."""
+    return _Node(state, SharedNodes(None, 0))
+
 
 #: Default of the ``max_shared_nodes`` game parameter: the most nodes one game object's tree keeps.
 MAX_SHARED_NODES = 100_000
