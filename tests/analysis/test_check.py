@@ -461,12 +461,15 @@ def test_check_warns_when_the_adapters_will_refuse_a_ruleset_or_miss_its_constan
     # length, or loaded a constant-sum game as general-sum when `sum:` was left out
     from interpreter import load_ruleset
 
-    assert not [n for n in run_check(load_ruleset("tic_tac_toe"), "games end", seeds=(1, 2, 3)).notes if "adapters" in n]
+    assert not [n for n in run_check(load_ruleset("tic_tac_toe"), "games end", seeds=tuple(range(1, 13))).notes if "adapters" in n]
+    flights = run_check(load_ruleset("beer_flights"), "games end", seeds=tuple(range(1, 11))).notes  # general-sum: no warning
+    assert not [n for n in flights if "adapters" in n], flights
     path = copy_ruleset(tmp_path, "tic_tac_toe")
     replace_once(path, "  sum: 0\n", "")
-    notes = run_check(load_ruleset(str(path)), "games end", seeds=(1, 2, 3)).notes
+    assert not [n for n in run_check(load_ruleset(str(path)), "games end", seeds=(1, 2, 3)).notes if "adapters" in n]  # 3 prove nothing
+    notes = run_check(load_ruleset(str(path)), "games end", seeds=tuple(range(1, 13))).notes
     assert [n for n in notes if "adapters" in n] == [
-        "warning: with 2 players the scores of every game played add up to 0, but `outcome: {sum: ...}` is undeclared: the "
+        "warning: with 2 players the scores of every game played (12) add up to 0, but `outcome: {sum: ...}` is undeclared: the "
         "OpenSpiel and PettingZoo adapters load it as general-sum (OpenSpiel's exploitability refuses it); declare `sum: 0` "
         "under `outcome:` if every game does"]
     kuhn = copy_ruleset(tmp_path / "k", "kuhn_poker")
