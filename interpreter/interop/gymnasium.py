@@ -245,12 +245,12 @@ class TapsterGymEnv(Env):
         return obs, float(reward), terminated, truncated, info
 
     def render(self) -> str | None:
-        """The text display of the table as a spectator sees it (``ansi``: returned; ``human``:
-        printed), as PettingZoo's ``render``."""
+        """The text display of the table as the learner's seat sees it, nothing it may not see
+        (``ansi``: returned; ``human``: printed)."""
         if self.render_mode is None or self._game.state is None:
             return None
         st = self._game.state
-        text = seat_text(st.ruleset, view_observation(st, None))
+        text = seat_text(st.ruleset, view_observation(st, self._game.seat))
         if self.render_mode == "human":
             print(text)
             return None

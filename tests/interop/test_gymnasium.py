@@ -73,6 +73,15 @@ def test_kuhn_observations_show_the_learners_card_only():
     assert len({e2.reset(seed=s)[0]["observation"].tobytes() for s in range(30)}) > 3  # seat 1 also sees P1's move
 
 
+def test_render_shows_the_learners_view_only():
+    e = env("kuhn_poker", render_mode="ansi")
+    e.reset(seed=3)
+    text = e.render()
+    mine = e.state.zones["hand"][0][0].fields["name"]
+    theirs = e.state.zones["hand"][1][0].fields["name"]
+    assert f"P1 (you): {mine}" in text and "P2: 1 face down" in text and f": {theirs}" not in text
+
+
 def test_rewards_seats_and_opponents():
     rng = np.random.RandomState(1)
     for seat in (0, 1):
