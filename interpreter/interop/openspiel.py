@@ -150,14 +150,17 @@ def load_game(ruleset: str, variant: str | None = None, players: int | None = No
 
 class TapsterGame(pyspiel.Game):
     """One ruleset (a variant, a seat count) as a ``pyspiel.Game``; made by OpenSpiel from the
-    registered name with a parameter dict (``players``, ``explore``, ``max_shared_nodes``).
-    :func:`register` makes a subclass per registered game, holding ``ruleset`` and ``game_type``.
+    registered name with a parameter dict (``players``, ``explore``, ``max_shared_nodes``,
+    ``variant`` and the ruleset's scalar parameters, :func:`scalar_params`).  :func:`register`
+    makes a subclass per registered game, holding ``ruleset`` and ``game_type``; an instance's
+    ``ruleset`` is the one its parameters give.
     Each game object has its own tree of shared nodes (:meth:`shared_nodes`), at most
     ``max_shared_nodes`` of them, emptied by :meth:`clear_shared_nodes`.
 
     Raises:
         TapsterError: ``players`` outside the ruleset's range; ``explore`` below 1;
-            ``max_shared_nodes`` below 0.
+            ``max_shared_nodes`` below 0; a ruleset parameter's value the ruleset does not allow;
+            a ``variant`` of another game type.
     """
 
     ruleset: Ruleset
