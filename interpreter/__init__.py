@@ -61,6 +61,51 @@ def __getattr__(name: str):
     return value
 
 
+#: Modules that moved, importable from their old names for one release with a
+#: ``DeprecationWarning`` (CHANGELOG.md): old dotted name -> new one.
+MOVED_MODULES = {
+    "interpreter.openspiel": "interpreter.interop.openspiel",
+    "interpreter.pettingzoo": "interpreter.interop.pettingzoo",
+}
+
+
+class _MovedModules:
+    """The import system's finder and loader for :data:`MOVED_MODULES`: importing an old name
+    warns (``DeprecationWarning``) and gives the module under its new name (the same object)."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name not in MOVED_MODULES:
+            return None
+        from importlib.util import spec_from_loader
+
+        return spec_from_loader(name, _MovedModules)
+
+    @staticmethod
+    def create_module(spec):
+        import warnings
+        from importlib import import_module
+
+        new = MOVED_MODULES[spec.name]
+        warnings.warn(f"{spec.name} moved to {new}: import it from there (the old name goes in the next release; "
+                      "see CHANGELOG.md)", DeprecationWarning, stacklevel=2)
+        return import_module(new)
+
+    @staticmethod
+    def exec_module(module):
+        pass
+
+
+def _install_moved_modules() -> None:
+    import sys
+
+    if _MovedModules not in sys.meta_path:
+        sys.meta_path.append(_MovedModules)
+
+
+_install_moved_modules()
+
+
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 

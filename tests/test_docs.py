@@ -203,8 +203,20 @@ def test_the_openspiel_and_pettingzoo_example_runs():
     pytest.importorskip("pyspiel")
     pytest.importorskip("pettingzoo")
     section = _section(docs_page("research"), "## OpenSpiel and PettingZoo")
-    (code,) = _blocks(section, "python")
-    _run(code, "docs/research.md (OpenSpiel and PettingZoo)")
+    blocks = _blocks(section, "python")
+    assert len(blocks) == 2  # the adapters, and rl_environment's observation type
+    for code in blocks:
+        _run(code, "docs/research.md (OpenSpiel and PettingZoo)")
+
+
+def test_the_gymnasium_examples_run(capsys):
+    pytest.importorskip("gymnasium")
+    blocks = _blocks(_section(docs_page("research"), "## Gymnasium and vectorised environments"), "python")
+    assert len(blocks) == 2
+    for code in blocks:
+        _run(code, "docs/research.md (Gymnasium)")
+    out = capsys.readouterr().out
+    assert "return " in out and "(8, 16) games won:" in out
 
 
 # -- the map of the packages is the tree ----------------------------------------------------------------

@@ -26,8 +26,9 @@ STAGES = [
     ("compile", ["lint", "ruleset", "names", "context", "declarations", "functions", "outcome", "compiler", "facts"]),
     # warnings; the compiled ruleset; why a name is out of scope; the compilation context effects see; its stages: declarations, functions,
     # outcome; the driver (document -> Ruleset); a game's facts
-    ("interop", ["domains", "encoding", "openspiel", "pettingzoo"]),  # index spaces and tensors; the adapters
     ("agents", ["search", "core"]),                         # search agents; the agent protocol and specs
+    # index spaces and tensors; the adapters (Gymnasium's opponents are agents)
+    ("interop", ["domains", "encoding", "openspiel", "pettingzoo", "gymnasium"]),
     ("analysis", ["simulate", "scenarios", "check_games", "check_rules", "check_secrecy", "check_templates", "check",
                   "stats", "balance", "runner", "tune", "report"]),  # many games (check: its games, three families, the driver)
     ("web", ["store", "guards", "tables", "server"]),       # the browser table: its store; limits, request checks, agent pool;

@@ -217,7 +217,8 @@ def _run_tool(tmp_path: Path, script: str, *args: str, status: int = 0, timeout:
 def test_tools_every_script_has_a_smoke_test():
     tested = {"tic_tac_toe_plain.py", "beer_flights_plain.py", "beer_knight_plain.py", "belgian_beers_race_plain.py",
               "bbr_map.py", "beer_knight_cards.py", "beer_knight_seeds.py", "bench.py", "bench_agents.py", "bench_balance.py",
-              "bench_cfr.py", "bench_openspiel.py", "game_digest.py", "paired_gain.py", "table_screenshot.py"}
+              "bench_cfr.py", "bench_openspiel.py", "bench_gymnasium.py", "bench_pettingzoo.py", "game_digest.py", "paired_gain.py",
+              "table_screenshot.py"}
     assert {p.name for p in TOOLS.glob("*.py")} == tested
 
 
@@ -313,6 +314,22 @@ def test_tools_openspiel_benchmarks(tmp_path, script, args):
     pytest.importorskip("pyspiel")
     out = _run_tool(tmp_path, script, *args)
     assert json.loads(out)
+
+
+def test_tools_bench_gymnasium(tmp_path):
+    import json
+
+    pytest.importorskip("gymnasium")
+    out = json.loads(_run_tool(tmp_path, "bench_gymnasium.py", "--seconds", "0.3", "--num-envs", "8"))
+    assert out["vector"]["num_envs"] == 8 and out["vector"]["steps_per_second"] > 0 and out["single_steps_per_second"] > 0
+
+
+def test_tools_bench_pettingzoo(tmp_path):
+    import json
+
+    pytest.importorskip("pettingzoo")
+    out = json.loads(_run_tool(tmp_path, "bench_pettingzoo.py", "--seconds", "0.2", "--rulesets", "tic_tac_toe"))
+    assert out["tapster"]["tic_tac_toe"] > 0 and "pettingzoo" in out
 
 
 @pytest.mark.parametrize("ruleset, variant", [("drink_and_beat", "complex"), ("beer_knight", None), ("belgian_beers_race", None)])

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import json
 
-from ..compile.facts import enumerate_tree, outcome_problem
+from ..compile.facts import FactsError, enumerate_tree, game_facts, outcome_problem
 from ..compile.ruleset import Ruleset
 from ..engine import flow as flow_engine
 from ..engine.rng import Rng
 from ..engine.state import State
 from ..errors import IllegalActionError
-from ..interop.encoding import static_actions
+from ..interop.encoding import has_chance, static_actions
 from .check_games import (
     MOVE_LIMIT,
     CheckFailure,
@@ -35,6 +35,10 @@ from .check_games import (
 #: states (a three-card poker's 58; a larger tree is left to the played games, to keep the check quick).
 TREE_STATES = 2_000
 
+#: ``games end`` says a game looks constant-sum only when at least this many games with a seat
+#: count (or the whole tree) add up to the same number: one or two games prove nothing.
+SUM_GAMES = 10
+
 
 def check_games_end(rs: Ruleset, seeds: Games) -> tuple[str, list[str]]:
     """Random games end with an outcome: a score and a place for every seat, winners among the
@@ -43,6 +47,7 @@ def check_games_end(rs: Ruleset, seeds: Games) -> tuple[str, list[str]]:
     than :data:`PER_DECISION` times), each action whose ids are not derived from its ``in:``.
     Raises :class:`CheckFailure`."""
     games = 0
+    sums: dict[int, list] = {}  # players -> the sums of the scores of the games played (or the tree's)
     flow_engine.SHORT_DRAWS.clear()
     for seed in seeds:
         for players in player_counts(rs):
@@ -59,6 +64,8 @@ def check_games_end(rs: Ruleset, seeds: Games) -> tuple[str, list[str]]:
             problem = outcome_problem(rs, players, out.scores, len(g.actions))
             if problem is not None:
                 raise g.fail(problem)
+            total = round(sum(out.scores), 9) if all(type(x) in (int, float) for x in out.scores) else None
+            sums.setdefault(players, []).append(total)
             games += 1
     reached = ", ".join(f"{k} {v}" for k, v in sorted(seeds.reached.items(), key=lambda kv: str(kv[0])))
     exact = []
@@ -70,9 +77,39 @@ def check_games_end(rs: Ruleset, seeds: Games) -> tuple[str, list[str]]:
         if problem is not None:
             raise CheckFailure(problem, players=players)
         exact.append(str(players))
+        sums[players] = ["tree", *tree.sums]
     tail = f"; the declared facts are the enumerated tree's with {', '.join(exact)} players" if exact else ""
     return (f"{games} random games ended with an outcome ({games_played(seeds)}; decisions reached: {reached or 'none'}){tail}",
-            coverage_notes(rs, seeds) + _encoding_warnings(rs) + short_draw_notes(games))
+            coverage_notes(rs, seeds) + _encoding_warnings(rs) + adapter_warnings(rs, sums) + short_draw_notes(games))
+
+
+def adapter_warnings(rs: Ruleset, sums: dict[int, list]) -> list[str]:
+    """Warnings about how the OpenSpiel and PettingZoo adapters will take ``rs``, per seat count:
+    that they will refuse it (its utility bounds or longest game neither declared nor derivable:
+    the :class:`~interpreter.compile.facts.FactsError` they raise), or that they will load it as
+    general-sum although ``outcome: {sum}`` is undeclared and every game of ``sums[players]``
+    added up to the same number: the sums of the scores of the games played (None for a score
+    that is not a number), at least :data:`SUM_GAMES` of them, or ``["tree", *sums]``, every sum
+    of the whole enumerated tree.  (OpenSpiel's ``exploitability`` refuses a general-sum game.)
+    Returns the warnings as note lines (empty when there is nothing to say)."""
+    out = []
+    played = rs.with_chance("explicit") if has_chance(rs) else rs  # as the adapters play it
+    for players in player_counts(rs):
+        try:
+            facts = game_facts(played, players)
+        except FactsError as e:
+            out.append(f"warning: the OpenSpiel and PettingZoo adapters will refuse this ruleset with {players} players: {e}")
+            continue
+        seen = sums.get(players, [])
+        tree = bool(seen) and seen[0] == "tree"
+        totals = set(seen[1:] if tree else seen)
+        if facts.sum is None and len(totals) == 1 and None not in totals and (tree or len(seen) >= SUM_GAMES):
+            total = next(iter(totals))
+            what = "the whole enumerated tree's outcomes" if tree else f"the scores of every game played ({len(seen)})"
+            out.append(f"warning: with {players} players {what} add up to {total:g}, but `outcome: {{sum: ...}}` is undeclared: "
+                       f"the OpenSpiel and PettingZoo adapters load it as general-sum (OpenSpiel's exploitability refuses it); "
+                       f"declare `sum: {total:g}` under `outcome:` if every game does")
+    return out
 
 
 def short_draw_notes(games: int) -> list[str]:

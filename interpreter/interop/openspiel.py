@@ -27,9 +27,17 @@ so OpenSpiel's ``random_sim_test(..., serialize=True)`` passes.
 A decision several seats take at once (``choose`` with a list of players) is OpenSpiel's to
 the first of them, as ``Decision.player``.
 
-Game parameters: ``players`` (the seat count) and ``explore`` (seeded playouts that lay out the
+Game parameters: every ruleset parameter whose value is a number, a truth value or a text
+(``load_game("beer_flights", turns=8)``, ``pyspiel.load_game("tapster_beer_flights(turns=8)")``;
+a list or mapping parameter is not one), ``variant`` (another variant of the same type: the same
+chance, information, utility and seat range; else :func:`register` it), ``players`` (the seat
+count), ``explore`` (seeded playouts that lay out the
 observation tensor's variables and find the values of an option whose ``in:`` reads a variable;
-the utility bounds, the longest game and every derived action id never depend on it, default 32).
+the utility bounds, the longest game and every derived action id never depend on it, default 32)
+and ``max_shared_nodes`` (default 100,000: the most tree nodes one game object keeps for its
+states to share, :class:`SharedNodes`; 0 shares nothing).  Memory is bounded per game object:
+a search keeps at most that many nodes (about 3 KB each for tic-tac-toe, 40 KB for Beer Knight),
+a playout through ``apply_action`` keeps none, and ``game.clear_shared_nodes()`` frees them.
 """
 
 from __future__ import annotations
@@ -100,7 +108,9 @@ def register(ruleset: str, variant: str | None = None) -> str:
         provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification={"players": rs.default_players, "explore": EXPLORE_GAMES},
+        parameter_specification={"players": rs.default_players, "explore": EXPLORE_GAMES,
+                                 "max_shared_nodes": MAX_SHARED_NODES, "variant": variant or "",
+                                 **scalar_params(rs)},
     )
     # One subclass per game (a class, not a closure: OpenSpiel's registry outlives the interpreter,
     # and a Python function held there crashes it at exit).
@@ -110,12 +120,27 @@ def register(ruleset: str, variant: str | None = None) -> str:
     return name
 
 
+def scalar_params(rs: Ruleset) -> dict:
+    """The ruleset parameters of ``rs`` an OpenSpiel game can take (``int``, ``float``, ``bool``
+    or ``str`` values; a list or mapping parameter is left out): name -> default value."""
+    return {k: v for k, v in rs.params.items() if type(v) in (int, float, bool, str)}
+
+
+#: (ruleset path, variant, sorted parameter overrides) -> the compiled ruleset, for games loaded
+#: with parameters (compiled once per process).
+_WITH_PARAMS: dict[tuple, Ruleset] = {}
+
+
 def load_game(ruleset: str, variant: str | None = None, players: int | None = None, **params) -> pyspiel.Game:
-    """Register (if needed) and load a ruleset as a ``pyspiel.Game``; ``players`` and the other
-    game parameter (``explore``) as keywords.
+    """Register (if needed) and load a ruleset as a ``pyspiel.Game``; ``players``, the other
+    game parameters (``explore``, ``max_shared_nodes``) and any ruleset parameter with a number,
+    truth value or text (``load_game("beer_flights", turns=8)``) as keywords.  The same game is
+    ``pyspiel.load_game("tapster_beer_flights(turns=8)")`` once registered.
 
     Raises:
-        TapsterError: the ruleset does not load, or the seat count is outside its range.
+        TapsterError: the ruleset does not load, the seat count is outside its range, a
+            parameter's value is outside what the ruleset allows.
+        RuntimeError: a parameter the game does not have (OpenSpiel's message names it).
     """
     name = register(ruleset, variant)
     if players is not None:
@@ -125,11 +150,17 @@ def load_game(ruleset: str, variant: str | None = None, players: int | None = No
 
 class TapsterGame(pyspiel.Game):
     """One ruleset (a variant, a seat count) as a ``pyspiel.Game``; made by OpenSpiel from the
-    registered name with a parameter dict (``players``, ``explore``).  :func:`register`
-    makes a subclass per registered game, holding ``ruleset`` and ``game_type``.
+    registered name with a parameter dict (``players``, ``explore``, ``max_shared_nodes``,
+    ``variant`` and the ruleset's scalar parameters, :func:`scalar_params`).  :func:`register`
+    makes a subclass per registered game, holding ``ruleset`` and ``game_type``; an instance's
+    ``ruleset`` is the one its parameters give.
+    Each game object has its own tree of shared nodes (:meth:`shared_nodes`), at most
+    ``max_shared_nodes`` of them, emptied by :meth:`clear_shared_nodes`.
 
     Raises:
-        TapsterError: ``players`` outside the ruleset's range; ``explore`` below 1.
+        TapsterError: ``players`` outside the ruleset's range; ``explore`` below 1;
+            ``max_shared_nodes`` below 0; a ruleset parameter's value the ruleset does not allow;
+            a ``variant`` of another game type.
     """
 
     ruleset: Ruleset
@@ -138,11 +169,17 @@ class TapsterGame(pyspiel.Game):
     def __init__(self, params: dict | None = None):
         rs, game_type = self.ruleset, self.game_type
         params = dict(params or {})
+        rs = self.ruleset = _with_params(rs, game_type, params)
         players = int(params.get("players", rs.default_players))
         if not rs.min_players <= players <= rs.max_players:
             raise TapsterError(f"{rs.title} is for {rs.min_players} to {rs.max_players} players, not {players}")
         explore = int(params.get("explore", EXPLORE_GAMES))
+        limit = int(params.get("max_shared_nodes", MAX_SHARED_NODES))
+        if limit < 0:
+            raise TapsterError(f"max_shared_nodes is a number of nodes, at least 0, not {limit}")
         self.encoding = enc = Encoding.of(rs, players, explore)
+        self.max_shared_nodes = limit
+        self._shared: SharedNodes | None = None
         info = pyspiel.GameInfo(
             num_distinct_actions=enc.num_distinct_actions,
             max_chance_outcomes=enc.max_chance_outcomes,
@@ -152,12 +189,27 @@ class TapsterGame(pyspiel.Game):
             utility_sum=enc.utility_sum,
             max_game_length=enc.max_game_length,
         )
-        super().__init__(game_type, info, {"players": players, "explore": explore})
+        given = {"players": players, "explore": explore, "max_shared_nodes": limit}
+        given.update((k, params[k]) for k in ("variant", *scalar_params(type(self).ruleset)) if k in params)
+        super().__init__(game_type, info, given)
+
+    def shared_nodes(self) -> SharedNodes:
+        """The tree of nodes this game's states share (made at the first initial state; see
+        :class:`SharedNodes`): ``len()`` of it is the nodes linked now."""
+        shared = self._shared
+        if shared is None:
+            shared = self._shared = SharedNodes(new_state(self.encoding, 0), self.max_shared_nodes)
+        return shared
+
+    def clear_shared_nodes(self) -> None:
+        """Forget the shared tree: the next states start a new one.  States alive keep what they
+        hold (and are unaffected); the old tree is freed with the last of them."""
+        self._shared = None
 
     def __reduce__(self):
         """Pickled as the ruleset's path, variant and the game's parameters (loading registers
         the ruleset if needed)."""
-        rs = self.ruleset
+        rs = type(self).ruleset  # the registered one: the parameters carry the variant and the ruleset's values
         return (_restore_game, (str(rs.path), rs.variant, dict(self.get_parameters())))
 
     def new_initial_state(self) -> TapsterState:
@@ -181,52 +233,93 @@ class TapsterGame(pyspiel.Game):
 
 
 class _Node:
-    """One node of a game's tree as the adapter shares it: the engine's ``state`` after the
-    action ids ``key`` from the initial state, never changed once made (a child is applied to a
-    clone), and ``cache``: what was computed of it (legal actions, information states, returns).
-    With explicit chance the ids determine the state, so every :class:`TapsterState` with the
-    same history shares one node, and OpenSpiel's copies (a deep copy per ``child``/``clone``)
-    copy nothing of it."""
+    """One node of a game's tree as the adapter shares it: the engine's ``state`` after some
+    actions, ``cache`` (what was computed of it: legal actions, information states, returns) and
+    ``children`` (action id -> child node, in the game's :class:`SharedNodes`).
 
-    __slots__ = ("state", "key", "cache")
+    A node is *shared* once more than one :class:`TapsterState` may hold it: the root, a node
+    OpenSpiel deep-copies (``clone``, ``child``) and a node found again among a parent's children.
+    A shared node never changes: applying an action to it finds or makes a child (a clone of the
+    engine state, the action applied).  A node only one state holds is changed in place (the
+    action applied to its engine state, no clone), after being unlinked from its parent, so a
+    random playout through ``apply_action`` copies one engine state per game and keeps nothing."""
 
-    def __init__(self, state, key: tuple):
-        self.state, self.key, self.cache = state, key, {}
+    __slots__ = ("state", "cache", "children", "parent", "action", "shared", "table")
+
+    def __init__(self, state, table: SharedNodes):
+        self.state, self.table, self.cache = state, table, {}
+        self.children = self.parent = self.action = None
+        self.shared = False
 
     def __deepcopy__(self, memo) -> _Node:
+        self.shared = True  # a copy of a TapsterState holds it too
         return self
 
     def __reduce__(self):
-        return (_Node, (self.state, self.key))
+        """Pickled as its engine state alone (never its tree): loaded, a node of its own, in a
+        tree that shares nothing."""
+        return (_lone_node, (self.state,))
 
 
-#: The most nodes one game's tree keeps (:class:`_Node`; beyond it new nodes are not shared).
+def _lone_node(state) -> _Node:
+    """A pickled :class:`_Node`: its engine state in a node no other state holds."""
+    return _Node(state, SharedNodes(None, 0))
+
+
+#: Default of the ``max_shared_nodes`` game parameter: the most nodes one game object's tree keeps.
 MAX_SHARED_NODES = 100_000
+
+
+class SharedNodes:
+    """The tree of nodes (:class:`_Node`) the states of one game object share, from the initial
+    state: a search that visits a history again (CFR, MCTS) finds its engine state and what was
+    computed of it instead of replaying it.
+
+    Bounded: at most ``limit`` nodes are linked into the tree (beyond it a new node belongs to the
+    state that made it alone and is dropped with it).  Memory is about ``limit`` times a node's
+    size (an engine state and its cached strings: about 3 KB for tic-tac-toe, 40 KB for Beer
+    Knight).  A state that leaves the tree by ``apply_action`` (a playout) is unlinked, so only
+    the nodes a search branches from stay.  :meth:`TapsterGame.clear_shared_nodes` starts a new
+    tree (the old one is freed with the last state holding any of it).
+
+    Attributes: ``limit`` (int), ``count`` (the nodes linked now, the root excluded), ``root``.
+    """
+
+    __slots__ = ("limit", "count", "root")
+
+    def __init__(self, root_state, limit: int = MAX_SHARED_NODES):
+        self.limit, self.count = limit, 0
+        self.root = _Node(root_state, self)
+        self.root.shared = True
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __deepcopy__(self, memo) -> SharedNodes:
+        return self
 
 
 class TapsterState(pyspiel.State):
     """A game in progress: a Tapster :class:`~interpreter.engine.state.State` behind OpenSpiel's
     ``State`` API (``current_player``, ``legal_actions``, ``chance_outcomes``, ``apply_action``,
-    ``returns``...).  ``tapster_state`` is the engine's state (read it, never change it: it is
-    shared).  The states of one game share their tree's nodes (:class:`_Node`, up to
-    :data:`MAX_SHARED_NODES`): applying an action looks the child up by the action ids taken and
-    makes it (a clone of the engine state, the action applied) only the first time; what is
-    computed of a node (legal actions, information-state strings, returns) is computed once.
-    OpenSpiel clones a Python state by deep-copying its attributes, which share the node and the
-    encoding."""
+    ``returns``...).  ``tapster_state`` is the engine's state (read it, never change it: it may be
+    shared).  The states of one game object share their tree's nodes (:class:`SharedNodes`, up
+    to the game's ``max_shared_nodes``): applying an action to a state whose node other states
+    may hold looks the child up among the node's children and makes it (a clone of the engine
+    state, the action applied) only the first time; what is computed of a node (legal actions,
+    information-state strings, returns) is computed once.  A state alone with its node applies
+    in place.  OpenSpiel clones a Python state by deep-copying its attributes, which share the
+    node (marking it shared) and the encoding."""
 
     def __init__(self, game: TapsterGame, node: _Node | None = None):
         super().__init__(game)
-        enc = self.encoding = game.encoding
-        if node is None:
-            node = enc.__dict__.get("root_node")
-            if node is None:
-                node = enc.root_node = _Node(new_state(enc, 0), ())
-        self._node = node
+        self.encoding = game.encoding
+        self._node = game.shared_nodes().root if node is None else node
 
     @property
     def tapster_state(self):
-        """The engine's state (shared with every state of the same history: do not change it)."""
+        """The engine's state (possibly shared with every state of the same history: do not
+        change it; ``apply_action`` may change it in place when this state alone holds it)."""
         return self._node.state
 
     def __reduce__(self):
@@ -270,15 +363,31 @@ class TapsterState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         node, enc = self._node, self.encoding
-        key = node.key + (action,)
-        nodes = enc.__dict__.setdefault("nodes", {})
-        child = nodes.get(key)
-        if child is None:
+        if not node.shared:  # this state alone holds it: apply in place
+            parent = node.parent
+            if parent is not None:
+                del parent.children[node.action]
+                node.parent = node.action = None
+                node.table.count -= 1
+            st = node.state
+            st.apply(enc.chance_action(action) if is_chance(st) else enc.actions[action])
+            node.cache = {}
+            return
+        children = node.children
+        child = None if children is None else children.get(action)
+        if child is not None:
+            child.shared = True  # another state holds it (or did): it never changes now
+        else:
             st = node.state.clone()
             st.apply(enc.chance_action(action) if is_chance(st) else enc.actions[action])
-            child = _Node(st, key)
-            if len(nodes) < MAX_SHARED_NODES:
-                nodes[key] = child
+            table = node.table
+            child = _Node(st, table)
+            if table.count < table.limit:
+                if children is None:
+                    children = node.children = {}
+                children[action] = child
+                child.parent, child.action = node, action
+                table.count += 1
         self._node = child
 
     def _action_to_string(self, player: int, action: int) -> str:
@@ -336,6 +445,39 @@ class TapsterObserver:
             text = st.information_state(player) if self.perfect_recall else self.encoding.observation_string(st, player)
             cache[key] = text
         return text
+
+
+def _with_params(rs: Ruleset, game_type: pyspiel.GameType, params: dict) -> Ruleset:
+    """``rs`` (a registered game's ruleset) with the game parameters ``variant`` and ruleset
+    parameters of ``params`` applied (compiled once per process).
+
+    Raises:
+        TapsterError: a value the ruleset does not allow; a variant whose game is of another
+            type than the registered one (its chance, information, utility or seat range: it is
+            a game of its own, :func:`register` it).
+    """
+    variant = params.get("variant") or rs.variant or None
+    defaults = scalar_params(rs)
+    overrides = {k: params[k] for k in defaults if k in params and params[k] != defaults[k]}
+    if variant == rs.variant and not overrides:
+        return rs
+    key = (str(rs.path), variant, tuple(sorted(overrides.items())))
+    out = _WITH_PARAMS.get(key)
+    if out is None:
+        for k, v in overrides.items():
+            if type(defaults[k]) is int and type(v) is float and v.is_integer():
+                overrides[k] = int(v)
+        out = load_ruleset(rs.path, variant, {"params": overrides} if overrides else None)
+        if variant != rs.variant:
+            enc = Encoding.of(out, out.default_players, EXPLORE_GAMES)
+            if (_CHANCE[enc.chance], enc.perfect_information, _UTILITY[enc.utility], out.min_players, out.max_players) != (
+                    game_type.chance_mode, game_type.information == pyspiel.GameType.Information.PERFECT_INFORMATION,
+                    game_type.utility, game_type.min_num_players, game_type.max_num_players):
+                raise TapsterError(f"variant {variant!r} of {rs.title} is a game of another type (its chance, information, "
+                                   f"utility or seat range): load it as load_game({rs.name!r}, {variant!r}) "
+                                   f"(registered as {game_name(rs.name, variant)})")
+        _WITH_PARAMS[key] = out
+    return out
 
 
 def _restore_game(ruleset: str, variant: str | None, params: dict) -> TapsterGame:

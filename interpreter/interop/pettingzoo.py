@@ -3,7 +3,7 @@
 ::
 
     from interpreter.interop.pettingzoo import env
-    e = env(RULESET)                             # a name or a path; or env(RULESET, players=3, variant=VARIANT)
+    e = env(RULESET)                             # a name or a path; or env(RULESET, players=3, variant=VARIANT, turns=8)
     e.reset(seed=42)
     for agent in e.agent_iter():
         observation, reward, termination, truncation, info = e.last()
@@ -42,21 +42,27 @@ __all__ = ["env", "raw_env", "TapsterEnv"]
 
 
 def env(ruleset: str, players: int | None = None, variant: str | None = None, render_mode: str | None = None,
-        explore: int = EXPLORE_GAMES) -> AECEnv:
+        explore: int = EXPLORE_GAMES, **params) -> AECEnv:
     """The AEC environment of ``ruleset`` (a name under rulesets/ or a path), wrapped in
-    PettingZoo's order-enforcing wrapper.
+    PettingZoo's order-enforcing wrapper; ``params``: ruleset parameters by name
+    (``env("beer_flights", turns=8)``), any value the ruleset allows.
 
     Raises:
-        TapsterError: the ruleset or variant does not load; ``players`` outside its range; an
-            unknown ``render_mode``.
+        TapsterError: the ruleset or variant does not load; a parameter it does not have or a
+            value it does not allow; ``players`` outside its range; an unknown ``render_mode``.
     """
-    return wrappers.OrderEnforcingWrapper(raw_env(ruleset, players, variant, render_mode, explore))
+    return wrappers.OrderEnforcingWrapper(raw_env(ruleset, players, variant, render_mode, explore, **params))
 
 
 def raw_env(ruleset: str, players: int | None = None, variant: str | None = None, render_mode: str | None = None,
-            explore: int = EXPLORE_GAMES) -> TapsterEnv:
+            explore: int = EXPLORE_GAMES, **params) -> TapsterEnv:
     """The environment without wrappers (see :func:`env`)."""
     rs = load_ruleset(ruleset, variant)
+    unknown = sorted(set(params) - set(rs.params))
+    if unknown:
+        raise TapsterError(f"{rs.title} has no parameter {', '.join(unknown)}; its parameters: {', '.join(rs.params) or 'none'}")
+    if params:
+        rs = load_ruleset(ruleset, variant, {"params": params})
     n = rs.default_players if players is None else players
     if not isinstance(n, int) or not rs.min_players <= n <= rs.max_players:
         raise TapsterError(f"{rs.title} is for {rs.min_players} to {rs.max_players} players, not {players}")

@@ -35,8 +35,10 @@ RECORDED = {
     ("connect_four", "explicit"): "50b41b20cac649cc",
     ("drink_and_beat", "sample"): "d5551dc3d62b252a",
     ("drink_and_beat", "explicit"): "d4b41fd9abaf804b",
-    ("kuhn_poker", "sample"): "41706349ec9df82e",
-    ("kuhn_poker", "explicit"): "06248e5d1b0dfe0d",
+    # issue 46 renamed Kuhn's actions to OpenSpiel's pass and bet: the same choices (bet, call
+    # was 41706349ec9df82e and 06248e5d1b0dfe0d), now written bet, bet
+    ("kuhn_poker", "sample"): "3a272f28920c86aa",
+    ("kuhn_poker", "explicit"): "e77629604218a2b0",
     ("little_railways", "sample"): "1788bcb2760738f8",
     ("little_railways", "explicit"): "5780b7f733f61531",
     ("tic_tac_toe", "sample"): "d87ac8a9021509a6",

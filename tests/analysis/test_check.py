@@ -305,14 +305,14 @@ def test_the_leaky_kuhn_poker_fails_check_with_the_default_settings_and_the_ship
 def test_the_fixed_kuhn_poker_reveals_both_cards_at_a_showdown_and_none_at_a_fold():
     rs = compiled("kuhn_poker")
     st = rs.new_game(2, seed=11, log=True)
-    for a in ("check", "bet", "call"):  # the line that showed the leak (seed 11)
+    for a in ("pass", "bet", "bet"):  # check, bet, call: the line that showed the leak (seed 11)
         st.apply(a)
     shown = [view["zones"]["shown"] for view in (st.observation(0), st.observation(1))]
     assert shown[0] == shown[1] and all(len(cards) == 1 for cards in shown[0])
     assert st.zones["hand"] == [[], []]
     folded = rs.new_game(2, seed=11)
     folded.apply("bet")
-    folded.apply("fold")
+    folded.apply("pass")  # a fold
     assert folded.observation(0)["zones"]["shown"] == [[], []] and folded.observation(0)["zones"]["hand"][1] == {"count": 1}
 
 
@@ -454,3 +454,30 @@ def test_a_comma_inside_a_flow_mapping_gets_the_hint_to_quote_the_value(tmp_path
     replace_once(path, '- add: {"stake[p]": bet}', '- add: {"stake[p]": "max(bet"}')
     text = _load_error(path)
     assert "cannot parse expression `max(bet`" in text and "flow mapping" not in text
+
+
+def test_check_warns_when_the_adapters_will_refuse_a_ruleset_or_miss_its_constant_sum(tmp_path):
+    # issue 46: `check` said nothing while the adapters refused a ruleset without `range` and
+    # length, or loaded a constant-sum game as general-sum when `sum:` was left out
+    from interpreter import load_ruleset
+
+    assert not [n for n in run_check(load_ruleset("tic_tac_toe"), "games end", seeds=tuple(range(1, 13))).notes if "adapters" in n]
+    flights = run_check(load_ruleset("beer_flights"), "games end", seeds=tuple(range(1, 11))).notes  # general-sum: no warning
+    assert not [n for n in flights if "adapters" in n], flights
+    path = copy_ruleset(tmp_path, "tic_tac_toe")
+    replace_once(path, "  sum: 0\n", "")
+    assert not [n for n in run_check(load_ruleset(str(path)), "games end", seeds=(1, 2, 3)).notes if "adapters" in n]  # 3 prove nothing
+    notes = run_check(load_ruleset(str(path)), "games end", seeds=tuple(range(1, 13))).notes
+    assert [n for n in notes if "adapters" in n] == [
+        "warning: with 2 players the scores of every game played (12) add up to 0, but `outcome: {sum: ...}` is undeclared: the "
+        "OpenSpiel and PettingZoo adapters load it as general-sum (OpenSpiel's exploitability refuses it); declare `sum: 0` "
+        "under `outcome:` if every game does"]
+    kuhn = copy_ruleset(tmp_path / "k", "kuhn_poker")
+    replace_once(kuhn, "  sum: 0\n", "")  # the tree is enumerated: its outcomes say so
+    notes = run_check(load_ruleset(str(kuhn)), "games end", seeds=(1,)).notes
+    assert any("the whole enumerated tree's outcomes add up to 0" in n for n in notes), notes
+    c4 = copy_ruleset(tmp_path / "c", "connect_four")
+    replace_once(c4, "  range: [-1, 1]\n", "")
+    notes = run_check(load_ruleset(str(c4)), "games end", seeds=(1,)).notes
+    refused = [n for n in notes if "will refuse" in n]
+    assert len(refused) == 1 and "with 2 players" in refused[0] and "outcome: {range: [lowest, highest]}" in refused[0], notes

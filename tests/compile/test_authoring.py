@@ -78,7 +78,12 @@ def test_each_newcomer_ruleset_validates_strictly_passes_its_scenarios_and_every
         assert json.loads(capsys.readouterr().out)["passed"] >= 2
         assert main(["check", str(folder), "--json"]) == 0, capsys.readouterr().out
         checks = json.loads(capsys.readouterr().out)["checks"]
-        assert all(c["ok"] for c in checks) and not any(c["notes"] for c in checks), (folder.name, checks)
+        assert all(c["ok"] for c in checks), (folder.name, checks)
+        # no note but (issue 46) that the adapters refuse a ruleset declaring no `range` and no
+        # length whose tree is too large to derive them: four_in_a_row and goofspiel declare neither
+        notes = [n for c in checks for n in c["notes"]]
+        refused = folder.name in ("four_in_a_row", "goofspiel")
+        assert all("OpenSpiel and PettingZoo adapters will refuse" in n for n in notes) and bool(notes) == refused, (folder.name, notes)
 
 
 def test_the_sealed_bid_recipe_is_checked_and_the_card_leaving_a_public_hand_is_caught(tmp_path):

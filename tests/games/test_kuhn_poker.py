@@ -47,12 +47,12 @@ def test_12_information_sets_6_per_player():
     assert {p: len(s) for p, s in sets.items()} == {0: 6, 1: 6}
 
 
-# An equilibrium (Kuhn 1950, with alpha = 0): the probability of betting or calling, by seat, card
-# and the bets seen.
+# An equilibrium (Kuhn 1950, with alpha = 0): the probability of betting or calling (`bet`; `pass`
+# is a check or a fold), by seat, card and the actions seen.
 BET = {
     (0, "J", ()): 0, (0, "Q", ()): 0, (0, "K", ()): 0,
-    (0, "J", ("check", "bet")): 0, (0, "Q", ("check", "bet")): Fraction(1, 3), (0, "K", ("check", "bet")): 1,
-    (1, "J", ("check",)): Fraction(1, 3), (1, "Q", ("check",)): 0, (1, "K", ("check",)): 1,
+    (0, "J", ("pass", "bet")): 0, (0, "Q", ("pass", "bet")): Fraction(1, 3), (0, "K", ("pass", "bet")): 1,
+    (1, "J", ("pass",)): Fraction(1, 3), (1, "Q", ("pass",)): 0, (1, "K", ("pass",)): 1,
     (1, "J", ("bet",)): 0, (1, "Q", ("bet",)): Fraction(1, 3), (1, "K", ("bet",)): 1,
 }
 
@@ -72,7 +72,7 @@ def _value(st, bets: tuple) -> Fraction:
     aggressive = BET[(p, card, bets)]
     total = Fraction(0)
     for a in st.legal_actions():
-        prob = aggressive if a.name in ("bet", "call") else 1 - aggressive
+        prob = aggressive if a.name == "bet" else 1 - aggressive
         if prob:
             child = st.clone()
             child.apply(a)

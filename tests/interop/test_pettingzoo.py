@@ -110,3 +110,13 @@ def test_bad_input_is_a_clear_error():
     e.step(4)
     with pytest.raises(IllegalActionError):
         e.step(4)
+
+
+def test_ruleset_parameters_are_keywords():
+    e = env("beer_flights", turns=8)
+    e.reset(seed=3)
+    assert e.unwrapped.state.ruleset.params["turns"] == 8
+    with pytest.raises(TapsterError, match="no parameter nosuch"):
+        env("beer_flights", nosuch=3)
+    with pytest.raises(TapsterError, match="at least 1"):
+        env("kuhn_poker", bet=0)

@@ -1,0 +1,325 @@
+"""Any ruleset as a single-agent Gymnasium environment, one game or many at once
+(``pip install 'tapster[gymnasium]'``).
+
+::
+
+    from interpreter.interop.gymnasium import env, vector_env
+    e = env("tic_tac_toe", opponent="random", seat=0)       # a gymnasium.Env
+    obs, info = e.reset(seed=42)
+    obs, reward, terminated, truncated, info = e.step(int(obs["action_mask"].nonzero()[0][0]))
+    v = vector_env("tic_tac_toe", num_envs=256)             # a gymnasium.vector.VectorEnv
+    obs, info = v.reset(seed=0)                              # obs["observation"]: (256, size) float32
+
+The learner plays seat ``seat``; every other seat is played by ``opponent``, any Tapster agent
+spec (``random``, ``greedy``, ``mcts:iterations=200``, ``ismcts``...; one agent per seat, each
+seeded from the environment's seed).  Chance points are drawn from the environment's own
+generator, seeded by ``reset(seed=...)`` (a reset without a seed goes on with the generator as
+it is, first seeded with 0): the same seed and actions give the same game.
+
+An observation is a Dict of ``observation`` (float32, :class:`~interpreter.interop.encoding.Encoding`'s
+observation tensor of the learner's own view, ``State.observation(seat)``: never the whole
+state) and ``action_mask`` (int8, 1 for each legal action id); ``info["action_mask"]`` is the
+mask again (for libraries that read it there).  The action space is
+``Discrete(num_distinct_actions)``, the OpenSpiel adapter's action ids.  The reward is 0 until
+the end, then the learner's score in the outcome.  A game that reaches the ruleset's
+``limits: {actions: N}`` is truncated.  An action outside the mask ends the episode
+(``terminated``) with the lowest score the game can give (``min_utility``) and
+``info["illegal"] = True``, as PettingZoo's classic games do; ``illegal="raise"`` raises
+:class:`~interpreter.errors.IllegalActionError` instead.
+
+:func:`vector_env` steps ``num_envs`` such games in one process on numpy arrays (observations
+``(num_envs, size)``, masks ``(num_envs, num_distinct_actions)``, rewards, terminations and
+truncations ``(num_envs,)``); environment ``i`` reset with ``seed`` plays as :func:`env` reset
+with ``seed + i``.  A finished game is reset on the next step (Gymnasium's ``NEXT_STEP``
+autoreset: that step's action is ignored for it, its reward is 0).  Random opponents play
+through the engine's playout loop (:func:`interpreter.engine.playout.playout`), inside the
+generated code.  The observation tensors still go through ``State.observation`` (the typed
+engine's static layout and fast observation path are to come), which bounds the speed:
+``tools/bench_gymnasium.py`` measures it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import Env, spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+from ..agents.core import make_agent
+from ..compile.compiler import load_ruleset
+from ..engine.playout import playout
+from ..engine.rng import Rng
+from ..errors import IllegalActionError, TapsterError
+from ..views.render import view_observation
+from ..views.termview import seat_text
+from .encoding import EXPLORE_GAMES, Encoding, new_state
+
+__all__ = ["env", "vector_env", "TapsterGymEnv", "TapsterVectorEnv"]
+
+
+def _encoding(ruleset: str, players: int | None, variant: str | None, explore: int, params: dict) -> Encoding:
+    rs = load_ruleset(ruleset, variant)
+    unknown = sorted(set(params) - set(rs.params))
+    if unknown:
+        raise TapsterError(f"{rs.title} has no parameter {', '.join(unknown)}; its parameters: {', '.join(rs.params) or 'none'}")
+    if params:
+        rs = load_ruleset(ruleset, variant, {"params": params})
+    n = rs.default_players if players is None else players
+    if not isinstance(n, int) or not rs.min_players <= n <= rs.max_players:
+        raise TapsterError(f"{rs.title} is for {rs.min_players} to {rs.max_players} players, not {players}")
+    return Encoding.of(rs, n, explore)
+
+
+def env(ruleset: str, opponent: str = "random", seat: int = 0, players: int | None = None, variant: str | None = None,
+        render_mode: str | None = None, explore: int = EXPLORE_GAMES, illegal: str = "lose", **params) -> TapsterGymEnv:
+    """The single-agent environment of ``ruleset`` (a name under rulesets/ or a path) for the
+    learner at ``seat``, the other seats played by ``opponent`` (an agent spec); ``params``:
+    ruleset parameters by name (``turns=8``).  See the module's notes.
+
+    Raises:
+        TapsterError: the ruleset, variant or a parameter does not load; ``players`` outside its
+            range; ``seat`` not a seat; an unknown agent spec, ``render_mode`` or ``illegal``.
+    """
+    return TapsterGymEnv(_encoding(ruleset, players, variant, explore, params), opponent, seat, render_mode, illegal)
+
+
+def vector_env(ruleset: str, num_envs: int = 8, opponent: str = "random", seat: int = 0, players: int | None = None,
+               variant: str | None = None, explore: int = EXPLORE_GAMES, illegal: str = "lose", **params) -> TapsterVectorEnv:
+    """``num_envs`` games of ``ruleset`` as one ``gymnasium.vector.VectorEnv`` (see the module's
+    notes; the arguments as for :func:`env`).
+
+    Raises:
+        TapsterError: as :func:`env`; ``num_envs`` below 1.
+    """
+    if not isinstance(num_envs, int) or num_envs < 1:
+        raise TapsterError(f"num_envs is at least 1, not {num_envs!r}")
+    enc = _encoding(ruleset, players, variant, explore, params)
+    return TapsterVectorEnv([_Game(enc, opponent, seat, illegal) for _ in range(num_envs)])
+
+
+class _Game:
+    """One game for one learner seat: the engine's state, the opponents, the chance generator,
+    and the learner's legal action ids (what :class:`TapsterGymEnv` and :class:`TapsterVectorEnv`
+    step)."""
+
+    def __init__(self, enc: Encoding, opponent: str, seat: int, illegal: str):
+        if type(seat) is not int or not 0 <= seat < enc.num_players:
+            raise TapsterError(f"seat {seat!r} is not a seat of a {enc.num_players}-player game (0 to {enc.num_players - 1})")
+        if illegal not in ("lose", "raise"):
+            raise TapsterError(f"illegal={illegal!r}: expected 'lose' or 'raise'")
+        make_agent(opponent, 0)  # an unknown spec fails here, not at the first reset
+        self.enc, self.opponent, self.seat, self.illegal = enc, opponent, seat, illegal
+        self.random = opponent.strip() == "random"
+        self.limit = enc.ruleset.action_limit
+        self.rng = Rng("gymnasium:0")
+        self.state = None
+        self.taken = 0
+        self.legal: dict[int, object] = {}
+
+    def reset(self, seed: int | None) -> None:
+        if seed is not None:
+            self.rng = Rng(f"gymnasium:{seed}")
+        rng = self.rng
+        self.state = new_state(self.enc, rng.below(1 << 63))
+        self.taken = 0
+        if self.random:
+            self.agents = None
+            self.pick = self._random_pick
+        else:
+            self.agents = [make_agent(self.opponent, f"gymnasium:{rng.below(1 << 63)}:{p}") for p in range(self.enc.num_players)]
+        self._advance()
+
+    def _random_pick(self, choose, actions, seats):
+        """Playout policy: the opponents as RandomAgent would draw, stopping at the learner."""
+        if seats[0] == self.seat or self.taken >= self.limit:
+            return None
+        self.taken += 1
+        return self.rng.below(len(actions))
+
+    def _advance(self) -> None:
+        """Chance and the opponents until the learner's decision, the end or the action limit;
+        then the learner's legal action ids."""
+        st, rng = self.state, self.rng
+        if self.agents is None:
+            playout(st, self.pick, rng)
+        else:
+            while not st.finished and self.taken < self.limit:
+                if st.is_chance():
+                    st.apply(st.sample_chance(rng))
+                    continue
+                p = st.current_players()[0]
+                if p == self.seat:
+                    break
+                st.apply(self.agents[p].act(st, p))
+                self.taken += 1
+        index = self.enc.action_index
+        self.legal = {} if st.finished or self.truncated() else {index[a]: a for a in st.legal_actions()}
+
+    def truncated(self) -> bool:
+        return not self.state.finished and self.taken >= self.limit
+
+    def observe(self, obs: np.ndarray, mask: np.ndarray) -> None:
+        """The learner's observation tensor into ``obs`` and its legal-action mask into ``mask``."""
+        self.enc.observation_tensor(self.state, self.seat, obs)
+        mask.fill(0)
+        if self.legal:
+            mask[list(self.legal)] = 1
+
+    def step(self, action) -> tuple[float, bool, bool, bool]:
+        """The learner's ``action`` (an id), then the others to its next decision: ``(reward,
+        terminated, truncated, illegal)``.
+
+        Raises:
+            IllegalActionError: an action outside the mask, with ``illegal="raise"``.
+        """
+        a = self.legal.get(int(action)) if isinstance(action, (int, np.integer)) else None
+        if a is None:
+            if self.illegal == "raise":
+                raise IllegalActionError(f"action id {action!r} is not legal now; legal ids: {sorted(self.legal)}",
+                                         tuple(self.legal.values()))
+            self.legal = {}
+            return self.enc.min_utility, True, False, True
+        self.state.apply(a)
+        self.taken += 1
+        self._advance()
+        st = self.state
+        if st.finished:
+            return self.enc.returns(st)[self.seat], True, False, False
+        return 0.0, False, self.truncated(), False
+
+
+class TapsterGymEnv(Env):
+    """A ruleset as a single-agent ``gymnasium.Env`` for one learner seat (see the module's
+    notes).  ``state`` is the engine's game in progress (None before the first reset)."""
+
+    metadata = {"render_modes": ["ansi", "human"]}
+
+    def __init__(self, encoding: Encoding, opponent: str = "random", seat: int = 0, render_mode: str | None = None,
+                 illegal: str = "lose"):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise TapsterError(f"render_mode {render_mode!r}: expected one of {', '.join(self.metadata['render_modes'])}")
+        self.encoding = enc = encoding
+        self.render_mode = render_mode
+        self._game = _Game(enc, opponent, seat, illegal)
+        self.observation_space = spaces.Dict({
+            "observation": spaces.Box(-np.inf, np.inf, (enc.tensor_size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (enc.num_distinct_actions,), np.int8),
+        })
+        self.action_space = spaces.Discrete(enc.num_distinct_actions)
+
+    @property
+    def state(self):
+        """The engine's game in progress (read it, never change it)."""
+        return self._game.state
+
+    def _observation(self, illegal: bool = False) -> tuple[dict, dict]:
+        enc = self.encoding
+        obs = np.zeros(enc.tensor_size, np.float32)
+        mask = np.zeros(enc.num_distinct_actions, np.int8)
+        self._game.observe(obs, mask)
+        info = {"action_mask": mask.copy()}
+        if illegal:
+            info["illegal"] = True
+        return {"observation": obs, "action_mask": mask}, info
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+        """A new game, played on to the learner's first decision (or its end): ``(observation,
+        info)``.  ``seed`` reseeds the environment's generator (chance and the opponents)."""
+        super().reset(seed=seed)
+        self._game.reset(seed)
+        return self._observation()
+
+    def step(self, action: int) -> tuple[dict, float, bool, bool, dict]:
+        """The learner takes ``action`` (an id), the others play on to its next decision:
+        ``(observation, reward, terminated, truncated, info)``.
+
+        Raises:
+            TapsterError: no game (``reset`` first).
+            IllegalActionError: an action outside the mask, with ``illegal="raise"``.
+        """
+        if self._game.state is None:
+            raise TapsterError("reset the environment before stepping it")
+        reward, terminated, truncated, illegal = self._game.step(action)
+        obs, info = self._observation(illegal)
+        if self.render_mode == "human":
+            self.render()
+        return obs, float(reward), terminated, truncated, info
+
+    def render(self) -> str | None:
+        """The text display of the table as the learner's seat sees it, nothing it may not see
+        (``ansi``: returned; ``human``: printed)."""
+        if self.render_mode is None or self._game.state is None:
+            return None
+        st = self._game.state
+        text = seat_text(st.ruleset, view_observation(st, self._game.seat))
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+
+class TapsterVectorEnv(VectorEnv):
+    """``num_envs`` games stepped together on numpy arrays (see the module's notes and
+    :func:`vector_env`)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
+
+    def __init__(self, games: list[_Game]):
+        self._games = games
+        self.num_envs = n = len(games)
+        enc = self.encoding = games[0].enc
+        self.single_observation_space = spaces.Dict({
+            "observation": spaces.Box(-np.inf, np.inf, (enc.tensor_size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (enc.num_distinct_actions,), np.int8),
+        })
+        self.single_action_space = spaces.Discrete(enc.num_distinct_actions)
+        self.observation_space = spaces.Dict({
+            "observation": spaces.Box(-np.inf, np.inf, (n, enc.tensor_size), np.float32),
+            "action_mask": spaces.Box(0, 1, (n, enc.num_distinct_actions), np.int8),
+        })
+        self.action_space = spaces.MultiDiscrete(np.full(n, enc.num_distinct_actions))
+        self._done = np.zeros(n, bool)
+
+    def _observations(self) -> dict:
+        enc, n = self.encoding, self.num_envs
+        obs = np.zeros((n, enc.tensor_size), np.float32)
+        mask = np.zeros((n, enc.num_distinct_actions), np.int8)
+        for i, g in enumerate(self._games):
+            g.observe(obs[i], mask[i])
+        return {"observation": obs, "action_mask": mask}
+
+    def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None) -> tuple[dict, dict]:
+        """Every game anew: ``(observations, infos)``; ``seed`` an int (game ``i`` gets
+        ``seed + i``) or one seed per game."""
+        super().reset(seed=seed if isinstance(seed, int) or seed is None else None)
+        seeds = [None] * self.num_envs if seed is None else ([seed + i for i in range(self.num_envs)] if isinstance(seed, int) else
+                                                             list(seed))
+        if len(seeds) != self.num_envs:
+            raise TapsterError(f"{len(seeds)} seeds for {self.num_envs} environments")
+        for g, s in zip(self._games, seeds):
+            g.reset(s)
+        self._done[:] = False
+        obs = self._observations()
+        return obs, {"action_mask": obs["action_mask"].copy()}
+
+    def step(self, actions) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, dict]:
+        """One action id per game (an array of ``num_envs``): ``(observations, rewards,
+        terminations, truncations, infos)``, arrays of ``num_envs`` rows; a game that ended on the
+        previous step is reset instead (its action ignored).  ``infos["illegal"]``: a bool array.
+
+        Raises:
+            IllegalActionError: an action outside its game's mask, with ``illegal="raise"``.
+        """
+        n = self.num_envs
+        rewards = np.zeros(n, np.float64)
+        terminated = np.zeros(n, bool)
+        truncated = np.zeros(n, bool)
+        illegal = np.zeros(n, bool)
+        done = self._done
+        for i, g in enumerate(self._games):
+            if done[i]:
+                g.reset(None)
+                continue
+            rewards[i], terminated[i], truncated[i], illegal[i] = g.step(int(actions[i]))
+        self._done = terminated | truncated
+        obs = self._observations()
+        return obs, rewards, terminated, truncated, {"action_mask": obs["action_mask"].copy(), "illegal": illegal}
