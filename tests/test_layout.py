@@ -20,8 +20,10 @@ STAGES = [
     # forms, entry points); the parser; name resolution (Scope, Env); the reference evaluator; compile_expression and templates
     ("lang", ["builtins", "runtime", "frags", "genexpr", "genstmt", "codegen", "parser", "scope", "evaluator", "expression"]),
     # the generator; zone references and value limits; blocks and the runner; verbs that change the table; choose; control,
-    # output and chance verbs; decision-free effects as code; blocks as code; chance; a saved state as JSON; a seat's worlds; a game
-    ("engine", ["rng", "places", "runner", "changes", "decisions", "flow", "effectgen", "flowgen", "chance", "saved", "worlds", "state"]),
+    # output and chance verbs; decision-free effects as code; blocks as code; chance; a saved state as JSON; a seat's worlds; a game;
+    # playouts inside the generated code
+    ("engine", ["rng", "places", "runner", "changes", "decisions", "flow", "effectgen", "flowgen", "chance", "saved", "worlds", "state",
+                "playout"]),
     ("views", ["publicity", "faces", "render", "view", "termview", "screen", "terminal", "maplabels", "webview"]),  # what people see
     ("compile", ["lint", "ruleset", "names", "context", "declarations", "functions", "outcome", "compiler", "facts"]),
     # warnings; the compiled ruleset; why a name is out of scope; the compilation context effects see; its stages: declarations, functions,
