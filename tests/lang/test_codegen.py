@@ -332,6 +332,9 @@ CHARGES = [
     ("(s + s)[0:n]", 600),
     ("str(s)", 150),
     ("[n] * 300", 300),
+    ("join([s, s], '--')", 302),  # the two texts and one separator
+    ("join([n, n, n], s)", 309),  # two separators of 150 and three numbers shown as 3 characters
+    ("pluralize(n, s)", 155),  # '300 ', a 150-character word and its s
 ]
 
 
