@@ -41,6 +41,7 @@ class Declarations(Context):
         param_scope = Scope(resolve=lambda n: constant(rs.params[n]) if n in rs.params else (
                                 constant(rs.maps[n]) if n in rs.maps else None),
                             global_names=lambda: list(rs.params) + list(rs.maps))
+        self.component_rows: dict = {}  # component id -> (its row's mark, an inline item's path or None)
         for kname, spec in (self.data.get("components") or {}).items():
             path = ("components", kname)
             kind = Kind()
@@ -56,9 +57,11 @@ class Declarations(Context):
                     rows, row_marks = load_table(self.base, spec["table"], self.mark(path + ("table",)))
                 except LoadError as exc:
                     self.errors.append(exc)
+            row_paths: list = [None] * len(rows)  # an inline item's path, for a cell's own mark
             for i, item in enumerate(spec.get("items") or []):
                 rows.append(dict(item))
                 row_marks.append(self.mark(path + ("items", i)))
+                row_paths.append(path + ("items", i))
             copies = 1
             if "copies" in spec:
                 compiled_copies = self._guard(self.expr, spec["copies"], path + ("copies",), param_scope)
@@ -123,7 +126,7 @@ class Declarations(Context):
                 for pname, pval in props.items()
             }
             for copy_no in range(copies):
-                for r, rmark in zip(rows, row_marks):
+                for r, rmark, rpath in zip(rows, row_marks, row_paths):
                     if key is not None:
                         if key not in r:
                             self.errors.append(CompileError(f"row has no key column `{key}`", rmark))
@@ -159,6 +162,7 @@ class Declarations(Context):
                             self.errors.append(exc)
                     rs.components.append(c)
                     rs.by_id[ident] = c
+                    self.component_rows[ident] = (rmark, rpath)  # where its cells are written
                     kind.components.append(c)
             rs.kinds[kname] = kind
         rs.components = tuple(rs.components)
