@@ -18,7 +18,7 @@ from ..lang.expression import Compiled, Env, _operand
 from ..limits import MAX_VALUE_DEPTH, MAX_VALUE_ITEMS, MAX_VALUE_TEXT
 from ..model import Component, render
 
-__all__ = ["ZoneRef", "KeyedZoneRef", "LValue", "set_path", "snapshot"]
+__all__ = ["ZoneRef", "KeyedZoneRef", "SeatZoneRef", "LValue", "seat_of", "set_path", "snapshot"]
 
 
 
@@ -75,6 +75,35 @@ class ZoneRef:
         except (IndexError, TypeError, KeyError) as exc:
             raise ExpressionError(f"no such zone `{self.text}` ({exc})", self.mark) from None
         return z
+
+
+class SeatZoneRef:
+    """A per-player zone named bare where a seat is implied: a per-player zone's
+    ``refill_from: discard`` means the refilled zone's own seat's ``discard`` (so
+    ``deck[2]`` refills from ``discard[2]``).  ``decl``: the source zone's declaration
+    (per-player, one zone a seat); ``text``, ``mark``: as written.
+
+    It has no ``get``: the seat is not in the expression but in the zone being refilled, which
+    :meth:`interpreter.engine.state.State.refill` finds (:meth:`for_seat` then gives the list).
+    """
+
+    __slots__ = ("decl", "text", "mark")
+
+    def __init__(self, decl, text: str, mark: Mark | None):
+        self.decl, self.text, self.mark = decl, text, mark
+
+    def for_seat(self, state, seat: int) -> list:
+        """The source zone of ``seat`` in ``state``: ``state.zones[name][seat]``."""
+        return state.zones[self.decl.name][seat]
+
+
+def seat_of(zones: list, zone: list) -> int | None:
+    """The seat whose part of the per-player zone ``zones`` (one list a seat, or a list of
+    lists a seat for a counted per-player zone) is the list ``zone`` itself, or None."""
+    for seat, part in enumerate(zones):
+        if part is zone or (part and type(part[0]) is list and any(z is zone for z in part)):
+            return seat
+    return None
 
 
 def _zone_reader(name: str, indexes: tuple):
