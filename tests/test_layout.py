@@ -23,9 +23,10 @@ STAGES = [
     # output and chance verbs; decision-free effects as code; blocks as code; chance; a saved state as JSON; a seat's worlds; a game
     ("engine", ["rng", "places", "runner", "changes", "decisions", "flow", "effectgen", "flowgen", "chance", "saved", "worlds", "state"]),
     ("views", ["publicity", "faces", "render", "view", "termview", "screen", "terminal", "maplabels", "webview"]),  # what people see
-    ("compile", ["lint", "ruleset", "names", "context", "declarations", "functions", "outcome", "compiler", "facts"]),
+    ("compile", ["lint", "ruleset", "names", "context", "declarations", "functions", "outcome", "references", "compiler",
+                 "facts"]),
     # warnings; the compiled ruleset; why a name is out of scope; the compilation context effects see; its stages: declarations, functions,
-    # outcome; the driver (document -> Ruleset); a game's facts
+    # outcome; procedure names a dynamic call builds from table data; the driver (document -> Ruleset); a game's facts
     ("interop", ["domains", "encoding", "openspiel", "pettingzoo"]),  # index spaces and tensors; the adapters
     ("agents", ["search", "core"]),                         # search agents; the agent protocol and specs
     ("analysis", ["simulate", "scenarios", "check_games", "check_rules", "check_secrecy", "check_templates", "check",
