@@ -217,7 +217,8 @@ def _check_possible(st, text: str, players: int, catalogue: dict, mark: Mark) ->
     ``for`` names, and where the option's values are known without playing
     (:func:`interpreter.interop.domains.option_domain`, a superset of what its ``if:`` lets
     through) the action must be one of them.  A text that is not shaped as an action (a label,
-    ``Buy a card``) or that is the label of a legal action now is not checked.  ``catalogue``
+    ``Buy a card``), the label of a legal action now or the label of an option without ``for``
+    names (``Stand``) is not checked.  ``catalogue``
     caches, per scenario, the options by name and the texts of their known actions.
 
     Raises:
@@ -236,9 +237,17 @@ def _check_possible(st, text: str, players: int, catalogue: dict, mark: Mark) ->
     options = catalogue.get("options")
     if options is None:
         options = catalogue["options"] = {}
+        labels = catalogue["labels"] = set()
         for choose in st.ruleset.chooses:
             for o in choose.options:
                 options.setdefault(o.name, []).append(o)
+                if not o.names:  # a label that reads nothing (`Pass`), shown whenever the option is
+                    try:
+                        labels.add(o.label(Env(st, {})))
+                    except Exception:  # noqa: BLE001 - a label that reads the state: not listed
+                        pass
+    if text in catalogue["labels"]:
+        return
     mine = options.get(name)
     if not mine:
         close = close_matches(name, list(options), n=3)

@@ -16,9 +16,12 @@ Any other part (a variable, a ``let`` name, a call) leaves the call unchecked, a
 generator's own reading does (:func:`interpreter.engine.flowgen._candidates` narrows by the
 leading text only).  Values that are not texts (a number, none) and empty texts are left out: a
 ``'ab_' + c.power`` where some kinds hold no power is fine when the rules never call it for
-them.  Every name the parts can make must be a procedure's; one that is not is reported at the
-cell or parameter that made it (``file:line:col``), with the call's place, the nearest
-procedure names and the fix.
+them; and where one part is read from the table, a component kind none of whose cells makes a
+procedure's name is taken as one the call never gets (``'ab_' + c.name`` for action cards, in a
+deck whose coins have names too), so a typo is caught among its kind's good cells.  Every
+name the parts can make must be a procedure's; one that is not is reported at the cell or
+parameter that made it (``file:line:col``), with the call's place, the nearest procedure names
+and the fix.
 """
 
 from __future__ import annotations
@@ -55,6 +58,9 @@ def check_dynamic_calls(ctx, rs) -> list[CompileError]:
             values = [_values(ctx, rs, part, scope) for part in parts]
             if any(v is None for v in values) or all(len(v) == 1 and v[0][1] is None for v in values):
                 continue  # a part known only in play; or no data at all (a literal name)
+            data_parts = [i for i, v in enumerate(values) if any(src is not None for _, src in v)]
+            if len(data_parts) == 1:  # one column: only the kinds some of whose cells name procedures
+                values[data_parts[0]] = _called_kinds(ctx, values, data_parts[0])
             total = 1
             for v in values:
                 total *= len(v)
@@ -73,8 +79,19 @@ def check_dynamic_calls(ctx, rs) -> list[CompileError]:
     return errors
 
 
+def _called_kinds(ctx, values: list, i: int) -> list:
+    """The values of part ``i`` (the one part read from data) whose component kind has at least
+    one cell that makes a procedure's name with the other parts (literals) around it, and every
+    parameter's: a kind none of whose cells names a procedure is taken as one the call never
+    gets (coins in a deck whose action cards name abilities by the same field)."""
+    before = "".join(v[0][0] for v in values[:i])
+    after = "".join(v[0][0] for v in values[i + 1:])
+    called = {src[2] for text, src in values[i] if before + text + after in ctx.procedures}
+    return [(text, src) for text, src in values[i] if src[2] is None or src[2] in called]
+
+
 def _error(ctx, eff, name: str, source: tuple) -> CompileError:
-    what, mark = source
+    what, mark = source[0], source[1]
     close = close_matches(name, list(ctx.procedures), n=3)
     hint = f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else ""
     where = eff.dynamic.mark
@@ -99,8 +116,8 @@ def _chain(tree: Any) -> list:
 
 
 def _values(ctx, rs, node: Any, scope) -> list[tuple[str, tuple | None]] | None:
-    """The texts ``node`` can give, each with where it comes from (``(what, mark)``, None for a
-    literal), or None when they are not known without playing."""
+    """The texts ``node`` can give, each with where it comes from (``(what, mark, component
+    kind or None)``, None for a literal), or None when they are not known without playing."""
     from ..lang.builtins import unescape
 
     data = getattr(node, "data", None)
@@ -114,7 +131,7 @@ def _values(ctx, rs, node: Any, scope) -> list[tuple[str, tuple | None]] | None:
         for c in rs.components:
             v = c.fields.get(field)
             if type(v) is str and v and field not in ("id", "kind"):
-                out.append((v, (f"the table cell `{field}: {v}` of `{c.id}`", _cell_mark(ctx, c.id, field))))
+                out.append((v, (f"the table cell `{field}: {v}` of `{c.id}`", _cell_mark(ctx, c.id, field), c.kind)))
         return _distinct(out) if out else None
     if data == "name":
         pname = str(node.children[0])
@@ -122,7 +139,7 @@ def _values(ctx, rs, node: Any, scope) -> list[tuple[str, tuple | None]] | None:
             return None
         v = rs.params[pname]
         if type(v) is str and v:
-            return [(v, (f"the parameter `{pname}: {v}`", _param_mark(ctx, pname, None)))]
+            return [(v, (f"the parameter `{pname}: {v}`", _param_mark(ctx, pname, None), None))]
         return None
     if data == "index":
         base = node.children[0]
@@ -138,7 +155,7 @@ def _values(ctx, rs, node: Any, scope) -> list[tuple[str, tuple | None]] | None:
             items = list(enumerate(container))
         else:
             return None
-        out = [(v, (f"the parameter `{pname}`'s item `{v}`", _param_mark(ctx, pname, k)))
+        out = [(v, (f"the parameter `{pname}`'s item `{v}`", _param_mark(ctx, pname, k), None))
                for k, v in items if type(v) is str and v]
         return _distinct(out) if out else None
     return None

@@ -99,6 +99,22 @@ def test_an_illegal_step_that_could_be_real_still_runs(tmp_path):
     assert results["a_marked_cell_is_illegal"].ok  # an argument evaluated to a real action
 
 
+def test_an_illegal_step_may_name_an_options_label(tmp_path):
+    """A label with no `for` names (`Pass`) may stand for its action, legal or not now."""
+    src = find_ruleset("tic_tac_toe").read_text()
+    assert "- action: mark\n" in src
+    text = src.replace("- action: mark\n", "- action: pass\n                      label: Pass\n"
+                       "                      if: \"false\"\n                    - action: mark\n", 1)
+    text = text.replace("      - illegal: [mark(4)]", "      - illegal: [mark(4), Pass, pass]")
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(text)
+    results = {r.name: r for r in run_scenarios(path)}
+    assert results["a_marked_cell_is_illegal"].ok, results["a_marked_cell_is_illegal"].message
+    path.write_text(text.replace("[mark(4), Pass, pass]", "[Pas]"))
+    bad = {r.name: r for r in run_scenarios(path)}["a_marked_cell_is_illegal"]
+    assert not bad.ok and "no option of the ruleset has the action `Pas`" in bad.message, bad.message
+
+
 @pytest.mark.parametrize(("expect", "words"), [
     ("board[4] == 0 and current == 0",
      ["`board[4] == 0` is true (left side is 0, right side is 0)",

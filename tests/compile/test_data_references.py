@@ -151,3 +151,20 @@ def test_a_typo_in_a_shipped_rulesets_ability_cell_is_caught(tmp_path):
     assert errs[0].mark.file.endswith("cards.csv") and errs[0].mark.line == i + 1, errs[0].mark
     assert f"`hmb: {good}x`" in str(errs[0]) and f"makes the procedure name `ab_{good}x`" in str(errs[0])
     assert f"did you mean `ab_{good}`" in str(errs[0])
+
+
+def test_a_kind_whose_cells_name_no_procedure_is_not_called(tmp_path):
+    """`'sp_' + c.effect` where coins carry an `effect` too (none a procedure): the coins are
+    taken as never called, and a typo among the cards' cells is still caught."""
+    coins = """\
+  coin:
+    items: [{name: copper, effect: shiny}, {name: silver, effect: shinier}]
+    start: deck
+"""
+    text = RULES.replace("zones:\n", coins + "zones:\n").replace(
+        "in: \"[c for c in deck if c.effect != '']\"", "in: \"[c for c in deck if c.kind == 'card' and c.effect != '']\"")
+    rs = load_ruleset(_path(tmp_path, text))
+    assert rs.new_game(2).vars["n"] == 13
+    bad = text.replace("effect: second", "effect: secnod")
+    errs = _errors(_path(tmp_path, bad))
+    assert [e.mark.line for e in errs] == [_at(bad, "secnod")[0]], [str(e) for e in errs]
