@@ -25,9 +25,10 @@ STAGES = [
     ("engine", ["rng", "places", "runner", "changes", "decisions", "flow", "effectgen", "flowgen", "chance", "saved", "worlds", "state",
                 "playout"]),
     ("views", ["publicity", "faces", "render", "view", "termview", "screen", "terminal", "maplabels", "webview"]),  # what people see
-    ("compile", ["lint", "ruleset", "names", "context", "declarations", "functions", "outcome", "compiler", "facts"]),
+    ("compile", ["lint", "ruleset", "names", "context", "declarations", "functions", "outcome", "references", "compiler",
+                 "facts"]),
     # warnings; the compiled ruleset; why a name is out of scope; the compilation context effects see; its stages: declarations, functions,
-    # outcome; the driver (document -> Ruleset); a game's facts
+    # outcome; procedure names a dynamic call builds from table data; the driver (document -> Ruleset); a game's facts
     ("agents", ["search", "core"]),                         # search agents; the agent protocol and specs
     # index spaces and tensors; the adapters (Gymnasium's opponents are agents)
     ("interop", ["domains", "encoding", "openspiel", "pettingzoo", "gymnasium"]),

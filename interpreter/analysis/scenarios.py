@@ -29,6 +29,7 @@ Expectations may read the pending decision's local names (``card`` while placing
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -109,6 +110,7 @@ def run_scenario(path: Path, scen: dict, spath: tuple, doc, cache: dict | None =
             raise
         raise TapsterError(exc.message, doc.mark(spath + ("players",))) from None  # the player count
     agent_rng = Rng(seed)
+    catalogue: dict = {}  # the actions options can ever produce, worked out when an `illegal:` needs them
     for j, step in enumerate(scen.get("steps") or []):
         here = spath + ("steps", j)
         mark = doc.mark(here)
@@ -128,8 +130,10 @@ def run_scenario(path: Path, scen: dict, spath: tuple, doc, cache: dict | None =
                     f"step {j + 1}: legal actions are [{', '.join(got)}], expected [{', '.join(want)}]", mark
                 )
         elif kind == "illegal":
-            for a in arg:
+            for i, a in enumerate(arg):
                 text = _action_text(st, a, mark)
+                _check_possible(st, text, players, catalogue, doc.text_mark(here + ("illegal", i))
+                                if isinstance(arg, list) else mark)
                 before = st.to_json()
                 try:
                     st.apply(text)
@@ -216,6 +220,120 @@ def _action_text(st, a: Any, mark: Mark) -> str:
     return text
 
 
+#: An option's argument tuples listed for the `illegal:` check at most (a larger domain is
+#: taken as unknown: its option then matches any action of its name and number of arguments).
+MAX_LISTED_ACTIONS = 200_000
+
+_ACTION_SHAPE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)(?:\((.*)\))?$", re.S)
+
+
+def _check_possible(st, text: str, players: int, catalogue: dict, mark: Mark) -> None:
+    """Refuse an ``illegal:`` action that no option of the ruleset could ever produce: such a
+    step passes whatever the rules say (a typo, ``place(space-feilds)``, is indeed illegal).
+
+    An action's name must be some option's ``action:``, its number of arguments that option's
+    ``for`` names, and where the option's values are known without playing
+    (:func:`interpreter.interop.domains.option_domain`, a superset of what its ``if:`` lets
+    through) the action must be one of them.  A text that is not shaped as an action (a label,
+    ``Buy a card``), the label of a legal action now or the label of an option without ``for``
+    names (``Stand``) is not checked.  ``catalogue``
+    caches, per scenario, the options by name and the texts of their known actions.
+
+    Raises:
+        TapsterError: at ``mark``, naming what was expected, the nearest real action(s) and a fix.
+    """
+    if text.count("(") != text.count(")"):
+        raise TapsterError(
+            f"`illegal: {text}`: expected an action, found unbalanced brackets; inside a flow list `[...]` "
+            "a comma ends the item: quote an action with several arguments (`illegal: [\"lay(c, (1, 0))\"]`)", mark)
+    m = _ACTION_SHAPE.match(text)
+    if m is None:
+        return
+    name, inner = m.group(1), m.group(2)
+    if st.pending is not None and text in st.decision().labels:
+        return
+    options = catalogue.get("options")
+    if options is None:
+        options = catalogue["options"] = {}
+        labels = catalogue["labels"] = set()
+        for choose in st.ruleset.chooses:
+            for o in choose.options:
+                options.setdefault(o.name, []).append(o)
+                if not o.names:  # a label that reads nothing (`Pass`), shown whenever the option is
+                    try:
+                        labels.add(o.label(Env(st, {})))
+                    except Exception:  # noqa: BLE001 - a label that reads the state: not listed
+                        pass
+    if text in catalogue["labels"]:
+        return
+    mine = options.get(name)
+    if not mine:
+        close = close_matches(name, list(options), n=3)
+        hint = f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else ""
+        known = ", ".join(sorted(options)[:12]) + (", ..." if len(options) > 12 else "")
+        raise TapsterError(
+            f"`illegal: {text}`: no option of the ruleset has the action `{name}`, so the step would pass "
+            f"whatever the rules say{hint} (expected one of the options' actions: {known}; "
+            "write an action a decision could offer, as `legal:` lists them)", mark)
+    nargs = 0 if inner is None else len(_split_args(inner))
+    fitting = [o for o in mine if len(o.names) == nargs]
+    if not fitting:
+        counts = sorted({len(o.names) for o in mine})
+        raise TapsterError(
+            f"`illegal: {text}`: the action `{name}` takes {' or '.join(map(str, counts))} argument(s) "
+            f"(its option's `for`), found {nargs}; write it as `legal:` lists it", mark)
+    texts = []
+    for o in fitting:
+        key = ("texts", id(o))
+        if key not in catalogue:
+            catalogue[key] = _option_texts(st.ruleset, o, players)
+        if catalogue[key] is None:
+            return  # values not known without playing: any action of this name and shape may be real
+        if text in catalogue[key]:
+            return
+        texts.extend(catalogue[key])
+    close = close_matches(text, texts, n=3)
+    hint = f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else ""
+    raise TapsterError(
+        f"`illegal: {text}`: no option could ever offer this action (its values are listed from the "
+        f"option's `in:`), so the step would pass whatever the rules say{hint} (write an action a "
+        "decision could offer, as `legal:` lists them)", mark)
+
+
+def _option_texts(rs, option, players: int) -> set | None:
+    """The canonical texts of every action ``option`` can ever produce, or None when they are
+    not known without playing (or more than MAX_LISTED_ACTIONS)."""
+    from ..interop.domains import option_domain
+    from ..model import Action
+
+    if not option.names:
+        return {option.name}
+    dom = option_domain(rs, option, players)
+    if dom is None or len(dom) > MAX_LISTED_ACTIONS:
+        return None
+    return {str(Action(option.name, tuple(args))) for args in dom}
+
+
+def _split_args(inner: str) -> list[str]:
+    """The top-level comma-separated parts of an action's argument text (``(1, 0)`` is one)."""
+    parts, depth, start, quote = [], 0, 0, None
+    for i, ch in enumerate(inner):
+        if quote:
+            if ch == quote and inner[i - 1] != "\\":
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(inner[start:i])
+            start = i + 1
+    parts.append(inner[start:])
+    return [p for p in parts if p.strip()] or ([] if not inner.strip() else [inner])
+
+
 def _scope_for(st):
     scope = st.ruleset.scope
     if st.pending is not None:
@@ -230,17 +348,93 @@ def _evaluate(st, text: Any, mark: Mark) -> Any:
 
 
 def _explain(st, text: str, mark: Mark) -> str:
-    """For `a == b` style expectations, show both sides."""
-    for op in ("==", "!=", "<=", ">=", "<", ">"):
-        if op in str(text):
-            left, right = str(text).split(op, 1)
-            try:
-                lv = _evaluate(st, left, mark)
-                rv = _evaluate(st, right, mark)
-            except TapsterError:
-                return ""
-            return f": left side is {_show(lv)}, right side is {_show(rv)}"
-    return ""
+    """Why an expectation failed: for an ``and``/``or`` chain (nested ones flattened, in the
+    order written), each operand with its value (``` `board[4] == 0` is true (left side is 0,
+    right side is 0); `current == 1` is false (left side is 0, right side is 1)```), every
+    operand evaluated (expressions are pure; one that fails says so); for a comparison, its two
+    sides; else "".  Operands are evaluated from the parse tree, so their values are exact; the
+    texts shown are cut from ``text`` at the operands' positions."""
+    from ..lang.evaluator import Evaluator
+    from ..lang.expression import Compiled, parse
+
+    text = str(text)
+    try:
+        tree = parse(text, mark)
+    except TapsterError:
+        return ""
+    loc = dict(st.pending[1]) if st.pending is not None else {}
+    scope = _scope_for(st)
+
+    def value(node) -> tuple[bool, Any]:
+        try:
+            fn = Evaluator(text, mark).c(node, scope)
+            return True, Compiled(fn, text, mark, source=(node, scope))(Env(st, loc))
+        except TapsterError as exc:
+            return False, exc.message
+
+    def sides(node) -> str:
+        if getattr(node, "data", None) != "compare" or len(node.children) != 3:
+            return ""
+        (lok, lv), (rok, rv) = value(node.children[0]), value(node.children[2])
+        if not (lok and rok):
+            return ""
+        return f"left side is {_show(lv)}, right side is {_show(rv)}"
+
+    if tree.data not in ("and_", "or_"):
+        both = sides(tree)
+        return f": {both}" if both else ""
+    leaves: list = []
+    todo = [tree]
+    while todo:  # left to right: the operands of and/or, nested chains opened
+        node = todo.pop()
+        if getattr(node, "data", None) in ("and_", "or_"):
+            todo.extend(reversed(node.children))
+        else:
+            leaves.append(node)
+    starts = [_offset(text, leaf) for leaf in leaves] + [len(text)]
+    parts = []
+    for i, leaf in enumerate(leaves):
+        shown = _operand_text(text, starts[i], starts[i + 1])
+        ok, v = value(leaf)
+        if not ok:
+            parts.append(f"`{shown}` fails ({v})")
+            continue
+        detail = sides(leaf)
+        truth = "true" if v else "false"
+        what = truth if isinstance(v, bool) else f"{_show(v)} ({truth})"
+        parts.append(f"`{shown}` is {what}" + (f" ({detail})" if detail else ""))
+    return ": " + "; ".join(parts)
+
+
+def _offset(text: str, node) -> int:
+    """Where ``node`` (a parse tree node or token of ``text``) starts in ``text``."""
+    meta = getattr(node, "meta", node)
+    line, column = getattr(meta, "line", 1), getattr(meta, "column", 1)
+    lines = text.split("\n")
+    return sum(len(x) + 1 for x in lines[: line - 1]) + column - 1
+
+
+def _operand_text(text: str, start: int, end: int) -> str:
+    """The text of an operand of an and/or chain from its ``start`` to where the next one
+    starts: the joining ``and``/``or`` and brackets that belong around it left out, an opening
+    bracket just before it taken in when it closes one."""
+    s = text[start:end].rstrip()
+    for _ in range(2):
+        while s.endswith("(") or s.endswith(" "):
+            s = s[:-1]
+        for word in (" and", " or"):
+            if s.endswith(word):
+                s = s[: -len(word)].rstrip()
+    while s.count(")") > s.count("(") and s.endswith(")"):
+        s = s[:-1].rstrip()
+    i = start
+    while s.count(")") > s.count("(") and i > 0:
+        i -= 1
+        if text[i] == "(":
+            s = "(" + s
+        elif not text[i].isspace():
+            break
+    return s
 
 
 def _show(v: Any) -> str:

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ..engine import flowgen
 from ..engine.chance import MODES
+from ..engine.places import SeatZoneRef
 from ..errors import CompileError, LoadError, RulesetError, TapsterError, close_matches
 from ..lang import codegen, parser
 from ..lang.codegen import FunctionTable
@@ -39,6 +40,7 @@ from .declarations import Declarations
 from .functions import Functions, ruleset_builtins
 from .names import SPECIAL_NAMES
 from .outcome import Outcome
+from .references import check_dynamic_calls
 from .ruleset import Procedure, Ruleset, Trigger, VarDecl, ZoneDecl
 
 __all__ = ["Ruleset", "RulesetErrors", "load_ruleset", "find_ruleset", "RULESETS_DIR", "ZoneDecl", "VarDecl"]
@@ -277,6 +279,7 @@ class Ctx(Declarations, Functions, Outcome):
         self._compile_metrics(rs)
         self._compile_facts(rs)
         rs.display = self._guard(compile_display, self, d.get("display"))
+        self.errors.extend(check_dynamic_calls(self, rs))  # procedure names made from table data
         for event in sorted(set(self.triggers) - self.events_emitted):
             t = self.triggers[event][0]
             self.errors.append(CompileError(f"no effect emits event `{event}`", t.block.mark))
@@ -339,11 +342,30 @@ class Ctx(Declarations, Functions, Outcome):
         )
 
     def _compile_refills(self) -> None:
+        """Compile each zone's ``refill_from``: a zone reference (seen from the game: no seat is
+        in scope), or, for a per-player zone, a per-player zone named bare (``discard``), which
+        means the same seat's (:class:`~interpreter.engine.places.SeatZoneRef`)."""
         for z in self.zones.values():
             if z.refill_from is not None:
+                path = ("zones", z.name, "refill_from")
+                src = self.zones.get(z.refill_from) if isinstance(z.refill_from, str) else None
+                if z.per_player and src is not None and src.per_player and src.count is None and not src.keyed:
+                    z.refill_from = SeatZoneRef(src, z.refill_from, self.doc.text_mark(path))
+                    continue
                 try:
-                    z.refill_from = self.zone(z.refill_from, ("zones", z.name, "refill_from"), self.scope)
+                    z.refill_from = self.zone(z.refill_from, path, self.scope)
                 except RulesetError as exc:
+                    named = self.zones.get(z.refill_from.split("[")[0].strip()) if isinstance(z.refill_from, str) else None
+                    if (z.per_player and named is not None and named.per_player and named.count is None
+                            and not named.keyed):
+                        exc = CompileError(
+                            f"{exc.message}; write `{named.name}`: a per-player zone named bare means the same seat's "
+                            f"(`{z.name}` of seat 2 refills from `{named.name}` of seat 2)", exc.mark)
+                    elif src is not None and src.per_player and not z.per_player:
+                        exc = CompileError(
+                            f"{exc.message}; the zone `{z.name}` is shared, so no seat is implied: name the seat "
+                            f"(`{src.name}[0]`), or make `{z.name}` per-player to refill each seat's from its own "
+                            f"`{src.name}`", exc.mark)
                     self.errors.append(exc)
                     z.refill_from = None
 

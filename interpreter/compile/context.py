@@ -231,20 +231,48 @@ class Context:
                 raise CompileError(f"`{name}` is a local name (use `let` to bind it anew)", mark)
             raise CompileError(f"unknown variable `{name}`{self._close(name, self.vars)}", mark)
         if getattr(tree, "data", None) == "index":
-            base = tree.children[0]
+            base, nodes = tree, []
+            while getattr(base, "data", None) == "index":  # `res[p][k]`: the indexes, innermost first
+                nodes.append(base.children[1])
+                base = base.children[0]
+            nodes.reverse()
             if getattr(base, "data", None) == "name" and str(base.children[0]) in self.vars:
-                idx = Compiled(self._part(comp, tree.children[1], scope, path), value, mark, source=(tree.children[1], scope))
-                return flow.LValue("item", str(base.children[0]), idx, None, value, mark)
-            raise CompileError(f"`{value}`: only an item of a variable can be set (`score[p]`)", mark)
+                idx = tuple(Compiled(self._part(comp, n, scope, path), value, mark, source=(n, scope)) for n in nodes)
+                if len(idx) == 1:
+                    return flow.LValue("item", str(base.children[0]), idx[0], None, value, mark)
+                return flow.LValue("path", str(base.children[0]), idx, None, value, mark)
+            raise CompileError(self._not_settable(value, base, scope), mark)
         if getattr(tree, "data", None) == "attr":
             prop = str(tree.children[1])
             if prop not in self.mutable:
+                root = tree.children[0]
+                while getattr(root, "data", None) in ("index", "attr"):
+                    root = root.children[0]
+                hint = ""
+                if getattr(root, "data", None) == "name" and str(root.children[0]) in self.vars:
+                    base_text = value[: value.rindex(".")]
+                    hint = f"; a field of a record inside a variable is set by its key: `{base_text}['{prop}']`"
                 raise CompileError(
-                    f"`{prop}` is not a mutable property of any component kind (declare it under `props:`)", mark
+                    f"`{prop}` is not a mutable property of any component kind (declare it under `props:`){hint}", mark
                 )
             obj = Compiled(self._part(comp, tree.children[0], scope, path), value, mark, source=(tree.children[0], scope))
             return flow.LValue("prop", prop, None, obj, value, mark)
         raise CompileError(f"`{value}` is not a place that can be set", mark)
+
+    def _not_settable(self, value: str, base: Any, scope: Scope) -> str:
+        """The error for ``set``/``add`` on an index of something that is not a variable
+        (``base``: the parse tree under the indexes): what it is, and what to write instead."""
+        expected = "expected a variable's item at any depth (`score[p]`, `res[p][k]`)"
+        if getattr(base, "data", None) != "name":
+            return f"`{value}` cannot be set: {expected}, found an index of an expression"
+        name = str(base.children[0])
+        if name in self.zones:
+            return (f"`{value}` cannot be set: {expected}, found an index of the zone `{name}`; "
+                    f"components change places with `move` and change properties with `set: {{\"c.prop\": ...}}`")
+        if name in scope.locals:
+            return (f"`{value}` cannot be set: {expected}, found an index of the local name `{name}`; "
+                    "declare a variable under `vars:` to change it")
+        return f"`{value}` cannot be set: {expected}, found `{name}`, not a variable{self._close(name, self.vars)}"
 
     def _part(self, comp: Evaluator, node: Any, scope: Scope, path: tuple):
         """A part of a zone reference or a place (an index, an object), compiled by ``comp``."""

@@ -41,6 +41,7 @@ class Declarations(Context):
         param_scope = Scope(resolve=lambda n: constant(rs.params[n]) if n in rs.params else (
                                 constant(rs.maps[n]) if n in rs.maps else None),
                             global_names=lambda: list(rs.params) + list(rs.maps))
+        self.component_rows: dict = {}  # component id -> (its row's mark, an inline item's path or None)
         for kname, spec in (self.data.get("components") or {}).items():
             path = ("components", kname)
             kind = Kind()
@@ -56,9 +57,15 @@ class Declarations(Context):
                     rows, row_marks = load_table(self.base, spec["table"], self.mark(path + ("table",)))
                 except LoadError as exc:
                     self.errors.append(exc)
+            row_paths: list = [None] * len(rows)  # an inline item's path, for a cell's own mark
             for i, item in enumerate(spec.get("items") or []):
                 rows.append(dict(item))
                 row_marks.append(self.mark(path + ("items", i)))
+                row_paths.append(path + ("items", i))
+            key = spec.get("key")
+            if spec.get("rows") is not None:
+                self._change_rows(kname, spec, key, rows, row_marks, row_paths)
+            row_copies = self._row_copies(kname, rows, row_marks, row_paths)
             copies = 1
             if "copies" in spec:
                 compiled_copies = self._guard(self.expr, spec["copies"], path + ("copies",), param_scope)
@@ -72,11 +79,18 @@ class Declarations(Context):
                         self.errors.append(self.error(
                             f"`copies` must be a whole number ≥ 1, found {render(copies)!r}", path + ("copies",)))
                     copies = 1
-            if len(rs.components) + len(rows) * copies > MAX_COMPONENTS:
+            row_copies = [copies if n is None else n for n in row_copies]  # a row's own `copies` cell wins
+            if any(n != copies for n in row_copies) and len(rs.components) + sum(row_copies) > MAX_COMPONENTS:
+                self.errors.append(self.error(
+                    f"{kname}: the rows' `copies` add up to {sum(row_copies)}, which would make more than "
+                    f"{MAX_COMPONENTS} components in the ruleset (the limit)", path))
+                row_copies = [0] * len(rows)
+            elif len(rs.components) + len(rows) * copies > MAX_COMPONENTS:
                 self.errors.append(self.error(
                     f"{kname}: {len(rows)} rows × {copies} copies would make more than {MAX_COMPONENTS} components "
                     f"in the ruleset (the limit)", path + (("copies",) if "copies" in spec else ())))
                 copies = 0
+                row_copies = [0] * len(rows)
             fields = set()
             for r in rows:
                 fields.update(r)
@@ -122,8 +136,10 @@ class Declarations(Context):
                 pname: self._guard(self.expr, pval, path + ("props", pname), field_scope)
                 for pname, pval in props.items()
             }
-            for copy_no in range(copies):
-                for r, rmark in zip(rows, row_marks):
+            for copy_no in range(max(row_copies, default=0)):  # copy by copy, as without a `copies` column
+                for r, rmark, rpath, n in zip(rows, row_marks, row_paths, row_copies):
+                    if copy_no >= n:
+                        continue
                     if key is not None:
                         if key not in r:
                             self.errors.append(CompileError(f"row has no key column `{key}`", rmark))
@@ -131,7 +147,7 @@ class Declarations(Context):
                         ident = f"{kname}-{r[key]}"
                     else:
                         ident = f"{kname}-{len(kind.components) + 1}"
-                    if copies > 1 and key is not None:
+                    if n > 1 and key is not None:
                         ident += f"-{copy_no + 1}"
                     if ident in rs.by_id:
                         self.errors.append(CompileError(f"two components have the id {ident!r}", rmark))
@@ -159,9 +175,69 @@ class Declarations(Context):
                             self.errors.append(exc)
                     rs.components.append(c)
                     rs.by_id[ident] = c
+                    self.component_rows[ident] = (rmark, rpath)  # where its cells are written
                     kind.components.append(c)
             rs.kinds[kname] = kind
         rs.components = tuple(rs.components)
+
+    def _row_copies(self, kname: str, rows: list, row_marks: list, row_paths: list) -> list:
+        """Each row's own ``copies`` cell (taken out of its fields), or None where it has none
+        (the kind's ``copies`` then).  A cell that is not a whole number ≥ 0 is an error at the
+        cell (a table's row), and the row is made once."""
+        out: list = []
+        for r, rmark, rpath in zip(rows, row_marks, row_paths):
+            n = r.pop("copies", None)
+            if n is not None and (type(n) is not int or n < 0):
+                where = self.doc.text_mark(rpath + ("copies",)) if rpath is not None else rmark
+                self.errors.append(CompileError(
+                    f"{kname}: a row's `copies` is how many components the row makes, a whole number ≥ 0, "
+                    f"found {render(n)!r}; write e.g. `copies: 3` (0 leaves the row out)", where))
+                n = 1
+            out.append(n)
+        return out
+
+    def _change_rows(self, kname: str, spec: dict, key: str | None, rows: list, row_marks: list,
+                     row_paths: list) -> None:
+        """``rows: {KEY: {FIELD: VALUE, ...}}`` (a variant's way to change a table): each named
+        row's fields replaced or added, in place in ``rows`` (``copies: 0`` leaves the row out).
+
+        Errors (appended, at the entry): the kind has no ``key:``; no row has that key (the
+        nearest keys named); an entry that is not a mapping; an entry that changes the key.
+        """
+        path = ("components", kname, "rows")
+        changes = spec["rows"]
+        if not isinstance(changes, dict):
+            self.errors.append(self.error(
+                f"{kname}: `rows:` takes a mapping of rows' keys to the fields to change, found {render(changes)!r}", path))
+            return
+        if key is None:
+            self.errors.append(self.error(
+                f"{kname}: `rows:` changes rows by their key, and the kind has no `key:`; declare the column that "
+                "names each row (`key: name`)", path))
+            return
+        index = {str(r.get(key)): i for i, r in enumerate(rows)}
+        for k, fields in changes.items():
+            i = index.get(str(k))
+            if i is None:
+                close = close_matches(str(k), list(index), n=3)
+                hint = f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else ""
+                self.errors.append(self.error(
+                    f"{kname}: no row has `{key}: {k}`, so `rows:` cannot change it{hint} (expected the `{key}` of a "
+                    "row of the table or `items:`)", path + (k,)))
+                continue
+            if not isinstance(fields, dict):
+                self.errors.append(self.error(
+                    f"{kname}: `rows: {{{k}: ...}}` takes a mapping of fields to new values, found {render(fields)!r}",
+                    path + (k,)))
+                continue
+            if key in fields and str(fields[key]) != str(k):
+                self.errors.append(self.error(
+                    f"{kname}: `rows:` cannot change a row's key `{key}` (found {render(fields[key])!r} for row {k}); "
+                    "add a row to the table instead", path + (k, key)))
+                continue
+            rows[i] = {**rows[i], **fields}
+            row_marks[i] = self.mark(path + (k,))
+            row_paths[i] = path + (k,)
 
     def _compile_zones(self, rs: Ruleset) -> None:
         self.zones: dict[str, ZoneDecl] = {}

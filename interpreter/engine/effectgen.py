@@ -34,7 +34,7 @@ from ..errors import ExpressionError, FlowError, TapsterError
 from ..lang.codegen import GenerationFailed, _compile, _fell_back, _Gen, _Ns, _operand_lines, _tree_frag, comment
 from ..model import render
 from . import flow
-from .places import _CONTAINERS, _SHARED, snapshot  # the values LValue.set copies before it stores them; what a name keeps
+from .places import _CONTAINERS, _SHARED, set_path, snapshot  # the values LValue.set copies before it stores them; what a name keeps
 
 __all__ = ["inline_ok"]
 
@@ -98,7 +98,7 @@ class _Writer:
         self.ns = _Ns({"FlowError": FlowError, "ExpressionError": ExpressionError, "H_render": render,
                        "H_unexpected": _unexpected, "H_steps": _steps_error, "H_items": _items,
                        "H_times": _times, "H_seat": _seat, "H_list": list, "H_dict": dict,
-                       "H_copy": flow._copy_stored, "H_snap": snapshot, "H_SHARED": _SHARED,
+                       "H_copy": flow._copy_stored, "H_setpath": set_path, "H_snap": snapshot, "H_SHARED": _SHARED,
                        "H_range": range, "Exception": Exception,
                        "KeyboardInterrupt": KeyboardInterrupt, "TapsterError": TapsterError,
                        "ValueError": ValueError})
@@ -255,6 +255,17 @@ def _assign(w: _Writer, lv, v: str, owned: bool = False, shares: bool = True) ->
     if lv.kind == "var":
         w.line(f"st.vars[{lv.name!r}] = {v}")
         return
+    if lv.kind == "path":  # `res[p][k]`: each list or record on the way replaced (places.set_path)
+        try:
+            keys = _path_keys(w, lv)
+        except GenerationFailed:
+            w.line(f"{name}.set(env, {v})")
+            return
+        w.line("try:")
+        w.line(f"    H_setpath(st.vars[{lv.name!r}], {keys}, {v})")
+        w.line("except Exception:")
+        w.line(f"    {name}.set(env, {v})")
+        return
     place = lv.index if lv.kind == "item" else lv.obj
     try:
         if place.source is None:  # (the compiler gives every place its parse tree)
@@ -289,26 +300,59 @@ def _add(w: _Writer, eff) -> None:
     for k, (lv, ex) in enumerate(eff.pairs):
         w.line("env.loc = loc")
         try:
-            if lv.kind not in ("var", "item"):
+            if lv.kind not in ("var", "item", "path"):
                 raise GenerationFailed(lv.text)
             place = f"st.vars[{lv.name!r}]"
             if lv.kind == "item":
                 if lv.index.source is None:
                     raise GenerationFailed(lv.text)
                 place += f"[{_tree_frag(w.gen, lv.index, {})}]"
+            elif lv.kind == "path":
+                keys_src = _path_keys(w, lv)
             amount = w.ns.const(ex.constant) if ex.source is None else _tree_frag(w.gen, ex, {})
         except GenerationFailed:
             w.line(f"{eff_name}.pair(st, {k})")
             continue
+        if lv.kind == "path":  # the indexes evaluated once, into a tuple the read and the store both use
+            keys = w.fresh("keys")
+            w.line("try:")
+            w.line(f"    {keys} = {keys_src}")
+            w.line("except Exception:")
+            w.line(f"    {keys} = None")
         v = w.fresh("v")
         w.line("try:")
-        w.line(f"    {v} = {place} + {amount}")
+        if lv.kind == "path":
+            read = place + "".join(f"[{keys}[{i}]]" for i in range(len(lv.index)))
+            w.line(f"    {v} = {read} + {amount}")
+        else:
+            w.line(f"    {v} = {place} + {amount}")
         w.line("except Exception:")
         w.line(f"    {v} = None")
         w.line(f"if {v}.__class__ is H_int and H_NBIG <= {v} <= H_BIG:")
-        w.line(f"    {place} = {v}")
+        if lv.kind == "path":  # set_path cannot fail where the read just worked, but a failure still falls back
+            w.line("    try:")
+            w.line(f"        H_setpath({place}, {keys}, {v})")
+            w.line("    except Exception:")
+            w.line(f"        {eff_name}.pair(st, {k})")
+        else:
+            w.line(f"    {place} = {v}")
         w.line("else:")
         w.line(f"    {eff_name}.pair(st, {k})")
+
+
+def _path_keys(w: _Writer, lv) -> str:
+    """The Python source of the tuple of a ``"path"`` place's indexes (``(p, k)`` for
+    ``res[p][k]``), each from its parse tree (:func:`_tree_frag`).
+
+    Raises:
+        GenerationFailed: an index has no parse tree or no generated form.
+    """
+    parts = []
+    for ix in lv.index:
+        if ix.source is None:
+            raise GenerationFailed(lv.text)
+        parts.append(_tree_frag(w.gen, ix, {}))
+    return "(" + ", ".join(parts) + ",)"
 
 
 def _let(w: _Writer, eff) -> None:

@@ -18,7 +18,7 @@ from ..lang.expression import Compiled, Env, _operand
 from ..limits import MAX_VALUE_DEPTH, MAX_VALUE_ITEMS, MAX_VALUE_TEXT
 from ..model import Component, render
 
-__all__ = ["ZoneRef", "KeyedZoneRef", "LValue", "snapshot"]
+__all__ = ["ZoneRef", "KeyedZoneRef", "SeatZoneRef", "LValue", "seat_of", "set_path", "snapshot"]
 
 
 
@@ -75,6 +75,35 @@ class ZoneRef:
         except (IndexError, TypeError, KeyError) as exc:
             raise ExpressionError(f"no such zone `{self.text}` ({exc})", self.mark) from None
         return z
+
+
+class SeatZoneRef:
+    """A per-player zone named bare where a seat is implied: a per-player zone's
+    ``refill_from: discard`` means the refilled zone's own seat's ``discard`` (so
+    ``deck[2]`` refills from ``discard[2]``).  ``decl``: the source zone's declaration
+    (per-player, one zone a seat); ``text``, ``mark``: as written.
+
+    It has no ``get``: the seat is not in the expression but in the zone being refilled, which
+    :meth:`interpreter.engine.state.State.refill` finds (:meth:`for_seat` then gives the list).
+    """
+
+    __slots__ = ("decl", "text", "mark")
+
+    def __init__(self, decl, text: str, mark: Mark | None):
+        self.decl, self.text, self.mark = decl, text, mark
+
+    def for_seat(self, state, seat: int) -> list:
+        """The source zone of ``seat`` in ``state``: ``state.zones[name][seat]``."""
+        return state.zones[self.decl.name][seat]
+
+
+def seat_of(zones: list, zone: list) -> int | None:
+    """The seat whose part of the per-player zone ``zones`` (one list a seat, or a list of
+    lists a seat for a counted per-player zone) is the list ``zone`` itself, or None."""
+    for seat, part in enumerate(zones):
+        if part is zone or (part and type(part[0]) is list and any(z is zone for z in part)):
+            return seat
+    return None
 
 
 def _zone_reader(name: str, indexes: tuple):
@@ -349,26 +378,57 @@ def _too_big(place: LValue, what: str) -> ExpressionError:
 
 
 class LValue:
-    """A compiled assignable place: a variable, an item of a variable (``score[p]``), or a
-    mutable property of a component (``m.team``)."""
+    """A compiled assignable place: a variable (kind ``"var"``), an item of a variable
+    (``"item"``: ``score[p]``, ``index`` one Compiled), an item at any depth inside one
+    (``"path"``: ``res[p][k]``, ``grid[x][y][z]``; ``index`` a tuple of Compileds, one per
+    ``[...]``, outermost first), or a mutable property of a component (``"prop"``: ``m.team``)."""
 
     __slots__ = ("kind", "name", "index", "obj", "text", "mark")
 
-    def __init__(self, kind: str, name: str, index: Compiled | None, obj: Compiled | None, text: str, mark):
+    def __init__(self, kind: str, name: str, index: Any, obj: Compiled | None, text: str, mark):
         self.kind, self.name, self.index, self.obj, self.text, self.mark = kind, name, index, obj, text, mark
 
     def get(self, env: Env) -> Any:
+        """The value at this place now (what ``add`` adds to).
+
+        Raises:
+            ExpressionError: (a ``"path"`` place) an index out of range, a key not in a record,
+                or a step into a value that is not a list or record, naming the place.
+        """
         st = env.state
         if self.kind == "var":
             return st.vars[self.name]
         if self.kind == "item":
             return st.vars[self.name][self.index(env)]
+        if self.kind == "path":
+            keys = [ix(env) for ix in self.index]
+            c = st.vars[self.name]
+            try:
+                for k in keys:
+                    c = c[k]
+            except (IndexError, KeyError, TypeError):
+                self._diagnose(st.vars[self.name], keys, True)
+                raise
+            return c
         comp = self._component(env)
         return st.props[comp.index][self.name]
 
     def set(self, env: Env, value: Any, shares: bool = True) -> None:
         """Store ``value`` here (a copy where it may be changed in place or may share the state's
-        own lists: :func:`_copy_stored`; ``shares``: as there)."""
+        own lists: :func:`_copy_stored`; ``shares``: as there).
+
+        A ``"path"`` place (``res[p][k] = v``) replaces, rather than changes, every list or record
+        on the way down: the variable's own list gets a new ``res[p]``, a copy of the old one with
+        item ``k`` replaced (:func:`set_path`).  So the values inside a variable are never
+        changed in place, and what a name, a loop or a saved state kept of them stays as it was
+        (the invariant :func:`interpreter.lang.expression.shares_state` relies on).  Nothing is
+        stored when an index fails.
+
+        Raises:
+            ExpressionError: the value is over a size limit (:func:`_copy_stored`), an index is
+                out of range or of the wrong kind, or a step is not into a list or record; the
+                message names the place and the failing part, with a fix.
+        """
         st = env.state
         if type(value) is list or type(value) is dict or type(value) is tuple:
             value = _copy_stored(value, self, shares, self.kind == "var")  # the state owns its values
@@ -381,9 +441,57 @@ class LValue:
                 container[key] = value
             except (IndexError, TypeError) as exc:
                 raise ExpressionError(f"cannot set `{self.text}`: {exc}", self.mark) from None
+        elif self.kind == "path":
+            keys = [ix(env) for ix in self.index]
+            top = st.vars[self.name]
+            try:
+                set_path(top, keys, value)
+            except (IndexError, KeyError, TypeError):
+                self._diagnose(top, keys, False)
+                raise
         else:
             comp = self._component(env)
             st.props[comp.index][self.name] = value
+
+    def _diagnose(self, top: Any, keys: list, reading: bool) -> None:
+        """Raise the ExpressionError for the first index of ``keys`` (the evaluated indexes of a
+        ``"path"`` place) that fails in ``top``: what was there, what the index was, and a fix.
+        ``reading``: the last index must name an existing item too (``add`` reads it first; a
+        ``set`` may give a record a new key, as ``set: {"r[k]": ...}`` does)."""
+        c = top
+        for depth, k in enumerate(keys):
+            where = self.name + "".join(f"[{render_key(x)}]" for x in keys[:depth])
+            t = type(c)
+            if t is list:
+                if not isinstance(k, int):
+                    raise ExpressionError(
+                        f"cannot set `{self.text}`: `{where}` is a list, indexed by a whole number, "
+                        f"found {render_key(k)}; write a position from 0 to {len(c) - 1}", self.mark)
+                if not -len(c) <= k < len(c):
+                    raise ExpressionError(
+                        f"cannot set `{self.text}`: `{where}` has {len(c)} item(s), found index {k}; a list "
+                        "keeps its length when an item is set (give the variable's `initial:` every position, "
+                        "or check the index first)", self.mark)
+            elif t is dict:
+                try:
+                    missing = k not in c
+                except TypeError:
+                    raise ExpressionError(
+                        f"cannot set `{self.text}`: a record's key is a text, found {render_key(k)} "
+                        f"in `{where}`", self.mark) from None
+                if missing and (reading or depth < len(keys) - 1):
+                    known = ", ".join(render_key(x) for x in list(c)[:8]) or "none"
+                    raise ExpressionError(
+                        f"cannot set `{self.text}`: the record `{where}` has no key {render_key(k)} (its keys: "
+                        f"{known}); add the key to the variable's `initial:`", self.mark)
+            else:
+                shown = render(c)
+                shown = shown if len(shown) <= 40 else shown[:37] + "..."
+                raise ExpressionError(
+                    f"cannot set `{self.text}`: `{where}` is `{shown}`, not a list or record; only items of "
+                    "lists and records (at any depth) inside a variable can be set", self.mark)
+            if depth < len(keys) - 1:
+                c = c[k]
 
     def _component(self, env: Env) -> Component:
         comp = self.obj(env)
@@ -393,6 +501,39 @@ class LValue:
                 self.mark,
             )
         return comp
+
+
+def render_key(k: Any) -> str:
+    """An index as the place's text shows it: a text quoted, anything else rendered."""
+    return repr(k) if type(k) is str else render(k)
+
+
+def set_path(top: Any, keys: list, value: Any) -> None:
+    """``top[k0][k1]...[kn] = value`` without changing any container below ``top`` in place:
+    each list or record on the way is copied (one level, the items shared), the copy's item
+    replaced, and the copy stored where the old one was; ``top`` (a variable's own list or
+    record, which the state owns) is the only container changed, and only by the last store,
+    after every index has worked.  The generated code calls this (``H_setpath``), falling back
+    to :meth:`LValue.set` for the precise error when it raises.
+
+    Raises:
+        IndexError, KeyError, TypeError, AttributeError: an index failed (nothing is stored).
+    """
+    chain = [top]
+    c = top
+    for k in keys[:-1]:
+        c = c[k]
+        t = type(c)
+        if t is list:
+            c = c[:]
+        elif t is dict:
+            c = c.copy()
+        else:
+            raise TypeError(f"{t.__name__} is not a list or record")
+        chain.append(c)
+    c[keys[-1]] = value
+    for i in range(len(keys) - 1, 0, -1):
+        chain[i - 1][keys[i - 1]] = chain[i]
 
 
 def _leaves(z: list, depth: int):

@@ -18,7 +18,7 @@ from ..model import Action, Component, Decision, Outcome, render
 from . import chance as chance_mod
 from . import flow
 from .chance import CHANCE
-from .places import Keyed, _leaves, _leaves_with_path  # noqa: F401 - re-exported
+from .places import Keyed, SeatZoneRef, _leaves, _leaves_with_path, seat_of  # noqa: F401 - re-exported
 from .rng import seed_state
 from .rng import shuffle as rng_shuffle
 from .saved import decode_value, encode_value, state_from_json, state_to_json
@@ -321,7 +321,14 @@ class State:
         source_ref = decl.refill_from
         if source_ref is None:
             return
-        source = source_ref.get(env)
+        seat = None
+        if type(source_ref) is SeatZoneRef:  # `refill_from: discard` of a per-player zone: its own seat's
+            seat = seat_of(self.zones[decl.name], zone)
+            if seat is None:  # pragma: no cover - the zone is always one of its declaration's lists
+                return
+            source = source_ref.for_seat(self, seat)
+        else:
+            source = source_ref.get(env)
         if not source:
             return
         zone.extend(source)
@@ -332,7 +339,12 @@ class State:
         elif decl.refill_shuffle:
             self.shuffle(zone)
         if self.log is not None:
-            self.log.append((None, f"{decl.name} was empty: {source_ref.text} shuffled into it"))
+            if seat is not None:  # every seat reads whose pile it was
+                verb = "shuffles" if decl.refill_shuffle else "puts"
+                self.log.append((None, f"P{seat + 1} {verb} their {source_ref.decl.name.replace('_', ' ')} into "
+                                       f"their {decl.name.replace('_', ' ')}"))
+            else:
+                self.log.append((None, f"{decl.name} was empty: {source_ref.text} shuffled into it"))
 
     def refill_immediately(self, env: Env) -> None:
         """Refill every zone declared ``refill_when: immediately`` that is empty now (run after

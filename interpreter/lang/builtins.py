@@ -236,6 +236,69 @@ def _key_of(zone, item):
     return None
 
 
+def _join(env, xs, sep):
+    """``join(xs, sep)``: the items of the list ``xs`` as text (each shown as a template shows it:
+    a component as its label, a number as written, a list as comma-separated items) with the
+    text ``sep`` between them.  The loop charged to the work budget (one per item), the text to
+    the memory budget as it grows.
+
+    Raises:
+        ValueError: ``xs`` is not a list (or tuple), ``sep`` is not a text, or the text would be
+            longer than MAX_ITEMS characters.
+    """
+    from .runtime import _charge, _it
+
+    if type(xs) is not list and type(xs) is not tuple:
+        raise ValueError(f"join() takes a list and a text, found {_kind(xs)} as the list; "
+                         "write join([x for x in ...], ', ')")
+    if type(sep) is not str:
+        raise ValueError(f"join() takes a list and a text, found {_kind(sep)} as the separator; write join(xs, ', ')")
+    _it(env, xs)
+    parts = []
+    total = len(sep) * max(len(xs) - 1, 0)
+    _charge(env, total)
+    for x in xs:
+        t = x if type(x) is str else render(x)
+        total += len(t)
+        if total > MAX_ITEMS:
+            raise ValueError(f"join() would make a text of more than {MAX_ITEMS} characters")
+        _charge(env, len(t))
+        parts.append(t)
+    return sep.join(parts)
+
+
+def _pluralize(env, n, word, many=None):
+    """``pluralize(n, word)`` or ``pluralize(n, word, many)``: the number and the word, the word
+    in the plural unless ``n`` is 1 (or -1): ``1 card``, ``3 cards`` (``word`` with an ``s``; give
+    ``many`` for any other plural: ``pluralize(n, 'copy', 'copies')`` gives ``2 copies``).  The
+    number is shown as ``str(n)`` shows it.  The text's length is charged to the memory budget.
+
+    Raises:
+        ValueError: ``n`` is not a number, or ``word`` (or ``many``) is not a text.
+    """
+    from .runtime import _charge
+
+    if type(n) is not int and type(n) is not float:
+        raise ValueError(f"pluralize() takes a number first, found {_kind(n)}; write pluralize(len(xs), 'card')")
+    if type(word) is not str or (many is not None and type(many) is not str):
+        bad = word if type(word) is not str else many
+        raise ValueError(f"pluralize() takes texts for the word and its plural, found {_kind(bad)}; "
+                         "write pluralize(n, 'card') or pluralize(n, 'copy', 'copies')")
+    shown = render(n)
+    r = f"{shown} {word if n == 1 or n == -1 else (word + 's' if many is None else many)}"
+    _charge(env, len(r))
+    return r
+
+
+def _kind(x) -> str:
+    """How an error names a value of the wrong kind: its kind and, when short, the value."""
+    kinds = {bool: "a truth value", int: "a number", float: "a number", str: "a text", list: "a list",
+             tuple: "a tuple", dict: "a record", type(None): "none"}
+    kind = kinds.get(type(x), "a component" if hasattr(x, "fields") else type(x).__name__)
+    shown = render(x)
+    return f"{kind} `{shown}`" if len(shown) <= 30 else kind
+
+
 BUILTINS: dict[str, Builtin] = {
     "adjacent4": Builtin(_adjacent4, "adjacent4((x, y)): the four orthogonal neighbours, clockwise from up"),
     "beyond": Builtin(
@@ -264,11 +327,15 @@ BUILTINS: dict[str, Builtin] = {
     "floor": Builtin(math.floor, "floor(x): the largest whole number ≤ x"),
     "index": Builtin(_index, "index(xs, v): the position of v in xs, or -1", (2, 2)),
     "int": Builtin(int, "int(x): x as a whole number (toward zero)"),
+    "join": Builtin(_join, "join(xs, sep): the items as text (as a template shows each) with sep between them", (2, 2),
+                    needs_env=True),
     "last": Builtin(_top, "last(xs): the last item, or none"),
     "len": Builtin(len, "len(xs): how many items"),
     "list": Builtin(list, "list(xs): the items as a list"),
     "max": Builtin(_max, "max(xs) or max(a, b, ...): the largest; max(xs, default=d) for none", (1, None)),
     "min": Builtin(_min, "min(xs) or min(a, b, ...): the smallest; min(xs, default=d) for none", (1, None)),
+    "pluralize": Builtin(_pluralize, "pluralize(n, word) or pluralize(n, word, many): the number and the word, "
+                         "in the plural unless n is 1 (word + 's' unless many is given)", (2, 3), needs_env=True),
     "range": Builtin(_range, "range(n) or range(a, b): whole numbers a..b-1", (1, 3)),
     "reversed": Builtin(lambda xs: list(reversed(list(xs))), "reversed(xs): the items backwards"),
     "round": Builtin(round, "round(x): x to the nearest whole number (halves to even)"),

@@ -280,7 +280,8 @@ def _builtin(name_tok: Any, scope: Scope) -> str | None:
 #: truth or a text, and those whose value is a new list of their argument's items.
 _TRUTHS = frozenset(("compare", "not_", "true", "false", "none", "number", "string"))
 _ARITHMETIC = frozenset(("add", "sub", "mul", "div", "floordiv", "mod", "neg", "pos", "pow"))
-_SCALAR_BUILTINS = frozenset(("abs", "all", "any", "ceil", "count", "floor", "index", "int", "len", "round", "sign", "str"))
+_SCALAR_BUILTINS = frozenset(("abs", "all", "any", "ceil", "count", "floor", "index", "int", "join", "len", "pluralize", "round",
+                              "sign", "str"))
 _ITEM_BUILTINS = frozenset(("list", "sorted", "reversed", "distinct"))
 _PICK_BUILTINS = frozenset(("first", "last", "top", "bottom", "min", "max"))  # of one list: one of its items
 

@@ -77,7 +77,8 @@ def line_of(text, fragment):
     ("old", "new", "fragment", "words"),
     [
         ("to: \"hand[p]\"", "to: \"hnd[p]\"", "hnd[p]", ["unknown zone `hnd`", "did you mean hand"]),
-        ("add: {\"total[p]\": c.value}", "add: {\"totl[p]\": c.value}", "totl", ["only an item of a variable"]),
+        ("add: {\"total[p]\": c.value}", "add: {\"totl[p]\": c.value}", "totl",
+         ["expected a variable's item", "found `totl`, not a variable", "did you mean `total`"]),
         ("score: total[p]", "score: totl[p]", "totl", ["unknown name `totl`", "did you mean `total`"]),
         ("in: pool\n", "in: pool +\n", "in: pool +", ["cannot parse expression"]),
         ("- log: nothing left", "- lg: nothing left", "lg:", ["lg", "log"]),

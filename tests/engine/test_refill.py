@@ -118,3 +118,72 @@ def test_a_bad_refill_policy_is_refused_with_its_place(tmp_path, zone, message):
     with pytest.raises(TapsterError) as exc:
         load_ruleset(path)
     assert message in str(exc.value) and "ruleset.yaml:" in str(exc.value)
+
+
+PER_SEAT = """\
+name: Seats
+players: {min: 2, max: 3}
+components:
+  card:
+    items: [{value: 1}, {value: 2}, {value: 3}, {value: 4}, {value: 5}, {value: 6}]
+    start: pool
+zones:
+  pool: {visibility: public}
+  draw_pile: {per_player: true, visibility: hidden, refill_from: discard_pile}
+  discard_pile: {per_player: true, visibility: public}
+  hand: {per_player: true, visibility: owner}
+vars:
+  seen: []
+outcome:
+  score: "0"
+setup:
+  - move: {from: pool, to: "draw_pile[0]", count: 2}
+  - move: {from: pool, to: "discard_pile[0]", count: 1}
+  - move: {from: pool, to: "discard_pile[1]", count: 3}
+flow:
+  - move: {from: "draw_pile[0]", to: "hand[0]", count: 3}
+  - move: {from: "draw_pile[1]", to: "hand[1]", count: 2}
+  - set: {seen: "[(len(draw_pile[1]), len(discard_pile[1]), len(discard_pile[0]))]"}
+"""
+
+
+@pytest.mark.parametrize("chance", [None, "explicit"])
+def test_a_per_player_zone_refills_from_the_same_seats_zone(tmp_path, chance):
+    """`refill_from: discard_pile` on a per-player draw pile: P1's pile refills from P1's
+    discards, P2's from P2's, never another seat's; every seat reads who shuffled what."""
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(PER_SEAT)
+    rs = load_ruleset(path)
+    seen, st = _seen(rs, chance=chance)
+    mine = {c.id for c in st.zones["hand"][0]}
+    assert len(mine) == 3 and len(st.zones["hand"][1]) == 2
+    # P1 drew its 2 cards, then its one discard; P2 drew 2 of its own 3 discards
+    assert seen == [(1, 0, 0)]
+    assert not (mine & {c.id for c in st.zones["hand"][1]} | mine & {c.id for c in st.zones["draw_pile"][1]})
+    log = st.visible_log()
+    assert "P1 shuffles their discard pile into their draw pile" in log
+    assert "P2 shuffles their discard pile into their draw pile" in log
+    for seat in range(2):  # a public line: every seat reads it
+        assert "P2 shuffles their discard pile into their draw pile" in st.visible_log(seat)
+
+
+@pytest.mark.parametrize(("zones", "words"), [
+    # a shared deck names no seat: the old error, with the way out
+    ("  draw_pile: {visibility: hidden, refill_from: discard_pile}\n",
+     ["zone `discard_pile` needs 1 index(es)", "the zone `draw_pile` is shared, so no seat is implied",
+      "name the seat (`discard_pile[0]`)"]),
+    # a seat index written out where no seat is in scope
+    ("  draw_pile: {per_player: true, visibility: hidden, refill_from: \"discard_pile[p]\"}\n",
+     ["unknown name `p`", "write `discard_pile`: a per-player zone named bare means the same seat's"]),
+])
+def test_a_refill_source_that_names_no_seat_is_refused_with_a_fix(tmp_path, zones, words):
+    text = PER_SEAT.replace("  draw_pile: {per_player: true, visibility: hidden, refill_from: discard_pile}\n", zones)
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(text)
+    with pytest.raises(TapsterError) as info:
+        load_ruleset(path)
+    err = getattr(info.value, "errors", [info.value])[0]
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if ln.startswith("  draw_pile:"))
+    assert err.mark.line == line, str(err)
+    for w in words:
+        assert w in str(err), str(err)

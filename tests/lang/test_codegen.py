@@ -111,7 +111,7 @@ def _ruleset(payload: str, name: str = "z") -> str:
         "name": payload,
         "players": {"min": 2, "max": 2},
         "params": {name + "_n" if name.isidentifier() else name: 1, "k": payload},
-        "vars": {"v": 0, "t": "", "m": {"initial": {payload: 1}}},
+        "vars": {"v": 0, "t": "", "m": {"initial": {payload: 1}}, "g": {"initial": {payload: [0, {payload: 1}]}}},
         "functions": {"same": {"params": ["a", "b"], "value": "a == b"}},
         "zones": {name: {"visibility": "public"}, "d": {"visibility": "public"}},
         "components": {"card": {"items": [{"n": 1, name: payload}], "start": "d", "label": _braces(payload) + "{n}"}},
@@ -119,6 +119,9 @@ def _ruleset(payload: str, name: str = "z") -> str:
             {"set": {"t": lit}},
             {"set": {"t": "t + k + {'a': k}['a'] + str(len(d))"}},
             {"log": _braces(payload) + " {t}"},
+            # nested writes whose keys and values carry the payload (H_setpath, the inline `add`)
+            {"set": {f"g[{lit}][1][{lit}]": f"len({lit}) + g[{lit}][1][{lit}]"}},
+            {"add": {f"g[{lit}][0]": f"len([{lit}])", f"g[{lit}][1][{lit}]": 1}},
             # a name bound to a value holding a zone's list: a snapshot of it (H_snap)
             {"let": {"w": f"[d, {lit}]"}},
             # a loop over a zone's list: its components' fields read without the class test
@@ -160,11 +163,13 @@ def test_no_ruleset_text_becomes_code(tmp_path, monkeypatch, index):
     assert any(re.search(r"h_1 = V\['m'\]\[", src) for _, src in rs.sources)  # a read made before the loop
     assert any("def legal(" in src and "* H_len(" in src for _, src in rs.sources)  # a call charged for the loop
     assert any("H_snap(" in src for _, src in rs.sources)  # a snapshot where a name is bound
+    assert any("H_setpath(st.vars['g']" in src for _, src in rs.sources)  # nested writes, generated
     assert any(re.search(r"\[l_c_\d+\.fields\['z'\] for l_c_\d+ in ", src) for _, src in rs.sources)  # a known component
     assert any(re.search(r"append\(KEPT\d+\.get\(l_x_\d+\) or H_act\(KEPT\d+, 'e', l_x_\d+\)\)", src)
                for _, src in rs.sources)  # an option's component kept without the class test
     st = rs.new_game(2, seed=0, log=True)
     assert st.vars["t"] == payload + payload + payload + "1"
+    assert st.vars["g"] == {payload: [1, {payload: len(payload) + 2}]}
     d = st.decision()
     assert d.prompt == payload
     assert [a.name for a in d.actions] == ["z", "b", "b", "c", "c", "e"]
@@ -327,6 +332,9 @@ CHARGES = [
     ("(s + s)[0:n]", 600),
     ("str(s)", 150),
     ("[n] * 300", 300),
+    ("join([s, s], '--')", 302),  # the two texts and one separator
+    ("join([n, n, n], s)", 309),  # two separators of 150 and three numbers shown as 3 characters
+    ("pluralize(n, s)", 155),  # '300 ', a 150-character word and its s
 ]
 
 
