@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..errors import TapsterError
 from ..limits import MAX_ITEMS
 from ..loader.load import MAX_INT_BITS  # the one integer limit: loading, computing and storing alike
 from ..model import order_key, render
@@ -20,7 +21,7 @@ from ..model import order_key, render
 if TYPE_CHECKING:  # pragma: no cover
     from .expression import FunctionBody
 
-__all__ = ["Builtin", "BUILTINS", "MAX_ITEMS", "MAX_INT_BITS", "unescape", "same"]
+__all__ = ["Builtin", "BUILTINS", "MAX_ITEMS", "MAX_INT_BITS", "unescape", "same", "WorkExceeded", "MemoryExceeded"]
 
 _VALUES = (int, float, str, bool, tuple, type(None))
 
@@ -236,6 +237,55 @@ def _key_of(zone, item):
     return None
 
 
+# The work and memory budgets' errors and charges (the generated code's helpers in
+# interpreter.lang.runtime re-export them; join and pluralize charge through them here).
+
+
+class WorkExceeded(TapsterError):
+    """An evaluation used up its work budget (``limits: {work: N}``)."""
+
+
+class MemoryExceeded(WorkExceeded):
+    """An evaluation used up its memory budget (``limits: {memory: N}``): a WorkExceeded, so
+    that every place reporting the one reports the other."""
+
+
+def _over(env) -> None:
+    env.left = 0
+    raise WorkExceeded(
+        f"the work budget of {env.budget:,} steps (loop items, membership tests, function calls) was used up"
+        " by one move; a rule seems to loop without end (raise it with `limits: {work: N}`)"
+    )
+
+
+def _oom(env) -> None:
+    env.mem = 0
+    raise MemoryExceeded(
+        f"the memory budget of {env.memory:,} items and characters (lists, texts and ranges built) was used up"
+        " by one move; a rule seems to build lists or texts without end (raise it with `limits: {memory: N}`)"
+    )
+
+
+def _charge(env, n: int) -> None:
+    """Charge ``n`` items or characters to the memory budget (raises MemoryExceeded)."""
+    env.mem -= n
+    if env.mem < 0:
+        _oom(env)
+
+
+def _it(env, xs):
+    """Charge a loop over ``xs`` to the budget; returns ``xs``.  Used by the generated code and
+    the reference evaluator alike; something that is not a collection is returned uncharged
+    (iterating it then gives the error)."""
+    try:
+        env.left -= len(xs)
+    except TypeError:
+        return xs
+    if env.left < 0:
+        _over(env)
+    return xs
+
+
 def _join(env, xs, sep):
     """``join(xs, sep)``: the items of the list ``xs`` as text (each shown as a template shows it:
     a component as its label, a number as written, a list as comma-separated items) with the
@@ -246,8 +296,6 @@ def _join(env, xs, sep):
         ValueError: ``xs`` is not a list (or tuple), ``sep`` is not a text, or the text would be
             longer than MAX_ITEMS characters.
     """
-    from .runtime import _charge, _it
-
     if type(xs) is not list and type(xs) is not tuple:
         raise ValueError(f"join() takes a list and a text, found {_kind(xs)} as the list; "
                          "write join([x for x in ...], ', ')")
@@ -276,8 +324,6 @@ def _pluralize(env, n, word, many=None):
     Raises:
         ValueError: ``n`` is not a number, or ``word`` (or ``many``) is not a text.
     """
-    from .runtime import _charge
-
     if type(n) is not int and type(n) is not float:
         raise ValueError(f"pluralize() takes a number first, found {_kind(n)}; write pluralize(len(xs), 'card')")
     if type(word) is not str or (many is not None and type(many) is not str):

@@ -18,40 +18,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import ExpressionError, Mark, TapsterError
+from ..errors import ExpressionError, Mark
 from ..model import Action, Component, render
-from .builtins import MAX_INT_BITS, MAX_ITEMS, _mul, same
+
+# the budgets' errors and charges live with the builtins that charge them too (join, pluralize); re-exported here
+from .builtins import MAX_INT_BITS, MAX_ITEMS, MemoryExceeded, WorkExceeded, _charge, _it, _mul, _oom, _over, same  # noqa: F401
 from .builtins import _range as _plain_range
 
 __all__ = ["WorkExceeded", "MemoryExceeded", "HELPERS", "template_oom"]
 
-class WorkExceeded(TapsterError):
-    """An evaluation used up its work budget (``limits: {work: N}``)."""
-
-
-class MemoryExceeded(WorkExceeded):
-    """An evaluation used up its memory budget (``limits: {memory: N}``): a WorkExceeded, so
-    that every place reporting the one reports the other."""
-
-
 # ---------------------------------------------------------------------------------------------
 # Helpers the generated code calls (the whole of its namespace, with the constants)
-
-
-def _over(env) -> None:
-    env.left = 0
-    raise WorkExceeded(
-        f"the work budget of {env.budget:,} steps (loop items, membership tests, function calls) was used up"
-        " by one move; a rule seems to loop without end (raise it with `limits: {work: N}`)"
-    )
-
-
-def _oom(env) -> None:
-    env.mem = 0
-    raise MemoryExceeded(
-        f"the memory budget of {env.memory:,} items and characters (lists, texts and ranges built) was used up"
-        " by one move; a rule seems to build lists or texts without end (raise it with `limits: {memory: N}`)"
-    )
 
 
 def template_oom(env, text: str, mark: Mark | None) -> None:
@@ -63,13 +40,6 @@ def template_oom(env, text: str, mark: Mark | None) -> None:
         shown = " ".join(text.split())
         shown = shown if len(shown) <= 60 else shown[:57] + "..."
         raise ExpressionError(f"in template `{shown}`: {exc.message}", mark) from None
-
-
-def _charge(env, n: int) -> None:
-    """Charge ``n`` items or characters to the memory budget (raises MemoryExceeded)."""
-    env.mem -= n
-    if env.mem < 0:
-        _oom(env)
 
 
 def _itm(env, xs):
@@ -127,19 +97,6 @@ def _str(env, x):
     if env.mem < 0:
         _oom(env)
     return r
-
-
-def _it(env, xs):
-    """Charge a loop over ``xs`` to the budget; returns ``xs``.  Used by the generated code and
-    the reference evaluator alike; something that is not a collection is returned uncharged
-    (iterating it then gives the error)."""
-    try:
-        env.left -= len(xs)
-    except TypeError:
-        return xs
-    if env.left < 0:
-        _over(env)
-    return xs
 
 
 def _attr(o, name):
