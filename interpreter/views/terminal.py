@@ -44,7 +44,12 @@ __all__ = [
 
 class QuitGame(Exception):
     """A human left the game (end of input, ctrl-D or ctrl-C, or ``quit``).  Not an error of
-    the ruleset: the driver stops the game and says so."""
+    the ruleset: the driver stops the game and says so.  ``asked``: the person typed ``quit``
+    (``tapster play`` then saves the game to a file it names)."""
+
+    def __init__(self, message: str = "", asked: bool = False):
+        super().__init__(message)
+        self.asked = asked
 
 
 # -- the account ----------------------------------------------------------------------------------
@@ -106,7 +111,7 @@ class HotSeat:
             self.console.print()
             raise QuitGame(f"{seat_name(player)} left the game") from None
         if answer.strip().lower() in ("q", "quit", "exit"):
-            raise QuitGame(f"{seat_name(player)} left the game")
+            raise QuitGame(f"{seat_name(player)} left the game", asked=True)
         self.clear()
         self.shown = player
 
@@ -330,6 +335,13 @@ class Narrator:
         self.seen = 0
         self.rounds = Rounds(st.ruleset)
         self.turn: tuple | None = None
+
+    def rewind(self, st: State) -> None:
+        """Narrate ``st`` from now on (a take-back or a resume): its account so far counts as told."""
+        self.st = st
+        self.seen = len(st.log or ())
+        self.turn = None if st.finished else (st.current, st.turns[st.current])
+        self.rounds.last = self.turn
 
     def __call__(self) -> None:
         """Print what happened since the last call."""
