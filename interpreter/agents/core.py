@@ -22,11 +22,12 @@ from ..engine.rng import Rng
 from ..engine.state import State
 from ..errors import TapsterError, close_matches
 from ..model import Action, Decision
+from ..views.faces import face_of
 from ..views.render import view_observation
-from ..views.screen import Account, compose, fold_account, option_lines
+from ..views.screen import SCREEN_LINES, Account, compose, fold_account, option_lines, own_values
 from ..views.terminal import HotSeat, QuitGame, new_lines, numbered, option_names, rules_summary, seat_name
-from ..views.termview import face_text, seat_blocks
-from ..views.view import action_cards
+from ..views.termview import board_titles, face_text, seat_blocks
+from ..views.view import action_cards, visible_ids
 from .search import PARAMS, GreedyAgent, ISMCTSAgent, MCTSAgent, _legal
 
 __all__ = [
@@ -358,7 +359,8 @@ class HumanAgent:
             self._told[player] = fold_account(account)
             before = self._tables.get(player)
             screen = compose(header, blocks, before, named, account, question, options, final,
-                             lambda t: len(Text(t).wrap(self.console, width)))
+                             lambda t: len(Text(t).wrap(self.console, width)), budget=self.height(),
+                             pinned=board_titles(rs, obs), own=own_values(blocks))
             lines, shown = screen.lines, screen.shown
         table = dict(self._tables.get(player) or {})
         table.update((t, b) for t, b in blocks if t in shown)
@@ -366,23 +368,57 @@ class HumanAgent:
         for text, style in lines:
             self.console.print(Text(text, style=style))
 
+    def height(self) -> int:
+        """The lines of the terminal (:data:`~interpreter.views.screen.SCREEN_LINES` where it is unknown:
+        output piped or redirected)."""
+        if not self.console.is_terminal:
+            return SCREEN_LINES
+        return max(12, self.console.size.height)
+
+    def visible_cards(self, state: State, player: int) -> list[tuple[int, Any]]:
+        """Every card ``player`` can see now that has a face, as ``(number, face)``: numbered after
+        the decision's options (``look N`` reaches them), in the ruleset's order of components."""
+        rs = state.ruleset
+        seen = visible_ids(rs, view_observation(state, player))
+        start = max((n for n, _, _ in self.listed(state, player)), default=0) + 1
+        faces = [f for c in rs.components if c.id in seen for f in [face_of(rs, c.id)] if f is not None]
+        return list(enumerate(faces, start))
+
     def look(self, state: State, player: int, answer: str) -> bool:
-        """Answer ``look N`` or ``? N``: print the full face of every card option N names that
-        ``player`` can see (:func:`~interpreter.views.view.action_cards`), or say there is none.
+        """Answer ``look``, ``look N`` or ``? N``: ``look`` lists every card ``player`` can see,
+        numbered after the options (:meth:`visible_cards`); ``look N`` prints the full face of
+        every card option N names that ``player`` can see
+        (:func:`~interpreter.views.view.action_cards`), or of the visible card numbered N.
         Returns False when ``answer`` is not such a request."""
         words = answer.split()
+        if [w.lower() for w in words] == ["look"]:
+            cards = self.visible_cards(state, player)
+            if not cards:
+                self.console.print(Text("you see no card"))
+            for n, face in cards:
+                self.console.print(Text(f"  {n:>3}. {face.short}"))
+            if cards:
+                self.console.print(Text("`look N` shows card N in full", style="dim"))
+            return True
         if len(words) != 2 or words[0].lower() not in ("look", "?") or not (words[1].isascii() and words[1].isdigit()):
             return False
         listed = self.listed(state, player)
         i = int(words[1]) if len(words[1]) <= 9 else 0
         found = [(a, label) for n, a, label in listed if n == i]
         if not found:
-            self.console.print(Text(f"there is no option {words[1]}: the options are "
-                                    + ", ".join(str(n) for n, _, _ in listed), style="red"))
+            card = [face for n, face in self.visible_cards(state, player) if n == i]
+            if card:
+                for text in face_text(card[0]):
+                    self.console.print(Text(text))
+                return True
+            self.console.print(Text(f"there is no option or card {words[1]}: the options are "
+                                    + ", ".join(str(n) for n, _, _ in listed) + " (`look` lists the cards you see)",
+                                    style="red"))
             return True
         faces = action_cards(state.ruleset, view_observation(state, player), found[0][0])
         if not faces:
-            self.console.print(Text(f"option {i} ({found[0][1] or found[0][0]}) names no card you can see"))
+            self.console.print(Text(f"option {i} ({found[0][1] or found[0][0]}) names no card you can see "
+                                    "(`look` lists the cards you see)"))
         for face in faces:
             for text in face_text(face):
                 self.console.print(Text(text))

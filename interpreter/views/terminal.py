@@ -238,7 +238,9 @@ def endings(rs: Ruleset) -> list[str]:
 def rules_summary(rs: Ruleset, players: int | None = None) -> list[str]:
     """The rules in short, as lines for a player's ``?``: the title and variant, the ruleset's
     ``description`` (and the variant's), the players, the phases, each decision with its prompt
-    (``…`` where the game fills in a value), how the game ends and how it is scored."""
+    (``…`` where the game fills in a value), how the game ends and how it is scored — in the
+    ruleset's words (``outcome.description``) when it gives them, else from its ``end_game``
+    reasons and its ``score`` expression."""
     lines = [rs.title + (f" (variant {rs.variant})" if rs.variant else "")]
     if rs.description:
         lines.append(" ".join(str(rs.description).split()))
@@ -262,10 +264,14 @@ def rules_summary(rs: Ruleset, players: int | None = None) -> list[str]:
     if decisions:
         lines.append("Decisions:")
         lines.extend(decisions)
+    outcome = data.get("outcome") if isinstance(data.get("outcome"), dict) else {}
+    words = " ".join(str(outcome.get("description") or "").split())
+    if words:  # the ruleset's own words for scoring and the end
+        lines.append(f"How it ends and scores: {words}")
+        return lines
     ends = endings(rs)
     if ends:
         lines.append("The game ends: " + "; or ".join(ends))
-    outcome = data.get("outcome") if isinstance(data.get("outcome"), dict) else {}
     score = " ".join(str(outcome.get("score") or "").split())
     if score and len(score) <= MAX_SCORE_TEXT:  # a long formula says nothing at the table
         ties = [" ".join(str(t).split()) for t in outcome.get("tiebreak") or []]

@@ -55,6 +55,23 @@ def seat_blocks(rs: Ruleset, obs: dict, names: list[str] | None = None) -> tuple
     return v.header(), v.blocks(), v.final()
 
 
+#: Sections that draw the table itself (pinned on a person's screen).
+BOARD_KINDS = ("board", "grid", "map")
+
+
+def board_titles(rs: Ruleset, obs: dict) -> list[str]:
+    """The titles (as :func:`seat_blocks` names them) of the sections of ``obs`` that draw the
+    board — a board, a grid, a map — and the display's header line (the round, the centre of the
+    table, in the ruleset's words)."""
+    out = []
+    for i, sec in enumerate(seat_sections(rs, obs)):
+        if sec["kind"] in BOARD_KINDS:
+            out.append(str(sec.get("title") or f"{sec['kind']} {i}"))
+        elif sec["kind"] == "text" and i == 0:
+            out.append(str(sec.get("title") or "header"))
+    return out
+
+
 def _pile_empty(pile: dict) -> bool:
     if "count" in pile:
         return not pile["count"]

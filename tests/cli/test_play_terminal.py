@@ -160,3 +160,47 @@ def test_undo_after_a_drawn_card_is_refused_and_says_why_unless_practice(tmp_pat
     # a take-back with nothing new shown is free: taking a known card from the discard pile
     free = CliRunner().invoke(cli, args, input="1\nundo\nquit\n")
     assert "P1 took back: Take IPA 35 (2 hops) from the discard pile" in " ".join(free.output.split())
+
+
+# -- a screen that fits the terminal ------------------------------------------------------------------
+
+CHOICE = re.compile(r"P1, your choice \(([\d, -]+), look N")
+
+
+def _numbers(span: str) -> list[int]:
+    out = []
+    for part in span.split(", "):
+        a, _, b = part.partition("-")
+        out.extend(range(int(a), int(b or a) + 1))
+    return out
+
+
+@pytest.mark.parametrize("rows", [30, 60])
+@pytest.mark.parametrize("name", ["beer_knight", "belgian_beers_race"])
+def test_the_pinned_parts_are_on_the_terminal_at_every_decision(tmp_path, name, rows):
+    """At every decision of P1's first turns, the last ROWS lines of the terminal (what it shows
+    when asked) hold the table's header, the board (Belgian Beers Race's map and its pieces),
+    P1's own resources (their hand; the `yours:` line) and the whole question."""
+    child = spawn(["play", name, "--agents", "human,random", "--seed", "4", "--players", "2"], rows, tmp_path)
+    pictures = 0
+    for _ in range(6):
+        child.expect(CHOICE)
+        numbers = _numbers(child.match.group(1))
+        printed = screen(child).split("\n")
+        visible = printed[-(rows - 1):]
+        text = "\n".join(visible)
+        assert all(len(line) <= 100 for line in visible)
+        assert "== " in text and "what P1 sees (your turn)" in text, text
+        for n in numbers:  # every option of the decision
+            assert re.search(rf"(^|\s){n}\. \S", text, re.M), (n, text)
+        if name == "belgian_beers_race":
+            assert "Map belgium:" in text and re.search(r"^  [A-Z] .*: .*P1", text, re.M), text
+            assert "yours: " in text or "Time (TU):" in text, text
+            pictures += any(re.fullmatch(r"[ ·A-Z*]*·[ ·A-Z*]*", line) for line in visible)
+        else:
+            assert "Hidden Hand" in text, text
+        assert re.search(r"(Combat|Challenges|day of)", text), text  # the display's header line
+        child.sendline(str(numbers[0]))
+    child.terminate(force=True)
+    if name == "belgian_beers_race" and rows == 60:  # the map's picture is drawn where there is room for it
+        assert pictures == 6

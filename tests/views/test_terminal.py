@@ -18,6 +18,7 @@ from interpreter.cli import cli
 from interpreter.engine.state import Keyed
 from interpreter.model import Component, Decision
 from interpreter.views.terminal import HotSeat, ReplayViewer, numbered, option_names, rules_summary
+from interpreter.views.termview import face_text
 from tests.conftest import compiled
 
 CLEAR = "<<CLEAR>>"
@@ -254,8 +255,35 @@ def test_rules_summary_of_every_shipped_ruleset():
         rs = compiled(name)
         lines = rules_summary(rs)
         assert lines[0] == rs.title and "Decisions:" in lines
-        assert any(line.startswith("The game ends: ") for line in lines)
+        assert any(line.startswith("The game ends: ") or line.startswith("How it ends and scores: ") for line in lines)
         assert not any("{" in line for line in lines if not line.startswith("Score"))
+
+
+def test_question_mark_gives_the_rulesets_words_for_scoring_else_the_expression():
+    words = rules_summary(compiled("belgian_beers_race"))
+    assert words[-1].startswith("How it ends and scores: The race ends after the last day.")
+    assert not any(line.startswith("Score: ") for line in words)  # not `vp[p] + final_extra(p)`
+    plain = rules_summary(compiled("tic_tac_toe"))  # no outcome.description: the expression
+    assert plain[-1].startswith("Score: 0 if winner is none else")
+
+
+def test_look_lists_and_shows_every_card_the_seat_sees_beyond_the_options():
+    rs = compiled("beer_knight")
+    st = rs.new_game(2, seed=3, log=True)
+    p = st.current_players()[0]
+    table = Table(["look", "look 999", "1"])
+    agent = HumanAgent(console=table.console, read=table.read)
+    cards = agent.visible_cards(st, p)
+    hidden = _hidden_from(st, p) - {c for c in rs.components if c.id in _seen_ids(st, p)}
+    assert cards and not {f.title for _, f in cards} & {c.label for c in hidden}
+    last = max(n for n, _, _ in agent.listed(st, p))
+    assert cards[0][0] == last + 1  # numbered after the options
+    table.answers = iter(["look", f"look {cards[-1][0]}", "1"])
+    agent.act(st, p)
+    out = table.buf.getvalue()
+    listing, shown = out.split("<<READ")[1], out.split("<<READ")[2]  # after `look`, after `look N`
+    assert f"{cards[-1][0]:>3}. {cards[-1][1].short}" in listing
+    assert all(line in shown for line in face_text(cards[-1][1]))
 
 
 # -- 4. turn headers ----------------------------------------------------------------------------------
