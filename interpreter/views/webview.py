@@ -311,16 +311,23 @@ class _View:
     def status(self) -> str:
         o = self.obs
         bits = [f'<h2>{escape(self.rs.title)}{" (" + escape(self.rs.variant) + ")" if self.rs.variant else ""}</h2>']
-        bits.append(f'<p class="you">You are <b>{escape(self.names[self.me])}</b>.</p>')
+        if self.me is None:
+            bits.append('<p class="you">You are watching: public information only.</p>')
+        else:
+            bits.append(f'<p class="you">You are <b>{escape(self.names[self.me])}</b>.</p>')
         if o["finished"]:
             bits.append('<p class="turn">The game is over.</p>')
         else:
             deciding = o.get("deciding") or []
             who = ", ".join(escape(self.names[p]) for p in deciding if 0 <= p < self.n)
-            mine = self.me in deciding
+            mine = self.me is not None and self.me in deciding and bool(o.get("decision"))  # a pending decision of this seat
+            # where the game stands: the display's first header line (the round in the ruleset's words), else the phase
+            header = [str(x) for x in ((o.get("display") or {}).get("header") or []) if str(x).strip()]
+            where = f" · {escape(header[0])}" if header else (f" (phase {escape(str(o['phase']).replace('_', ' '))})"
+                                                               if o.get("phase") else "")
+            turns = f"; your turns so far: {o['turns'][self.me]}" if self.me is not None else ""
             bits.append(f'<p class="turn{" mine" if mine else ""}">{"Your turn" if mine else "Waiting for " + who}'
-                        f'{" (phase " + escape(str(o["phase"])) + ")" if o.get("phase") else ""}; '
-                        f'your turns so far: {o["turns"][self.me]}</p>')
+                        f'{where}{turns}</p>')
         return '<div class="status">' + "".join(bits) + "</div>"
 
     def prompt(self) -> str:
