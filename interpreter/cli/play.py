@@ -429,13 +429,18 @@ def _write_log(path: str, rs: Ruleset, variant, params, n, seed, names, actions,
               help="Step through the game as seat P (1 is P1) saw it: only what P could see.")
 @click.option("--all", "observer", is_flag=True, help="Step through the game as an observer who sees everything.")
 @click.option("--no-pause", is_flag=True, help="With --seat or --all, print every step without waiting for Enter.")
-def replay(log_file, seat, observer, no_pause) -> int:
+@click.option("--serve", "serve_it", is_flag=True,
+              help="Open the browser's replay viewer for the log (step forward and back, jump) at --host:--port.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="With --serve: the address to listen on.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help="With --serve: the port.")
+def replay(log_file, seat, observer, no_pause, serve_it, host, port) -> int:
     """Replay a log written by `play --log`: every action must be legal and the final outcome
     must equal the logged one.  Prints OK, or the first mismatch with its action index.
 
     With --seat P, each step shows what seat P saw (their view, the lines they could read, their
     own actions); with --all, the omniscient account.  Enter steps, q stops; --no-pause (or
-    input that is not a terminal) prints every step."""
+    input that is not a terminal) prints every step.  --serve then opens the browser's replay
+    viewer for the log (the game is over: everything may be shown)."""
     if seat is not None and observer:
         raise click.UsageError("--seat and --all are alternatives: give one")
     data = _read_log(log_file)
@@ -482,6 +487,13 @@ def replay(log_file, seat, observer, no_pause) -> int:
         click.echo(f"MISMATCH at action {len(actions) - 1} (the end)", err=True)
         return EXIT_FAIL
     click.echo(f"OK: {len(actions)} actions replayed; outcome {json.dumps(got)}")
+    if serve_it:
+        from ..web.playtest import serve_log
+        from ..web.server import require_web
+
+        require_web()
+        click.echo(f"the replay viewer: http://{host}:{port}/ (ctrl-C stops)")
+        serve_log(rs, data, host, port)
     return EXIT_OK
 
 

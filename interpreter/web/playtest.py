@@ -26,7 +26,7 @@ import jsonschema
 from ..errors import IllegalActionError, TapsterError
 from .guards import parse_json
 
-__all__ = ["UNDO_SCHEMA", "routes", "replay_page"]
+__all__ = ["UNDO_SCHEMA", "routes", "replay_page", "log_app", "serve_log"]
 
 #: The body of ``POST /t/<t>/<k>/undo``.
 UNDO_SCHEMA = {
@@ -45,10 +45,10 @@ def replay_page(title: str, total: int, data_url: str) -> str:
     return (f'<main class="replay-viewer" data-url="{escape(data_url, quote=True)}" data-total="{total}">'
             f'<h1>{escape(title)}: replay</h1>'
             '<nav class="replay-controls" aria-label="replay">'
-            '<button type="button" class="replay-first">⏮ start</button> '
+            '<button type="button" class="replay-first">|◀ start</button> '
             '<button type="button" class="replay-back">◀ back</button> '
             '<button type="button" class="replay-forward">forward ▶</button> '
-            '<button type="button" class="replay-last">end ⏭</button> '
+            '<button type="button" class="replay-last">end ▶|</button> '
             f'<label>step <input type="number" class="replay-step" min="0" max="{total}" value="0"></label> '
             f'<span class="replay-of">of {total}</span> '
             '<label>turn <select class="replay-turn"></select></label> '
@@ -164,3 +164,45 @@ def routes(server, agent_wait: float) -> list:
         Route("/w/{tid}/{token}/view", watch_view),
         Route("/w/{tid}/{token}/events", watch_events),
     ]
+
+
+def log_app(rs, data: dict):
+    """A Starlette application showing the replay viewer of a finished game's log (``tapster
+    replay LOG --serve``): ``GET /`` the viewer, ``GET /step?n=N[&all=1]`` a step as JSON (the
+    first player's view, or everything).  ``data``: a checked replay log whose game has ended."""
+    from pathlib import Path
+
+    from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse, Response
+    from starlette.routing import Mount, Route
+    from starlette.staticfiles import StaticFiles
+
+    from .server import _error, _page
+    from .tables import replay_step
+
+    actions = [str(a) for a in data["actions"]]
+    agents = [str(a) for a in data.get("agents") or ["human"] * data["players"]]
+
+    async def index(request: Request) -> Response:
+        return _page(f"{rs.title}: replay", replay_page(rs.title, len(actions), "/step"))
+
+    async def step(request: Request) -> Response:
+        n = request.query_params.get("n", "0")
+        if not (n.isascii() and n.isdigit() and len(n) <= _STEP_DIGITS):
+            return _error("n: a step number (0 to the number of actions)")
+        seat = None if request.query_params.get("all", "") in ("1", "true") else 0
+        return JSONResponse(await run_in_threadpool(replay_step, rs, data["players"], data["seed"], agents, actions, seat, int(n)),
+                            headers={"Cache-Control": "no-store"})
+
+    static = Path(__file__).resolve().parent / "static"
+    return Starlette(routes=[Route("/", index), Route("/step", step),
+                             Mount("/static", app=StaticFiles(directory=str(static)), name="static")])
+
+
+def serve_log(rs, data: dict, host: str, port: int) -> None:
+    """Serve :func:`log_app` on ``host:port`` until interrupted."""
+    import uvicorn
+
+    uvicorn.run(log_app(rs, data), host=host, port=port, log_level="warning")

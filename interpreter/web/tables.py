@@ -206,8 +206,9 @@ class Table:
                                f'({escape(req["why"])}); waiting for {escape(waiting)} to agree.</p>')
             if seat in req["agreed"]:
                 return said + f'<p class="takeback-request" role="status">You agreed that {asker} takes back their last move.</p>'
+            why = req["why"].replace("you had not seen", f"{asker} had not seen").replace("told you", f"told {asker}")
             return said + (f'<div class="takeback-request" role="alert">{asker} asks to take back their last move '
-                           f'({escape(req["why"])}). <button type="button" class="takeback-agree">Agree</button> '
+                           f'({escape(why)}). <button type="button" class="takeback-agree">Agree</button> '
                            f'<button type="button" class="takeback-refuse">Refuse</button></div>')
         if any(s == seat for s, _ in self.record.actions):
             return said + '<p class="takeback"><button type="button" class="takeback-ask">Take back my last move</button></p>'
@@ -247,27 +248,7 @@ class Table:
                 raise TapsterError("the replay is given once the game is over")
             actions = [a for _, a in self.record.actions]
             settings = self.record.settings
-        total = len(actions)
-        step = max(0, min(step, total))
-        st = self.rs.new_game(settings["players"], seed=settings["seed"], log=True)
-        marks: list = [[0, "the start"]]
-        last = None
-        for i, text in enumerate(actions):
-            if i == step:
-                shown = st.clone()
-            st.apply(text)
-            turn = (st.current, st.turns[st.current]) if not st.finished else None
-            if turn is not None and turn != last and turn[1]:
-                marks.append([i + 1, f"P{turn[0] + 1}'s turn {turn[1]}"])
-                last = turn
-        if step == total:
-            shown = st
-        names = [f"P{p + 1}" + (" (you)" if p == seat else "" if a == "human" else f" ({a})") for p, a in enumerate(settings["agents"])]
-        obs = view_observation(shown, seat)
-        obs.pop("decision", None)
-        html = seat_html(self.rs, obs, shown.visible_log(seat), names) if seat is not None else seat_html(
-            self.rs, dict(obs, player=None), shown.visible_log(None), names)
-        return {"step": step, "total": total, "html": html, "marks": marks[-500:]}
+        return replay_step(self.rs, settings["players"], settings["seed"], settings["agents"], actions, seat, step)
 
     # -- waiting for changes (from any thread) --------------------------------------------------
 
@@ -604,6 +585,10 @@ class TableServer:
             log.warning("table %s: the take-back could not be written: %s", table.record.id, exc)
             raise TapsterError("the table could not be saved just now (nothing changed); try again") from None
         taken = table.record.actions[keep][1]
+        decision = st.decision()
+        found = decision.find(taken) if decision is not None else None
+        if found is not None and decision.labels:
+            taken = decision.labels[decision.actions.index(found)]  # the seat's own move, in words
         del table.record.actions[keep:]
         table.record.version = keep
         table.record.undone += 2 * undone + 1  # the revision grows (as the store counts it)
@@ -778,6 +763,39 @@ class TableServer:
             if left <= 0:
                 return
             await table.wait_change(min(left, 0.2))
+
+
+def replay_step(rs: Ruleset, players: int, seed: Any, agents: list[str], actions: list[str], seat: int | None,
+                step: int) -> dict:
+    """A finished game (``actions`` from ``seed``) after its first ``step`` actions, as ``seat``
+    saw it (None: everything): ``{"step", "total", "html", "marks"}``, ``marks`` the step at which
+    each turn began (``[step, "P2's turn 3"]``).  For the replay viewer of a finished table and of
+    ``tapster replay LOG --serve``; never for a game under way (the callers check).
+
+    Raises:
+        TapsterError: an action does not replay.
+    """
+    total = len(actions)
+    step = max(0, min(step, total))
+    st = rs.new_game(players, seed=seed, log=True)
+    marks: list = [[0, "the start"]]
+    last = None
+    shown = st.clone() if step == 0 else None
+    for i, text in enumerate(actions):
+        st.apply(text)
+        if i + 1 == step:
+            shown = st.clone()
+        turn = (st.current, st.turns[st.current]) if not st.finished else None
+        if turn is not None and turn != last and turn[1]:
+            marks.append([i + 1, f"P{turn[0] + 1}'s turn {turn[1]}"])
+            last = turn
+    names = [f"P{p + 1}" + (" (you)" if p == seat else "" if a == "human" else f" ({a})") for p, a in enumerate(agents)]
+    obs = view_observation(shown, seat)
+    obs.pop("decision", None)
+    if seat is None:
+        obs["player"] = None
+    html = seat_html(rs, obs, shown.visible_log(seat), names)
+    return {"step": step, "total": total, "html": html, "marks": marks[-500:]}
 
 
 def _prefix(rec: TableRecord, keep: int) -> TableRecord:

@@ -45,7 +45,7 @@ def test_a_person_takes_back_a_placement_and_the_board_is_as_before(browser, tmp
         assert answer.value.status == 200 and answer.value.json()["done"] is True
         _wait_revision_above(page, revision)
         assert _board(page) == before
-        assert "P1 took back mark(4) and 1 move after it" in page.inner_text("#view")
+        assert "P1 took back X in row 2, column 2 and 1 move after it" in page.inner_text("#view")
         assert page.locator('button.action[data-action="mark(4)"]').count() == 1  # the square is free again
     finally:
         ctx.close()
@@ -75,7 +75,7 @@ def test_a_take_back_after_a_drawn_card_needs_the_other_persons_agreement(browse
             mine.click("button.takeback-ask")
         assert answer.value.json()["done"] is False
         other.wait_for_selector("button.takeback-agree", timeout=30_000)
-        assert "a card or die you had not seen" in other.inner_text("#view")
+        assert f"a card or die P{me + 1} had not seen has been shown since" in other.inner_text("#view")
         assert _board(mine) == drawn
         # refused: the drawn card stays
         revision = _revision(other)

@@ -58,7 +58,7 @@ def test_a_take_back_against_an_agent_restores_the_table_and_says_who(tmp_path):
     assert json.dumps(table.state.to_json(), sort_keys=True) == before
     assert table.record.version == 0 and table.version > revision  # pages follow a growing revision
     page = client.get(me + "/view").json()
-    assert "P1 took back mark(4) and 1 move after it" in page["html"]
+    assert "P1 took back X in row 2, column 2 and 1 move after it" in page["html"]
     assert "takeback-ask" not in page["html"]  # nothing left to take back
     # the take-back is stored: a restarted server holds the table as it is now
     again = TableServer(SQLiteStore(str(tmp_path / "tables.sqlite")))
@@ -98,7 +98,7 @@ def test_a_take_back_after_a_drawn_card_needs_the_other_persons_agreement(tmp_pa
     assert json.dumps(table.state.to_json(), sort_keys=True) == moved  # nothing taken back yet
     asked = client.get(other + "/view").json()["html"]
     assert f"P{p + 1} asks to take back their last move" in asked and "takeback-agree" in asked
-    assert "a card or die you had not seen" in asked
+    assert f"a card or die P{p + 1} had not seen has been shown since" in asked
     # refused: the request goes, the game stays
     assert client.post(other + "/undo", json={"answer": "refuse"}).json()["refused"] is True
     assert json.dumps(table.state.to_json(), sort_keys=True) == moved
@@ -171,3 +171,23 @@ def test_the_replay_steps_through_a_finished_game(tmp_path):
     assert client.get(me + "/replay/step?n=-1").status_code == 400
     assert client.get(me + "/replay/step?n=" + "9" * 50).status_code == 400
     assert client.get(me + "/replay/step?n=2&all=1").status_code == 200
+
+
+def test_the_replay_viewer_of_a_log_file(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from interpreter.cli import cli
+    from interpreter.web import playtest
+
+    log = tmp_path / "game.json"
+    assert CliRunner().invoke(cli, ["play", "tic_tac_toe", "--seed", "3", "--log", str(log)]).exit_code == 0
+    served = {}
+    monkeypatch.setattr(playtest, "serve_log", lambda rs, data, host, port: served.update(rs=rs, data=data, port=port))
+    result = CliRunner().invoke(cli, ["replay", str(log), "--serve", "--port", "8765"])
+    assert result.exit_code == 0 and "http://127.0.0.1:8765/" in result.output and served["port"] == 8765
+    client = TestClient(playtest.log_app(served["rs"], served["data"]))
+    total = len(served["data"]["actions"])
+    assert "replay.js" in client.get("/").text and f'data-total="{total}"' in client.get("/").text
+    first, last = client.get("/step?n=0").json(), client.get(f"/step?n={total}&all=1").json()
+    assert first["step"] == 0 and last["step"] == total and "game is over" in last["html"].lower()
+    assert client.get("/step?n=x").status_code == 400
