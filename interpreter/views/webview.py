@@ -280,6 +280,10 @@ def table_controls(rs: Ruleset, obs: dict, acts: dict[str, list[int]]) -> list[t
     return [(t, sorted(set(idx))) for t, idx in sorted(controls.items(), key=lambda kv: min(kv[1]))]
 
 
+#: A keyed zone (a supply of piles) of more rows than this is drawn as a grid of columns.
+KEYED_GRID_FROM = 6
+
+
 class _View:
     def __init__(self, rs: Ruleset, obs: dict, names: list[str]):
         self.rs = rs
@@ -528,6 +532,8 @@ class _View:
     def s_keyed(self, sec: dict) -> str:
         body = "".join(f'<div class="keyed"><span class="key">{escape(self.value_text(k))}</span>{self.cards(pile)}</div>'
                        for k, pile in sec["rows"])
+        if len(sec["rows"]) > KEYED_GRID_FROM:  # a wide supply: a grid that fits the panel
+            body = f'<div class="keyed-grid">{body}</div>'
         body = body or '<div class="pile empty">empty</div>'
         return (f'<section class="zone keyed-zone" data-zone="{escape(sec["zone"], quote=True)}">'
                 f'<h3>{escape(sec["title"])}</h3>{body}</section>')
