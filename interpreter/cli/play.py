@@ -177,7 +177,7 @@ class TerminalTable:
         return {
             "format": SAVE_FORMAT,
             "ruleset": self.rs.name,
-            "path": str(Path(self.rs.path).resolve()),
+            "path": None,  # filled in by save(): relative to the file's folder, as a log's
             "ruleset_sha256": _sha256(self.rs.path),
             "variant": self.variant,
             "params": self.params or {},
@@ -197,8 +197,10 @@ class TerminalTable:
         Raises:
             TapsterError: the file cannot be written.
         """
+        data = self.saved()
+        data["path"] = _relative_to(Path(self.rs.path).resolve(), Path(path).resolve().parent)
         try:
-            Path(path).write_text(json.dumps(self.saved(), default=str) + "\n", encoding="utf-8")
+            Path(path).write_text(json.dumps(data, default=str) + "\n", encoding="utf-8")
         except OSError as exc:
             raise TapsterError(f"cannot write {path}: {exc.strerror or exc}") from None
 
@@ -274,7 +276,7 @@ def play(ruleset, players, variant, seed, agents, log_file, as_json, params, res
             raise click.UsageError("--resume continues a saved game as it was: give no RULESET, --players, --variant, "
                                    "--seed, --agents or --param with it")
         saved = _read_save(resume)
-        source = saved["path"] if isinstance(saved.get("path"), str) and Path(saved["path"]).is_file() else saved["ruleset"]
+        source = _log_ruleset(resume, saved)  # its path relative to the file (never an absolute one), else its name
         rs = _load(source, saved.get("variant"), saved.get("params") or None)
         if saved.get("ruleset_sha256") and _sha256(rs.path) != saved["ruleset_sha256"]:
             raise TapsterError(f"the ruleset {rs.path} has changed since the game was saved: it cannot be continued")

@@ -204,3 +204,30 @@ def test_the_pinned_parts_are_on_the_terminal_at_every_decision(tmp_path, name, 
     child.terminate(force=True)
     if name == "belgian_beers_race" and rows == 60:  # the map's picture is drawn where there is room for it
         assert pictures == 6
+
+
+def test_resume_refuses_what_is_not_a_saved_game_or_does_not_replay(tmp_path, monkeypatch, capsys):
+    from click.testing import CliRunner
+
+    from interpreter.cli import cli, main
+
+    def refused(*argv: str) -> str:
+        assert main(list(argv)) != 0
+        return " ".join(capsys.readouterr().err.split())
+
+    monkeypatch.chdir(tmp_path)
+    saving = CliRunner().invoke(cli, ["play", "tic_tac_toe", "--agents", "human,first", "--seed", "2"],
+                                input="mark(4)\nsave game.json\nquit\n")
+    assert "game saved to game.json" in saving.output and "game abandoned after 2 actions" in saving.output
+    data = json.loads((tmp_path / "game.json").read_text())
+    assert data["format"] == "tapster-save/1" and data["actions"] == ["mark(4)", "mark(0)"]
+    assert not Path(data["path"]).is_absolute()  # as a log's: relative to the file, never a path from elsewhere
+    assert "--resume continues a saved game as it was" in refused("play", "tic_tac_toe", "--resume", "game.json")
+    (tmp_path / "log.json").write_text(json.dumps({"format": "tapster-log/1"}))
+    assert "not a saved game" in refused("play", "--resume", "log.json")
+    (tmp_path / "bad.json").write_text(json.dumps(dict(data, actions=["mark(4)", "mark(4)"])))
+    assert "the saved actions do not replay" in refused("play", "--resume", "bad.json")
+    (tmp_path / "other.json").write_text(json.dumps(dict(data, actions=["mark(4)", "mark(1)"])))
+    assert "do not lead to the saved state" in refused("play", "--resume", "other.json")
+    (tmp_path / "none.json").write_text("[1, 2")
+    assert "not a saved game" in refused("play", "--resume", "none.json")
