@@ -1,9 +1,10 @@
 """The browser table's playtesting routes (issue 48): take-back, spectating and the replay viewer.
 
-- ``POST /t/<t>/<k>/undo`` with JSON ``{"answer": "ask" | "agree" | "refuse"}`` (default
-  ``ask``): the seat takes back its last move (with the agents' moves after it), free while
-  nothing it did not know has been shown to it since; otherwise every other person at the
-  table must agree (their pages ask them; they answer with ``agree`` or ``refuse``).  200
+- ``POST /t/<t>/<k>/undo`` with JSON ``{"answer": "ask" | "agree" | "refuse" | "redo"}``
+  (default ``ask``): the seat takes back its last move (with the agents' moves after it), free
+  while nothing it did not know has been shown to it since; otherwise every other person at the
+  table must agree (their pages ask them; they answer with ``agree`` or ``refuse``); ``redo``
+  takes again what the seat took back, while nothing else was played.  200
   ``{"done", "version", "waiting_for"}``; 409 with ``error`` when there is nothing to take
   back or to answer (:meth:`interpreter.web.tables.TableServer.take_back`).
 - ``GET /w/<t>/<s>`` the spectator's page (``<s>`` the ``spectate`` link's token, given to the
@@ -31,7 +32,7 @@ __all__ = ["UNDO_SCHEMA", "routes", "replay_page", "log_app", "serve_log"]
 #: The body of ``POST /t/<t>/<k>/undo``.
 UNDO_SCHEMA = {
     "type": "object",
-    "properties": {"answer": {"enum": ["ask", "agree", "refuse"]}},
+    "properties": {"answer": {"enum": ["ask", "agree", "refuse", "redo"]}},
     "additionalProperties": False,
 }
 _UNDO_CHECK = jsonschema.Draft202012Validator(UNDO_SCHEMA)
@@ -79,7 +80,7 @@ def routes(server, agent_wait: float) -> list:
         try:
             data = parse_json(await request.body(), _UNDO_CHECK)
         except TapsterError as exc:
-            return _error(f'{exc.message}; expected {{"answer": "ask" | "agree" | "refuse"}}')
+            return _error(f'{exc.message}; expected {{"answer": "ask" | "agree" | "refuse" | "redo"}}')
         try:
             answer = await run_in_threadpool(server.take_back, table, seat, data.get("answer", "ask"))
         except IllegalActionError as exc:

@@ -134,6 +134,8 @@ class Table:
         #: "version"} (dropped when the table moves on).
         self.request: dict | None = None
         self.takebacks: list[str] = []  # who took back what, the last ones (shown on every page)
+        #: The moves of the last take-back, for redo while nothing else is played: {"seat", "actions", "version"}.
+        self.redo: dict | None = None
 
     @property
     def version(self) -> int:
@@ -210,9 +212,12 @@ class Table:
             return said + (f'<div class="takeback-request" role="alert">{asker} asks to take back their last move '
                            f'({escape(why)}). <button type="button" class="takeback-agree">Agree</button> '
                            f'<button type="button" class="takeback-refuse">Refuse</button></div>')
+        again = ""
+        if self.redo is not None and self.redo["seat"] == seat and self.redo["version"] == self.version:
+            again = '<button type="button" class="takeback-redo">Take it again</button>'
         if any(s == seat for s, _ in self.record.actions):
-            return said + '<p class="takeback"><button type="button" class="takeback-ask">Take back my last move</button></p>'
-        return said
+            return said + f'<p class="takeback"><button type="button" class="takeback-ask">Take back my last move</button> {again}</p>'
+        return said + (f'<p class="takeback">{again}</p>' if again else "")
 
     def people(self) -> list[int]:
         """The seats people play (not agents)."""
@@ -507,7 +512,8 @@ class TableServer:
     def take_back(self, table: Table, seat: int, answer: str) -> dict:
         """A person's take-back: ``answer`` ``"ask"`` (take back ``seat``'s last move, with the
         agents' moves after it), ``"agree"`` or ``"refuse"`` (another person's answer to a
-        request waiting for agreement).  Free while nothing ``seat`` did not know has been
+        request waiting for agreement), ``"redo"`` (take again what ``seat`` last took back,
+        while nothing else was played: the same moves, committed again).  Free while nothing ``seat`` did not know has been
         shown to it since and no other person has moved since
         (:func:`~interpreter.views.takeback.news_since`); otherwise every other person at the
         table must agree.  The table returns to a state it has been in (replayed from its seed),
@@ -525,6 +531,14 @@ class TableServer:
             if st.is_terminal():
                 raise IllegalActionError("the game is over: nothing can be taken back", ())
             req = table.request if table.request is not None and table.request["version"] == table.version else None
+            if answer == "redo":
+                again = table.redo
+                if again is None or again["seat"] != seat or again["version"] != table.version:
+                    raise IllegalActionError("nothing to take again: nothing was taken back since the last move", ())
+                for who, text in again["actions"]:  # the same moves, agents' included, as they were taken
+                    self._commit(table, who, text)
+                table.takebacks = [*table.takebacks, f"P{seat + 1} took it again"][-20:]
+                return {"done": True, "version": table.version, "waiting_for": []}
             if answer in ("agree", "refuse"):
                 if req is None or req["seat"] == seat:
                     raise IllegalActionError("no take-back is waiting for your answer", ())
@@ -585,6 +599,7 @@ class TableServer:
             log.warning("table %s: the take-back could not be written: %s", table.record.id, exc)
             raise TapsterError("the table could not be saved just now (nothing changed); try again") from None
         taken = table.record.actions[keep][1]
+        removed = [list(a) for a in table.record.actions[keep:]]
         decision = st.decision()
         found = decision.find(taken) if decision is not None else None
         if found is not None and decision.labels:
@@ -594,6 +609,7 @@ class TableServer:
         table.record.undone += 2 * undone + 1  # the revision grows (as the store counts it)
         table.request = None
         table.state = st
+        table.redo = {"seat": seat, "actions": removed, "version": table.version}
         table.takebacks = [*table.takebacks, f"P{seat + 1} took back {taken}"
                            + (f" and {undone - 1} move{'s' * (undone > 2)} after it" if undone > 1 else "")][-20:]
         table.updated = time.time()
@@ -661,6 +677,7 @@ class TableServer:
         table.record.actions.append([seat, text])
         table.state = new
         table.request = None  # the table moved on: a take-back waiting for agreement is dropped
+        table.redo = None  # and what was taken back cannot be taken again
         table.updated = time.time()
 
     # -- agents ---------------------------------------------------------------------------------

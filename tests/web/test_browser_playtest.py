@@ -47,6 +47,10 @@ def test_a_person_takes_back_a_placement_and_the_board_is_as_before(browser, tmp
         assert _board(page) == before
         assert "P1 took back X in row 2, column 2 and 1 move after it" in page.inner_text("#view")
         assert page.locator('button.action[data-action="mark(4)"]').count() == 1  # the square is free again
+        revision = _revision(page)
+        page.click("button.takeback-redo")  # taken again: the same moves, the agent's included
+        _wait_revision_above(page, revision)
+        assert _board(page) == placed and page.locator("button.takeback-redo").count() == 0
     finally:
         ctx.close()
         server.kill()

@@ -59,7 +59,19 @@ def test_a_take_back_against_an_agent_restores_the_table_and_says_who(tmp_path):
     assert table.record.version == 0 and table.version > revision  # pages follow a growing revision
     page = client.get(me + "/view").json()
     assert "P1 took back X in row 2, column 2 and 1 move after it" in page["html"]
-    assert "takeback-ask" not in page["html"]  # nothing left to take back
+    assert "takeback-ask" not in page["html"] and "takeback-redo" in page["html"]  # nothing left to take back; redo
+    assert table.record.actions == []
+    # redo: the same moves again, then nothing to redo
+    redone = client.post(me + "/undo", json={"answer": "redo"})
+    assert redone.status_code == 200 and redone.json()["done"] is True
+    assert table.record.version == 2 and table.record.actions[0] == [0, "mark(4)"]
+    assert client.post(me + "/undo", json={"answer": "redo"}).status_code == 409
+    assert client.post(me + "/undo", json={}).json()["done"] is True  # taken back again
+    assert client.post(me + "/act", json={"action": "mark(0)"}).status_code == 200
+    _wait(lambda: table.job is None)
+    assert client.post(me + "/undo", json={"answer": "redo"}).status_code == 409  # something else was played
+    assert client.post(me + "/undo", json={}).json()["done"] is True
+    assert json.dumps(table.state.to_json(), sort_keys=True) == before
     # the take-back is stored: a restarted server holds the table as it is now
     again = TableServer(SQLiteStore(str(tmp_path / "tables.sqlite")))
     assert json.dumps(again.tables[made["table"]].state.to_json(), sort_keys=True) == before

@@ -120,9 +120,10 @@
   }
 
   view.addEventListener("click", function (ev) {
-    var tb = ev.target.closest("button.takeback-ask, button.takeback-agree, button.takeback-refuse");
+    var tb = ev.target.closest("button.takeback-ask, button.takeback-agree, button.takeback-refuse, button.takeback-redo");
     if (tb) {
-      takeBack(tb.classList.contains("takeback-ask") ? "ask" : tb.classList.contains("takeback-agree") ? "agree" : "refuse");
+      takeBack(tb.classList.contains("takeback-ask") ? "ask" : tb.classList.contains("takeback-agree") ? "agree"
+               : tb.classList.contains("takeback-redo") ? "redo" : "refuse");
       return;
     }
     var button = ev.target.closest("button.action");
