@@ -411,9 +411,10 @@ class HumanAgent:
                 for text in face_text(card[0]):
                     self.console.print(Text(text))
                 return True
-            self.console.print(Text(f"there is no option or card {words[1]}: the options are "
-                                    + ", ".join(str(n) for n, _, _ in listed) + " (`look` lists the cards you see)",
-                                    style="red"))
+            numbers = [n for n, _, _ in listed]
+            span = f"{numbers[0]} to {numbers[-1]}" if numbers[-1] - numbers[0] + 1 == len(numbers) else _spans(numbers)
+            self.console.print(Text(f"there is no option {words[1]}: the options are {span} "
+                                    "(`look` lists the cards you see, numbered after them)", style="red"))
             return True
         faces = action_cards(state.ruleset, view_observation(state, player), found[0][0])
         if not faces:
