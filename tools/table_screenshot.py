@@ -9,6 +9,11 @@ P1's page (its first screen, or with ``--full-page`` all of it) with Debian's Ch
 Playwright (``TAPSTER_CHROMIUM`` overrides
 ``/usr/bin/chromium``).  ``--seed`` seeds the table and the moves.  Exits 1 with the server's
 message when the table cannot be created (an unknown ruleset or variant, a bad player count).
+
+``--page`` photographs another page of the same table (issue 48): ``spectate`` the spectator's
+page (``docs/browser_spectate.png``), ``replay`` the replay viewer of the game played to its end,
+at its middle step (``docs/browser_replay.png``), ``takeback`` the page of the seat asked to agree
+to a take-back by the seat that moved last (``docs/browser_takeback.png``).
 """
 
 from __future__ import annotations
@@ -52,6 +57,8 @@ def main() -> int:
     ap.add_argument("--moves", type=int, default=14)
     ap.add_argument("--seed", type=int, default=4)
     ap.add_argument("--full-page", action="store_true", help="the whole page, not only the first screen")
+    ap.add_argument("--page", choices=["seat", "spectate", "replay", "takeback"], default="seat",
+                    help="the page photographed: a seat's (default), the spectator's, the replay viewer, a take-back asked")
     a = ap.parse_args()
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -78,6 +85,9 @@ def main() -> int:
             first = seats[min(seats, key=int)]
             rng = random.Random(a.seed)
             moves = 0
+            last = first
+            if a.page == "replay":
+                a.moves = 10**6  # to the end
             while True:  # the moves, then on to P1's turn (so that the picture shows P1's buttons)
                 with urllib.request.urlopen(base + first + "/view") as r:
                     view = json.loads(r.read())
@@ -90,11 +100,24 @@ def main() -> int:
                     if view["yours"]:
                         actions = [x.split('"')[0] for x in view["html"].split('data-action="')[1:]]
                         _post(base + link + "/act", {"action": unescape(rng.choice(actions)), "version": view["version"]})
+                        last = link
                         break
+            shot = base + first
+            if a.page == "spectate":
+                shot = base + t["spectate"]
+            elif a.page == "replay":
+                shot = base + first + "/replay"
+            elif a.page == "takeback":
+                _post(base + last + "/undo", {"answer": "ask"})
+                shot = base + next((link for link in seats.values() if link != last), last)
             with sync_playwright() as pw:
                 b = pw.chromium.launch(executable_path=os.environ.get("TAPSTER_CHROMIUM", "/usr/bin/chromium"), args=ARGS)
                 page = b.new_page(viewport={"width": 1200, "height": 900})
-                page.goto(base + first)
+                page.goto(shot)
+                if a.page == "replay":
+                    page.wait_for_selector("main.replay-viewer[data-step='0']")
+                    page.select_option("select.replay-turn", index=len(page.locator("select.replay-turn option").all()) // 2)
+                    page.wait_for_function("document.querySelector('main.replay-viewer').dataset.step !== '0'")
                 page.wait_for_selector("#view .status")
                 page.screenshot(path=a.out, full_page=a.full_page)
                 b.close()

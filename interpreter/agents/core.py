@@ -22,11 +22,12 @@ from ..engine.rng import Rng
 from ..engine.state import State
 from ..errors import TapsterError, close_matches
 from ..model import Action, Decision
+from ..views.faces import face_of
 from ..views.render import view_observation
-from ..views.screen import Account, compose, fold_account, option_lines
+from ..views.screen import SCREEN_LINES, Account, compose, fold_account, option_lines, own_values
 from ..views.terminal import HotSeat, QuitGame, new_lines, numbered, option_names, rules_summary, seat_name
-from ..views.termview import face_text, seat_blocks
-from ..views.view import action_cards
+from ..views.termview import board_titles, face_text, seat_blocks
+from ..views.view import action_cards, visible_ids
 from .search import PARAMS, GreedyAgent, ISMCTSAgent, MCTSAgent, _legal
 
 __all__ = [
@@ -136,6 +137,16 @@ class HumanAgent:
     :class:`~interpreter.views.terminal.HotSeat` shared by the humans at one terminal: before this
     player is shown anything the screen is cleared and they confirm that they hold it; then
     they see every line they may read since their last turn (the screen was cleared).
+    ``commands``: ``commands(answer, state, player)`` answers the table's own commands (``undo``,
+    ``redo``, ``save FILE`` of ``tapster play``): None when ``answer`` is not one, else a line to
+    print (it may raise to leave the decision, as a take-back does).  ``auto_single``: a decision
+    with one legal option is taken for the player, saying so in one line of their account
+    (``auto off`` at a prompt asks every time; ``auto on`` again) — at a hot-seat table only while
+    the player holds the screen (the screen is passed to them first, as for any decision).
+
+    Within one decision (the same ``choose`` of the ruleset, for the same seat) an option keeps
+    the number it was first shown with while options only go and come back — a gone one leaves
+    a gap (:meth:`listed`) — so pressing ``2`` twice never picks two different spaces.
     """
 
     name = "human"
@@ -147,8 +158,14 @@ class HumanAgent:
         read: Callable[[str], str] | None = None,
         public_shown: bool = False,
         hot_seat: HotSeat | None = None,
+        commands: Callable[[str, State, int], str | None] | None = None,
+        auto_single: bool = False,
     ):
         del seed
+        self.commands = commands
+        self.auto_single = auto_single
+        self.last_auto = False  # the last decision was taken for the player (one legal option)
+        self._numbers: dict[tuple, dict[str, int]] = {}  # (player, decision name) -> {action text: number}
         self.console = console if console is not None else Console(highlight=False)
         self.read = read if read is not None else (lambda prompt: self.console.input(prompt))
         self.public_shown = public_shown and hot_seat is None
@@ -194,21 +211,42 @@ class HumanAgent:
         decision = state.decision()
         if decision is None or not decision.actions:
             raise TapsterError("no legal action: the game is over")
+        self.last_auto = False
+        holds = self.hot_seat is None or self.hot_seat.shown == player  # no screen to pass first
+        if self.auto_single and len(decision.actions) == 1 and holds:
+            self.last_auto = True
+            label = (decision.labels[0] if decision.labels else "") or str(decision.actions[0])
+            self.show_new_lines(state, player)
+            self._account.setdefault(player, []).append(
+                Account(f"{seat_name(player)}: one choice only, taken for you: {label} (`auto off` asks every time)"))
+            return decision.actions[0]
         if self.hot_seat is not None:
             self.hot_seat.take(player, self.read)
-        options = option_names(state)
         self.show_new_lines(state, player)
         self.show(state, player)
         while True:
+            listed = self.listed(state, player)
+            numbers = [i for i, _, _ in listed]
+            span = _spans(numbers)
+            extra = ", undo, redo, save FILE" if self.commands is not None else ""
             try:
-                answer = self.read(f"{seat_name(player)}, your choice (1-{len(decision.actions)}, look N, table, log, ? or quit): ")
+                answer = self.read(f"{seat_name(player)}, your choice ({span}, look N, table, log, ?{extra} or quit): ")
             except (EOFError, KeyboardInterrupt):
                 self.console.print()
                 raise QuitGame(f"{seat_name(player)} left the game") from None
             answer = answer.strip()
             if answer.lower() in ("q", "quit", "exit"):
-                raise QuitGame(f"{seat_name(player)} left the game")
+                raise QuitGame(f"{seat_name(player)} left the game", asked=True)
             if self.look(state, player, answer):
+                continue
+            if answer.lower() in ("auto on", "auto off"):
+                self.auto_single = answer.lower() == "auto on"
+                self.console.print(Text("a decision with one legal option is now " +
+                                        ("taken for you" if self.auto_single else "asked"), style="dim"))
+                continue
+            said = self.commands(answer, state, player) if self.commands is not None else None
+            if said is not None:
+                self.console.print(Text(said))
                 continue
             if answer.lower() == "table":
                 self.show(state, player, everything=True)
@@ -226,24 +264,60 @@ class HumanAgent:
                 self.console.print()
                 self.show(state, player, everything=True)
                 continue
-            action = self.parse_answer(decision, answer, options)
+            action = self.parse_answer(decision, answer, listed=listed)
             if action is not None:
                 return action
+            if answer.isascii() and answer.isdigit() and self._numbers.get(self._key(decision, player), {}):
+                gone = {n: t for t, n in self._numbers[self._key(decision, player)].items()}.get(int(answer[:9]))
+                if gone is not None:
+                    self.console.print(Text(f"option {answer} ({gone}) cannot be chosen now; the others keep their numbers",
+                                            style="red"))
+                    continue
             self.console.print(
-                Text(f"`{answer}` is not one of the choices: type a number from 1 to {len(decision.actions)}, "
+                Text(f"`{answer}` is not one of the choices: type one of the numbers shown ({span}), "
                      "or an action's text", style="red")
             )
 
     @staticmethod
-    def parse_answer(decision: Decision, answer: str, options: tuple[str, ...] = ()) -> Action | None:
-        """The legal action ``answer`` names: a number as :func:`~interpreter.views.terminal.numbered`
-        gives them (``options``: the decision's options in the ruleset's order), the canonical
-        text or the label (exact, then ignoring case), or None."""
+    def _key(decision: Decision, player: int) -> tuple:
+        return (player, decision.name or decision.prompt)
+
+    def listed(self, state: State, player: int) -> list[tuple[int, Action, str]]:
+        """The legal actions of ``state``'s decision as ``(number, action, label)`` for ``player``:
+        numbered as :func:`~interpreter.views.terminal.numbered` the first time a decision is met;
+        while its options only go (a space taken) and come back, each keeps its number and a gone
+        one leaves a gap.  An option never listed before (a card drawn) numbers them all afresh."""
+        decision = state.decision()
+        canon = numbered(decision, option_names(state))
+        key = self._key(decision, player)
+        known = self._numbers.get(key) or {}
+        texts = [str(a) for _, a, _ in canon]
+        if not known or any(t not in known for t in texts):
+            known = {t: i for t, (i, _, _) in zip(texts, canon)}
+        self._numbers[key] = known
+        return sorted(((known[t], a, label) for t, (_, a, label) in zip(texts, canon)), key=lambda x: x[0])
+
+    def rewind(self, state: State, player: int) -> None:
+        """Start ``player``'s account over at ``state`` (restored by a take-back or a resume): the
+        lines before it count as shown and the next screen draws the whole table."""
+        self._seen[player] = len(state.log or ())
+        self._account.pop(player, None)
+        self._tables.pop(player, None)
+
+    @staticmethod
+    def parse_answer(decision: Decision, answer: str, options: tuple[str, ...] = (),
+                     listed: list[tuple[int, Action, str]] | None = None) -> Action | None:
+        """The legal action ``answer`` names: a number as ``listed`` gives them (default:
+        :func:`~interpreter.views.terminal.numbered`, with ``options`` the decision's options in
+        the ruleset's order), the canonical text or the label (exact, then ignoring case), or None."""
         if not answer:
             return None
         if answer.isascii() and answer.isdigit():  # not `²` or `٣`, which int() refuses
             i = int(answer) if len(answer) <= 9 else 0  # nor 5000 digits, which it refuses too
-            return numbered(decision, options)[i - 1][1] if 1 <= i <= len(decision.actions) else None
+            for n, action, _ in listed if listed is not None else numbered(decision, options):
+                if n == i:
+                    return action
+            return None
         found = decision.find(answer)
         if found is not None:
             return found
@@ -267,7 +341,7 @@ class HumanAgent:
         rs = state.ruleset
         obs = view_observation(state, player)
         decision = state.decision()
-        listed = numbered(decision, option_names(state)) if decision is not None else []
+        listed = self.listed(state, player) if decision is not None else []
         named = [f.short for _, a, _ in listed for f in action_cards(rs, obs, a)]
         header, blocks, final = seat_blocks(rs, obs)
         width = max(40, self.console.width)
@@ -285,7 +359,8 @@ class HumanAgent:
             self._told[player] = fold_account(account)
             before = self._tables.get(player)
             screen = compose(header, blocks, before, named, account, question, options, final,
-                             lambda t: len(Text(t).wrap(self.console, width)))
+                             lambda t: len(Text(t).wrap(self.console, width)), budget=self.height(),
+                             pinned=board_titles(rs, obs), own=own_values(blocks))
             lines, shown = screen.lines, screen.shown
         table = dict(self._tables.get(player) or {})
         table.update((t, b) for t, b in blocks if t in shown)
@@ -293,22 +368,58 @@ class HumanAgent:
         for text, style in lines:
             self.console.print(Text(text, style=style))
 
+    def height(self) -> int:
+        """The lines of the terminal (:data:`~interpreter.views.screen.SCREEN_LINES` where it is unknown:
+        output piped or redirected)."""
+        if not self.console.is_terminal:
+            return SCREEN_LINES
+        return max(12, self.console.size.height)
+
+    def visible_cards(self, state: State, player: int) -> list[tuple[int, Any]]:
+        """Every card ``player`` can see now that has a face, as ``(number, face)``: numbered after
+        the decision's options (``look N`` reaches them), in the ruleset's order of components."""
+        rs = state.ruleset
+        seen = visible_ids(rs, view_observation(state, player))
+        start = max((n for n, _, _ in self.listed(state, player)), default=0) + 1
+        faces = [f for c in rs.components if c.id in seen for f in [face_of(rs, c.id)] if f is not None]
+        return list(enumerate(faces, start))
+
     def look(self, state: State, player: int, answer: str) -> bool:
-        """Answer ``look N`` or ``? N``: print the full face of every card option N names that
-        ``player`` can see (:func:`~interpreter.views.view.action_cards`), or say there is none.
+        """Answer ``look``, ``look N`` or ``? N``: ``look`` lists every card ``player`` can see,
+        numbered after the options (:meth:`visible_cards`); ``look N`` prints the full face of
+        every card option N names that ``player`` can see
+        (:func:`~interpreter.views.view.action_cards`), or of the visible card numbered N.
         Returns False when ``answer`` is not such a request."""
         words = answer.split()
+        if [w.lower() for w in words] == ["look"]:
+            cards = self.visible_cards(state, player)
+            if not cards:
+                self.console.print(Text("you see no card"))
+            for n, face in cards:
+                self.console.print(Text(f"  {n:>3}. {face.short}"))
+            if cards:
+                self.console.print(Text("`look N` shows card N in full", style="dim"))
+            return True
         if len(words) != 2 or words[0].lower() not in ("look", "?") or not (words[1].isascii() and words[1].isdigit()):
             return False
-        decision = state.decision()
-        listed = numbered(decision, option_names(state))
+        listed = self.listed(state, player)
         i = int(words[1]) if len(words[1]) <= 9 else 0
-        if not 1 <= i <= len(listed):
-            self.console.print(Text(f"there is no option {words[1]}: the options are 1 to {len(listed)}", style="red"))
+        found = [(a, label) for n, a, label in listed if n == i]
+        if not found:
+            card = [face for n, face in self.visible_cards(state, player) if n == i]
+            if card:
+                for text in face_text(card[0]):
+                    self.console.print(Text(text))
+                return True
+            numbers = [n for n, _, _ in listed]
+            span = f"{numbers[0]} to {numbers[-1]}" if numbers[-1] - numbers[0] + 1 == len(numbers) else _spans(numbers)
+            self.console.print(Text(f"there is no option {words[1]}: the options are {span} "
+                                    "(`look` lists the cards you see, numbered after them)", style="red"))
             return True
-        faces = action_cards(state.ruleset, view_observation(state, player), listed[i - 1][1])
+        faces = action_cards(state.ruleset, view_observation(state, player), found[0][0])
         if not faces:
-            self.console.print(Text(f"option {i} ({listed[i - 1][2] or listed[i - 1][1]}) names no card you can see"))
+            self.console.print(Text(f"option {i} ({found[0][1] or found[0][0]}) names no card you can see "
+                                    "(`look` lists the cards you see)"))
         for face in faces:
             for text in face_text(face):
                 self.console.print(Text(text))
@@ -316,6 +427,17 @@ class HumanAgent:
 
     def __repr__(self) -> str:
         return "HumanAgent()"
+
+
+def _spans(numbers: list[int]) -> str:
+    """Sorted ``numbers`` as runs: ``1-3, 5, 7-9``."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return ", ".join(f"{a}-{b}" if b > a else str(a) for a, b in runs)
 
 
 #: Registry of agent names -> (class, one-line description).

@@ -23,12 +23,14 @@ the state.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-__all__ = ["SCREEN_LINES", "Account", "Screen", "compose", "fold_account", "option_lines"]
+__all__ = ["SCREEN_LINES", "Account", "Screen", "compose", "fold_account", "option_lines", "own_values"]
 
-#: The most lines a terminal shows between two of a human's decisions (the input prompt included).
+#: The most lines between two of a human's decisions (the input prompt included) where the
+#: terminal's height is unknown (output piped); a terminal's own height otherwise.
 SCREEN_LINES = 45
 #: More options than this are grouped and flowed (fewer: one a line, each card's face under it).
 FLOW_FROM = 12
@@ -166,9 +168,33 @@ def option_lines(listed: Sequence[tuple[int, Any, str]], faces: Callable[[Any], 
     return out
 
 
+#: Own values not worth the ``yours:`` line.
+_NOTHING = ("", "0", "no", "nothing", "empty", "?", "none")
+#: A line of a map's picture: single characters apart (nodes, letters), no words.
+_PICTURE = re.compile(r"^[\s·*A-Z]+$")
+_TRACK = re.compile(r"^\S+ [·●]+ \S+\s+\((.*)\)$")
+
+
+def own_values(blocks: Sequence[tuple[str, list[str]]]) -> dict[str, str]:
+    """The viewing seat's own value in each section that has one (its row, marked ``(you)``), in
+    short: ``{"Hidden Hand": "Dubbel Donkey (Mount 3), ...", "Time (TU)": "17"}`` — for the line
+    that keeps a seat's own resources on the screen when their sections are not drawn."""
+    out: dict[str, str] = {}
+    for title, lines in blocks:
+        for line in lines:
+            m = re.search(r"\(you\):?\s+(.*)$", line)
+            if m:
+                value = re.split(r";\s+P\d+\b", m.group(1))[0].strip()
+                track = _TRACK.match(value)
+                out[title] = track.group(1) if track else value
+                break
+    return out
+
+
 def compose(header: list[str], blocks: list[tuple[str, list[str]]], before: dict | None, named: list[str],
             account: Sequence[Account], question: list[str], options: Callable[[bool], list[str]], final: list[str],
-            height: Callable[[str], int], budget: int = SCREEN_LINES) -> Screen:
+            height: Callable[[str], int], budget: int = SCREEN_LINES, pinned: Sequence[str] = (),
+            own: dict[str, str] | None = None) -> Screen:
     """One turn's screen in at most ``budget`` lines (one kept for the input prompt).
 
     ``header``/``blocks``/``final``: the table (:func:`interpreter.views.termview.seat_blocks`);
@@ -176,7 +202,10 @@ def compose(header: list[str], blocks: list[tuple[str, list[str]]], before: dict
     ``named``: the short forms of the cards the options name (a section showing one is needed);
     ``account``: the lines since the seat's last decision; ``question``: the prompt's lines;
     ``options(with_faces)``: the numbered options' lines; ``height(text)``: the lines a text takes
-    on the terminal.  Returns the :class:`Screen`; parts that do not fit are named or counted so
+    on the terminal; ``budget``: the terminal's height.  ``pinned``: the titles of sections always
+    drawn (the board; without blank rows when short of room); ``own``: the seat's own value by
+    section (:func:`own_values`): those not drawn go on one ``yours:`` line, always drawn.
+    Returns the :class:`Screen`; parts that do not fit are named on one line or counted so
     that ``table`` and ``log`` can show them."""
     room = budget - 1  # the input prompt
     opts = options(True)
@@ -187,17 +216,34 @@ def compose(header: list[str], blocks: list[tuple[str, list[str]]], before: dict
 
     if h(fixed) + h(opts) > room - 4:
         opts = options(False) + ["  (`look N` shows the cards option N names)"]
-    room -= h(fixed) + h(opts) + 2  # two lines for the note naming sections not drawn
+    room -= h(fixed) + h(opts) + 1  # one line for the note naming sections not drawn
+    lines_of = dict(blocks)
+    shown: set[str] = set()
+    own = own or {}
+
+    def yours(titles) -> list[str]:
+        items = [f"{t}: {own[t]}" for t, _ in blocks if t in titles and own[t] not in _NOTHING]
+        return ["yours: " + " | ".join(items)] if items else []
+
+    boards = [t for t, _ in blocks if t in pinned]
+    for t in boards:  # the board: always; without its blank rows, then without its picture if need be
+        full = lines_of[t]
+        tight = [ln for ln in full if ln.strip()]
+        words = [ln for ln in tight if not _PICTURE.match(ln)]
+        spare = room - h(yours(own)) - sum(h(lines_of[b]) for b in boards if b not in shown and b != t) - 2
+        lines_of[t] = next((lines for lines in (full, tight) if h(lines) <= spare), words)
+        shown.add(t)
+        room -= h(lines_of[t])
+    own_room = h(yours([t for t in own if t not in shown]))
+    room -= own_room
     folded = fold_account(account)
     reserve = min(h(a.text for a in folded), ACCOUNT_RESERVE)
     if before is None:
-        wanted = [t for t, _ in blocks]
+        wanted = [t for t, _ in blocks if t not in shown]
     else:
-        wanted = [t for t, b in blocks if before.get(t) != b or any(n in line for n in named for line in b)]
-    needed = [t for t, b in blocks if any(n in line for n in named for line in b)]
+        wanted = [t for t, b in blocks if t not in shown and (before.get(t) != b or any(n in line for n in named for line in b))]
+    needed = [t for t, b in blocks if t not in shown and any(n in line for n in named for line in b)]
     order = [t for t in needed if t in wanted] + [t for t in wanted if t not in needed]
-    lines_of = dict(blocks)
-    shown: set[str] = set()
     for t in order:
         for lines in (lines_of[t], [ln for ln in lines_of[t] if ln.strip()]):  # then without its blank rows
             cost = h(lines)
@@ -206,8 +252,10 @@ def compose(header: list[str], blocks: list[tuple[str, list[str]]], before: dict
                 lines_of[t] = lines
                 room -= cost
                 break
+    own_line = yours([t for t in own if t not in shown])
+    room += own_room - h(own_line)
     left_out = [t for t in wanted if t not in shown]
-    unchanged = [t for t, _ in blocks if t not in wanted]
+    unchanged = [t for t, _ in blocks if t not in wanted and t not in shown]
     # the account: folded, then without turn headers, then its last lines
     acc = folded
     if h(a.text for a in acc) > room:
@@ -224,13 +272,14 @@ def compose(header: list[str], blocks: list[tuple[str, list[str]]], before: dict
         earlier = len(acc) - len(keep)
         acc = keep
     out: list[tuple[str, str]] = []
-    if earlier:
+    if earlier and room >= 1:
         out.append((f"(… {earlier} earlier line{'s' if earlier > 1 else ''}: `log` shows them all)", "dim"))
     out.extend((a.text, "dim" if a.turn else "") for a in acc)
     out.extend((t, "bold") for t in header)
     for t, _ in blocks:
         if t in shown:
             out.extend((line, "") for line in lines_of[t])
+    out.extend((line, "bold") for line in own_line)
     notes = []
     if unchanged:
         notes.append("unchanged: " + ", ".join(unchanged))
@@ -238,8 +287,10 @@ def compose(header: list[str], blocks: list[tuple[str, list[str]]], before: dict
         notes.append("not drawn for room: " + ", ".join(left_out))
     if notes:
         note = "(" + "; ".join(notes) + "; `table` shows everything)"
-        if height(note) > 2:
-            note = f"({len(unchanged)} sections unchanged, {len(left_out)} not drawn for room; `table` shows everything)"
+        if height(note) > 1:
+            note = f"({len(unchanged)} sections unchanged, {len(left_out)} not drawn for room; `table` shows them)"
+        if height(note) > 1:
+            note = f"({len(unchanged) + len(left_out)} sections left out; `table`)"
         out.append((note, "dim"))
     out.extend((t, "") for t in final)
     out.extend((t, "bold") for t in question)

@@ -44,7 +44,12 @@ __all__ = [
 
 class QuitGame(Exception):
     """A human left the game (end of input, ctrl-D or ctrl-C, or ``quit``).  Not an error of
-    the ruleset: the driver stops the game and says so."""
+    the ruleset: the driver stops the game and says so.  ``asked``: the person typed ``quit``
+    (``tapster play`` then saves the game to a file it names)."""
+
+    def __init__(self, message: str = "", asked: bool = False):
+        super().__init__(message)
+        self.asked = asked
 
 
 # -- the account ----------------------------------------------------------------------------------
@@ -106,7 +111,7 @@ class HotSeat:
             self.console.print()
             raise QuitGame(f"{seat_name(player)} left the game") from None
         if answer.strip().lower() in ("q", "quit", "exit"):
-            raise QuitGame(f"{seat_name(player)} left the game")
+            raise QuitGame(f"{seat_name(player)} left the game", asked=True)
         self.clear()
         self.shown = player
 
@@ -233,7 +238,9 @@ def endings(rs: Ruleset) -> list[str]:
 def rules_summary(rs: Ruleset, players: int | None = None) -> list[str]:
     """The rules in short, as lines for a player's ``?``: the title and variant, the ruleset's
     ``description`` (and the variant's), the players, the phases, each decision with its prompt
-    (``…`` where the game fills in a value), how the game ends and how it is scored."""
+    (``…`` where the game fills in a value), how the game ends and how it is scored — in the
+    ruleset's words (``outcome.description``) when it gives them, else from its ``end_game``
+    reasons and its ``score`` expression."""
     lines = [rs.title + (f" (variant {rs.variant})" if rs.variant else "")]
     if rs.description:
         lines.append(" ".join(str(rs.description).split()))
@@ -257,10 +264,14 @@ def rules_summary(rs: Ruleset, players: int | None = None) -> list[str]:
     if decisions:
         lines.append("Decisions:")
         lines.extend(decisions)
+    outcome = data.get("outcome") if isinstance(data.get("outcome"), dict) else {}
+    words = " ".join(str(outcome.get("description") or "").split())
+    if words:  # the ruleset's own words for scoring and the end
+        lines.append(f"How it ends and scores: {words}")
+        return lines
     ends = endings(rs)
     if ends:
         lines.append("The game ends: " + "; or ".join(ends))
-    outcome = data.get("outcome") if isinstance(data.get("outcome"), dict) else {}
     score = " ".join(str(outcome.get("score") or "").split())
     if score and len(score) <= MAX_SCORE_TEXT:  # a long formula says nothing at the table
         ties = [" ".join(str(t).split()) for t in outcome.get("tiebreak") or []]
@@ -330,6 +341,13 @@ class Narrator:
         self.seen = 0
         self.rounds = Rounds(st.ruleset)
         self.turn: tuple | None = None
+
+    def rewind(self, st: State) -> None:
+        """Narrate ``st`` from now on (a take-back or a resume): its account so far counts as told."""
+        self.st = st
+        self.seen = len(st.log or ())
+        self.turn = None if st.finished else (st.current, st.turns[st.current])
+        self.rounds.last = self.turn
 
     def __call__(self) -> None:
         """Print what happened since the last call."""

@@ -55,6 +55,37 @@ def seat_blocks(rs: Ruleset, obs: dict, names: list[str] | None = None) -> tuple
     return v.header(), v.blocks(), v.final()
 
 
+#: A keyed zone (a supply of piles) of more rows than this is drawn in columns.
+KEYED_COLUMNS_FROM = 6
+#: The width the columns of a wide zone fit in (a narrow terminal's).
+COLUMNS_WIDTH = 78
+
+
+def columns(items: list[str], width: int) -> list[str]:
+    """``items`` in columns of equal width, filled row by row, indented two spaces, within
+    ``width`` characters (one column when an item is wider than half of it)."""
+    w = max(len(t) for t in items)
+    k = max(1, (width - 2 + 3) // (w + 3))
+    return ["  " + "   ".join(t.ljust(w) for t in items[i:i + k]).rstrip() for i in range(0, len(items), k)]
+
+
+#: Sections that draw the table itself (pinned on a person's screen).
+BOARD_KINDS = ("board", "grid", "map")
+
+
+def board_titles(rs: Ruleset, obs: dict) -> list[str]:
+    """The titles (as :func:`seat_blocks` names them) of the sections of ``obs`` that draw the
+    board — a board, a grid, a map — and the display's header line (the round, the centre of the
+    table, in the ruleset's words)."""
+    out = []
+    for i, sec in enumerate(seat_sections(rs, obs)):
+        if sec["kind"] in BOARD_KINDS:
+            out.append(str(sec.get("title") or f"{sec['kind']} {i}"))
+        elif sec["kind"] == "text" and i == 0:
+            out.append(str(sec.get("title") or "header"))
+    return out
+
+
 def _pile_empty(pile: dict) -> bool:
     if "count" in pile:
         return not pile["count"]
@@ -196,7 +227,10 @@ class _View:
         rows = [(k, pile) for k, pile in sec["rows"] if pile.get("ids") != []]
         if not rows:
             return [f"{sec['title']}: empty"]
-        return [f"{sec['title']}:"] + [f"  {value_text(self.rs, k)}: {self.pile(pile)}" for k, pile in rows]
+        items = [f"{value_text(self.rs, k)}: {self.pile(pile)}" for k, pile in rows]
+        if len(items) > KEYED_COLUMNS_FROM:  # a wide supply: in columns
+            return [f"{sec['title']}:"] + columns(items, COLUMNS_WIDTH)
+        return [f"{sec['title']}:"] + [f"  {item}" for item in items]
 
     def s_grid(self, sec: dict) -> list[str]:
         cells = sec["cells"]

@@ -280,6 +280,10 @@ def table_controls(rs: Ruleset, obs: dict, acts: dict[str, list[int]]) -> list[t
     return [(t, sorted(set(idx))) for t, idx in sorted(controls.items(), key=lambda kv: min(kv[1]))]
 
 
+#: A keyed zone (a supply of piles) of more rows than this is drawn as a grid of columns.
+KEYED_GRID_FROM = 6
+
+
 class _View:
     def __init__(self, rs: Ruleset, obs: dict, names: list[str]):
         self.rs = rs
@@ -311,16 +315,23 @@ class _View:
     def status(self) -> str:
         o = self.obs
         bits = [f'<h2>{escape(self.rs.title)}{" (" + escape(self.rs.variant) + ")" if self.rs.variant else ""}</h2>']
-        bits.append(f'<p class="you">You are <b>{escape(self.names[self.me])}</b>.</p>')
+        if self.me is None:
+            bits.append('<p class="you">You are watching: public information only.</p>')
+        else:
+            bits.append(f'<p class="you">You are <b>{escape(self.names[self.me])}</b>.</p>')
         if o["finished"]:
             bits.append('<p class="turn">The game is over.</p>')
         else:
             deciding = o.get("deciding") or []
             who = ", ".join(escape(self.names[p]) for p in deciding if 0 <= p < self.n)
-            mine = self.me in deciding
+            mine = self.me is not None and self.me in deciding and bool(o.get("decision"))  # a pending decision of this seat
+            # where the game stands: the display's first header line (the round in the ruleset's words), else the phase
+            header = [str(x) for x in ((o.get("display") or {}).get("header") or []) if str(x).strip()]
+            where = f" · {escape(header[0])}" if header else (f" (phase {escape(str(o['phase']).replace('_', ' '))})"
+                                                               if o.get("phase") else "")
+            turns = f"; your turns so far: {o['turns'][self.me]}" if self.me is not None else ""
             bits.append(f'<p class="turn{" mine" if mine else ""}">{"Your turn" if mine else "Waiting for " + who}'
-                        f'{" (phase " + escape(str(o["phase"])) + ")" if o.get("phase") else ""}; '
-                        f'your turns so far: {o["turns"][self.me]}</p>')
+                        f'{where}{turns}</p>')
         return '<div class="status">' + "".join(bits) + "</div>"
 
     def prompt(self) -> str:
@@ -521,6 +532,8 @@ class _View:
     def s_keyed(self, sec: dict) -> str:
         body = "".join(f'<div class="keyed"><span class="key">{escape(self.value_text(k))}</span>{self.cards(pile)}</div>'
                        for k, pile in sec["rows"])
+        if len(sec["rows"]) > KEYED_GRID_FROM:  # a wide supply: a grid that fits the panel
+            body = f'<div class="keyed-grid">{body}</div>'
         body = body or '<div class="pile empty">empty</div>'
         return (f'<section class="zone keyed-zone" data-zone="{escape(sec["zone"], quote=True)}">'
                 f'<h3>{escape(sec["title"])}</h3>{body}</section>')

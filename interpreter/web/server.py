@@ -31,6 +31,8 @@ Routes (``<t>`` a table id, ``<k>`` a seat's token):
   stale (nothing changes).  ``GET /t/<t>/<k>/log`` the replay log (``tapster replay``), with
   the seed, once the game is over (403 before).
 - ``GET /d/<t>/<k>`` asks to confirm; ``POST /d/<t>/<k>`` deletes the table.
+- Take-back, the spectator's page (``/w/<t>/<s>``, the ``spectate`` link of the creation
+  answer) and the replay viewer: :mod:`interpreter.web.playtest`.
 - Any request with an unknown table or a token that is not a seat's gets the same 403 body
   (nothing tells a wrong token from a missing table).
 
@@ -356,13 +358,15 @@ seat's page then says: &ldquo;{escape(CREATOR_SEED_NOTE)}&rdquo;</p></fieldset>
         links = "".join(
             f'<li>P{p + 1}: <a class="seat-link" data-seat="{p}" href="/t/{tid}/{tok}">'
             f'{escape(base)}/t/{tid}/{tok}</a></li>'
-            for p, tok in sorted((p, t) for p, t in tokens.items() if p != "delete"))
+            for p, tok in sorted((p, t) for p, t in tokens.items() if isinstance(p, int)))
         agents = table.record.settings["agents"]
         others = "".join(f"<li>P{p + 1}: {escape(a)}</li>" for p, a in enumerate(agents) if a != "human")
         note = f'<p class="warning" role="note">{escape(CREATOR_SEED_NOTE)}</p>' if table.creator_seeded else ""
         body = (f'<main class="created"><h1>{escape(table.rs.title)}: table ready</h1>{note}<p>Give each player their own link '
                 f'(it is the key to that seat: whoever has it sees that seat\'s hand and plays for it).</p><ul class="links">{links}</ul>'
                 + (f"<p>Agents:</p><ul>{others}</ul>" if others else "")
+                + f'<p>A link to watch the table (public information only): <a class="spectate-link" '
+                  f'href="/w/{tid}/{tokens["spectate"]}">{escape(base)}/w/{tid}/{tokens["spectate"]}</a></p>'
                 + f'<p>Keep this link to delete the table: <a class="delete-link" href="/d/{tid}/{tokens["delete"]}">'
                   f'{escape(base)}/d/{tid}/{tokens["delete"]}</a> (finished tables are deleted after '
                   f'{server.limits.finished_ttl / 3600:g} hours, untouched ones after {server.limits.idle_ttl / 3600:g}).</p></main>')
@@ -380,8 +384,9 @@ seat's page then says: &ldquo;{escape(CREATOR_SEED_NOTE)}&rdquo;</p></fieldset>
             return _error(exc.message)
         tid = table.record.id
         return JSONResponse({"table": tid, "seats": {str(p): f"/t/{tid}/{tok}" for p, tok in sorted(
-                                (p, t) for p, t in tokens.items() if p != "delete")},
-                             "delete": f"/d/{tid}/{tokens['delete']}", "creator_seeded": table.creator_seeded},
+                                (p, t) for p, t in tokens.items() if isinstance(p, int))},
+                             "delete": f"/d/{tid}/{tokens['delete']}", "spectate": f"/w/{tid}/{tokens['spectate']}",
+                             "creator_seeded": table.creator_seeded},
                             headers={"Cache-Control": "no-store"})
 
     def _seat(request: Request) -> tuple[Table, int] | None:
@@ -528,6 +533,8 @@ seat's page then says: &ldquo;{escape(CREATOR_SEED_NOTE)}&rdquo;</p></fieldset>
             task.cancel()
 
     static = resources.files("interpreter.web") / "static"
+    from .playtest import routes as _playtest_routes
+
     routes = [
         Route("/", index),
         Route("/tables", create_form, methods=["POST"]),
@@ -539,9 +546,11 @@ seat's page then says: &ldquo;{escape(CREATOR_SEED_NOTE)}&rdquo;</p></fieldset>
         Route("/t/{tid}/{token}/act", act, methods=["POST"]),
         Route("/d/{tid}/{token}", delete_page, methods=["GET"]),
         Route("/d/{tid}/{token}", delete, methods=["POST"]),
+        *_playtest_routes(server, agent_wait),  # take-back, spectating, the replay viewer (issue 48)
         Route("/t/{rest:path}", refuse, methods=["GET", "POST"]),  # a link without a token, or malformed
         Route("/t", refuse, methods=["GET", "POST"]),
         Route("/d/{rest:path}", refuse, methods=["GET", "POST"]),
+        Route("/w/{rest:path}", refuse, methods=["GET", "POST"]),
         Mount("/static", app=StaticFiles(directory=str(static)), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)

@@ -37,7 +37,9 @@ class TableRecord:
     seat), ``token_hashes`` (hex SHA-256 of each seat's token, None for an agent's seat),
     ``state`` (``State.to_json()``), ``version`` (actions taken so far), ``actions`` (their
     texts with the seat that took each: ``[seat, text]``), ``updated`` (seconds since the epoch
-    of the last change; 0 for a new record).
+    of the last change; 0 for a new record), ``undone`` (twice the actions taken back, plus one
+    for each take-back asked, answered or done: the pages' revision, ``version + undone``, only
+    grows).
     """
 
     id: str
@@ -47,6 +49,7 @@ class TableRecord:
     version: int = 0
     actions: list = field(default_factory=list)
     updated: float = 0.0
+    undone: int = 0
 
 
 class TableStore(Protocol):
@@ -64,6 +67,17 @@ class TableStore(Protocol):
 
     def load_all(self) -> list[TableRecord]:
         """Every stored table with its actions, oldest first."""
+
+    def rewind(self, table_id: str, version: int, keep: int, seat: int, state: dict) -> None:
+        """Take back the actions after the first ``keep`` (seat ``seat`` asked), leaving ``state``
+        and version ``keep``, in one transaction; the take-back is recorded.
+
+        Raises:
+            StaleTableError: the stored version is not ``version`` (nothing is written).
+        """
+
+    def note(self, table_id: str, seat: int) -> None:
+        """Record a take-back asked, agreed or refused by ``seat`` (the pages' revision grows)."""
 
     def delete(self, table_id: str) -> None:
         """Delete a table and its actions (nothing happens for an unknown id)."""
@@ -119,6 +133,9 @@ class SQLiteStore:
                 CREATE TABLE IF NOT EXISTS actions (
                     table_id TEXT NOT NULL REFERENCES tables(id), n INTEGER NOT NULL, seat INTEGER NOT NULL,
                     action TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (table_id, n));
+                CREATE TABLE IF NOT EXISTS takebacks (
+                    table_id TEXT NOT NULL REFERENCES tables(id), at_version INTEGER NOT NULL, seat INTEGER NOT NULL,
+                    undone INTEGER NOT NULL, at REAL NOT NULL);
                 """
             )
         except (sqlite3.Error, OSError) as exc:
@@ -169,9 +186,35 @@ class SQLiteStore:
             out = []
             for tid, settings, hashes, state, version, updated in rows:
                 acts = self._db.execute("SELECT seat, action FROM actions WHERE table_id = ? ORDER BY n", (tid,)).fetchall()
+                undone = self._db.execute("SELECT COALESCE(2 * SUM(undone) + COUNT(*), 0) FROM takebacks WHERE table_id = ?",
+                                          (tid,)).fetchone()[0]
                 out.append(TableRecord(tid, json.loads(settings), json.loads(hashes), json.loads(state), version,
-                                       [[s, a] for s, a in acts], updated))
+                                       [[s, a] for s, a in acts], updated, int(undone)))
             return out
+
+    def note(self, table_id: str, seat: int) -> None:
+        """See :meth:`TableStore.note`."""
+        with self._lock:
+            self._db.execute("INSERT INTO takebacks SELECT id, version, ?, 0, ? FROM tables WHERE id = ?", (seat, time.time(), table_id))
+
+    def rewind(self, table_id: str, version: int, keep: int, seat: int, state: dict) -> None:
+        """See :meth:`TableStore.rewind`."""
+        now = time.time()
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                cur = self._db.execute(
+                    "UPDATE tables SET state = ?, version = ?, updated = ? WHERE id = ? AND version = ?",
+                    (json.dumps(state), keep, now, table_id, version),
+                )
+                if cur.rowcount != 1 or not 0 <= keep < version:
+                    raise StaleTableError(f"table {table_id!r} is not at version {version}")
+                self._db.execute("DELETE FROM actions WHERE table_id = ? AND n > ?", (table_id, keep))
+                self._db.execute("INSERT INTO takebacks VALUES (?, ?, ?, ?, ?)", (table_id, keep, seat, version - keep, now))
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
 
     def delete(self, table_id: str) -> None:
         """See :meth:`TableStore.delete`."""
@@ -179,6 +222,7 @@ class SQLiteStore:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 self._db.execute("DELETE FROM actions WHERE table_id = ?", (table_id,))
+                self._db.execute("DELETE FROM takebacks WHERE table_id = ?", (table_id,))
                 self._db.execute("DELETE FROM tables WHERE id = ?", (table_id,))
             except BaseException:
                 self._db.execute("ROLLBACK")

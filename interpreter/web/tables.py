@@ -48,6 +48,8 @@ from ..errors import IllegalActionError, TapsterError
 from ..loader.load import load_yaml
 from ..loader.params import variant_chain
 from ..views.render import view_observation
+from ..views.spectator import public_log, public_observation
+from ..views.takeback import news_since
 from ..views.webview import seat_html
 from .guards import (
     MAX_SEED,
@@ -144,10 +146,18 @@ class Table:
         self.retries = 0
         self._waiters: set = set()
         self._waiters_lock = threading.Lock()
+        #: A take-back waiting for the other people's agreement: {"seat", "keep", "why", "agreed": set,
+        #: "version"} (dropped when the table moves on).
+        self.request: dict | None = None
+        self.takebacks: list[str] = []  # who took back what, the last ones (shown on every page)
+        #: The moves of the last take-back, for redo while nothing else is played: {"seat", "actions", "version"}.
+        self.redo: dict | None = None
 
     @property
     def version(self) -> int:
-        return self.record.version
+        """The table's revision, what pages follow: every action and every action taken back
+        counts, so it only grows (``record.version`` is the number of actions taken)."""
+        return self.record.version + self.record.undone
 
     @property
     def creator_seeded(self) -> bool:
@@ -189,6 +199,7 @@ class Table:
             obs = view_observation(st, seat)
             html = seat_html(self.rs, obs, st.visible_log(seat), self.names(seat))
             version, finished = self.version, st.finished
+            html = self._takeback_html(seat) + html
         if self.creator_seeded:
             html = f'<p class="warning creator-seed" role="note">{escape(CREATOR_SEED_NOTE)}</p>' + html
         elif self.weak_seed:
@@ -201,9 +212,76 @@ class Table:
         if finished:
             seed = escape(str(self.record.settings["seed"]))
             href = escape(link + "/log", quote=True) if link else "log"
+            replay = escape(link + "/replay", quote=True) if link else "replay"
             html += (f'<p class="replay">The game is over. Its seed was <code class="seed">{seed}</code>; '
-                     f'<a href="{href}" download="tapster-game.json">the replay log</a> (<code>tapster replay</code>).</p>')
+                     f'<a href="{href}" download="tapster-game.json">the replay log</a> (<code>tapster replay</code>); '
+                     f'<a class="replay-link" href="{replay}">step through the game</a>.</p>')
         return {"version": version, "html": html, "finished": finished, "yours": "decision" in obs}
+
+    def _takeback_html(self, seat: int) -> str:
+        """The take-back control of ``seat``'s page (under the lock): a request waiting for this
+        seat's agreement, one of its own waiting for others, or the button to ask."""
+        from html import escape
+
+        req = self.request
+        said = "".join(f'<li>{escape(t)}</li>' for t in self.takebacks[-3:])
+        said = f'<ul class="takebacks">{said}</ul>' if said else ""
+        if self.state.finished:
+            return said
+        if req is not None and req["version"] == self.version:
+            asker = f"P{req['seat'] + 1}"
+            if req["seat"] == seat:
+                waiting = ", ".join(f"P{p + 1}" for p in self.people() if p != seat and p not in req["agreed"])
+                return said + (f'<p class="takeback-request mine" role="status">You asked to take back your last move '
+                               f'({escape(req["why"])}); waiting for {escape(waiting)} to agree.</p>')
+            if seat in req["agreed"]:
+                return said + f'<p class="takeback-request" role="status">You agreed that {asker} takes back their last move.</p>'
+            why = req["why"].replace("you had not seen", f"{asker} had not seen").replace("told you", f"told {asker}")
+            return said + (f'<div class="takeback-request" role="alert">{asker} asks to take back their last move '
+                           f'({escape(why)}). <button type="button" class="takeback-agree">Agree</button> '
+                           f'<button type="button" class="takeback-refuse">Refuse</button></div>')
+        again = ""
+        if self.redo is not None and self.redo["seat"] == seat and self.redo["version"] == self.version:
+            again = '<button type="button" class="takeback-redo">Take it again</button>'
+        if any(s == seat for s, _ in self.record.actions):
+            return said + f'<p class="takeback"><button type="button" class="takeback-ask">Take back my last move</button> {again}</p>'
+        return said + (f'<p class="takeback">{again}</p>' if again else "")
+
+    def people(self) -> list[int]:
+        """The seats people play (not agents)."""
+        return [p for p, a in enumerate(self.record.settings["agents"]) if a == "human"]
+
+    def spectator_view(self) -> dict:
+        """What a spectator sees: ``{"version", "html", "finished"}`` from public information only
+        (:func:`~interpreter.views.spectator.public_observation`, the public lines of the account);
+        the seed only once the game is over."""
+        from html import escape
+
+        with self.lock:
+            st = self.state
+            obs = public_observation(st)
+            names = [f"P{p + 1}" + ("" if a == "human" else f" ({a})") for p, a in enumerate(self.record.settings["agents"])]
+            html = seat_html(self.rs, obs, public_log(st), names)
+            version, finished = self.version, st.finished
+        if finished:
+            seed = escape(str(self.record.settings["seed"]))
+            html += f'<p class="replay">The game is over. Its seed was <code class="seed">{seed}</code>.</p>'
+        return {"version": version, "html": html, "finished": finished, "yours": False}
+
+    def replay_step(self, seat: int | None, step: int) -> dict:
+        """The finished game after its first ``step`` actions as ``seat`` saw it (None: everything):
+        ``{"step", "total", "html", "marks"}``; ``marks``: the step at which each turn began, as
+        ``[step, "P2's turn 3"]``.  Only once the game is over (the caller checks).
+
+        Raises:
+            TapsterError: the game is not over.
+        """
+        with self.lock:
+            if not self.state.finished:
+                raise TapsterError("the replay is given once the game is over")
+            actions = [a for _, a in self.record.actions]
+            settings = self.record.settings
+        return replay_step(self.rs, settings["players"], settings["seed"], settings["agents"], actions, seat, step)
 
     # -- waiting for changes (from any thread) --------------------------------------------------
 
@@ -500,9 +578,11 @@ class TableServer:
         tokens: dict[Any, str] = {p: secrets.token_urlsafe(32) for p, a in enumerate(agents) if a == "human"}
         hashes = [(token_hash(tokens[p]) if p in tokens else None) for p in range(n)]
         tokens["delete"] = secrets.token_urlsafe(32)
+        tokens["spectate"] = secrets.token_urlsafe(32)
         settings: dict[str, Any] = {"ruleset": ruleset, "variant": variant or None, "params": params, "players": n,
                                     "agents": agents, "seed": seed_value, "seeded_by": seeded_by, "client": client_key,
-                                    "network": network_key, "delete_hash": token_hash(tokens["delete"])}
+                                    "network": network_key, "delete_hash": token_hash(tokens["delete"]),
+                                    "spectate_hash": token_hash(tokens["spectate"])}
         tid = secrets.token_urlsafe(9)
         rec = TableRecord(tid, settings, hashes, st.to_json(), updated=now)
         with self._tables_lock:
@@ -559,6 +639,118 @@ class TableServer:
         seat = table.seat_of(token)
         return None if seat is None else (table, seat)
 
+    def find_spectator(self, tid: str, token: str) -> Table | None:
+        """The table a spectator link opens, or None for any unknown table or token."""
+        table = self.tables.get(tid)
+        stored = table.record.settings.get("spectate_hash") if table is not None else None
+        h = token_hash(token)
+        return table if stored and hmac.compare_digest(stored, h) else None
+
+    def take_back(self, table: Table, seat: int, answer: str) -> dict:
+        """A person's take-back: ``answer`` ``"ask"`` (take back ``seat``'s last move, with the
+        agents' moves after it), ``"agree"`` or ``"refuse"`` (another person's answer to a
+        request waiting for agreement), ``"redo"`` (take again what ``seat`` last took back,
+        while nothing else was played: the same moves, committed again).  Free while nothing ``seat`` did not know has been
+        shown to it since and no other person has moved since
+        (:func:`~interpreter.views.takeback.news_since`); otherwise every other person at the
+        table must agree.  The table returns to a state it has been in (replayed from its seed),
+        so nobody is shown a card they had not seen.  Returns ``{"done": bool, "version",
+        "waiting_for": [seats]}``.
+
+        Raises:
+            IllegalActionError: nothing to take back, no request to answer, the game is over.
+            TapsterError: the table could not be written (nothing changes).
+        """
+        with table.lock:
+            st = table.state
+            if table.deleted:
+                raise IllegalActionError("this table was deleted", ())
+            if st.is_terminal():
+                raise IllegalActionError("the game is over: nothing can be taken back", ())
+            req = table.request if table.request is not None and table.request["version"] == table.version else None
+            if answer == "redo":
+                again = table.redo
+                if again is None or again["seat"] != seat or again["version"] != table.version:
+                    raise IllegalActionError("nothing to take again: nothing was taken back since the last move", ())
+                for who, text in again["actions"]:  # the same moves, agents' included, as they were taken
+                    self._commit(table, who, text)
+                table.takebacks = [*table.takebacks, f"P{seat + 1} took it again"][-20:]
+                return {"done": True, "version": table.version, "waiting_for": []}
+            if answer in ("agree", "refuse"):
+                if req is None or req["seat"] == seat:
+                    raise IllegalActionError("no take-back is waiting for your answer", ())
+                if answer == "refuse":
+                    table.request = None
+                    table.updated = time.time()
+                    self._bump(table, seat)
+                    return {"done": False, "refused": True, "version": table.version, "waiting_for": []}
+                req["agreed"].add(seat)
+                waiting = [p for p in table.people() if p != req["seat"] and p not in req["agreed"]]
+                if waiting:
+                    self._bump(table, seat)
+                    return {"done": False, "version": table.version, "waiting_for": waiting}
+                self._rewind(table, req["seat"], req["keep"])
+                return {"done": True, "version": table.version, "waiting_for": []}
+            acts = table.record.actions
+            mine = [k for k, (s, _) in enumerate(acts) if s == seat]
+            if not mine:
+                raise IllegalActionError("you have no move to take back", ())
+            keep = mine[-1]
+            before = replay_table(table.rs, _prefix(table.record, keep))
+            after = [a for _, a in acts[keep:]]
+            others = sorted({s for s, _ in acts[keep + 1:] if s != seat and table.record.settings["agents"][s] == "human"})
+            why = (f"P{others[0] + 1} has moved since" if others else news_since(before, after, st, seat))
+            if why is None or (len(table.people()) == 1 and table.creator_seeded):  # free, or a practice table
+                self._rewind(table, seat, keep, before)
+                return {"done": True, "version": table.version, "waiting_for": []}
+            if len(table.people()) == 1:
+                raise IllegalActionError(f"you cannot take back your last move: {why} (nobody else at the table to agree)", ())
+            if req is not None and req["seat"] != seat:
+                raise IllegalActionError(f"P{req['seat'] + 1} has asked for a take-back already: answer it first", ())
+            table.request = {"seat": seat, "keep": keep, "why": why, "agreed": set(), "version": table.version + 1}
+            self._bump(table, seat)
+            waiting = [p for p in table.people() if p != seat]
+            return {"done": False, "version": table.version, "waiting_for": waiting}
+
+    def _bump(self, table: Table, seat: int) -> None:
+        """A change the pages must show that is not a move (a take-back asked or answered): the
+        revision grows by one (stored; the request itself is dropped on a restart)."""
+        try:
+            self.store.note(table.record.id, seat)
+        except Exception as exc:  # noqa: BLE001 - the revision still grows in memory
+            log.warning("table %s: a take-back request could not be noted: %s", table.record.id, exc)
+        table.record.undone += 1
+        if table.request is not None:
+            table.request["version"] = table.version
+
+    def _rewind(self, table: Table, seat: int, keep: int, state: State | None = None) -> None:
+        st = state if state is not None else replay_table(table.rs, _prefix(table.record, keep))
+        undone = table.record.version - keep
+        try:
+            self.store.rewind(table.record.id, table.record.version, keep, seat, st.to_json())
+        except StaleTableError as exc:
+            raise IllegalActionError(str(exc), ()) from None
+        except TapsterError:
+            raise
+        except Exception as exc:  # the database refused the write: nothing changed
+            log.warning("table %s: the take-back could not be written: %s", table.record.id, exc)
+            raise TapsterError("the table could not be saved just now (nothing changed); try again") from None
+        taken = table.record.actions[keep][1]
+        removed = [list(a) for a in table.record.actions[keep:]]
+        decision = st.decision()
+        found = decision.find(taken) if decision is not None else None
+        if found is not None and decision.labels:
+            taken = decision.labels[decision.actions.index(found)]  # the seat's own move, in words
+        del table.record.actions[keep:]
+        table.record.version = keep
+        table.record.undone += 2 * undone + 1  # the revision grows (as the store counts it)
+        table.request = None
+        table.state = st
+        table.redo = {"seat": seat, "actions": removed, "version": table.version}
+        table.takebacks = [*table.takebacks, f"P{seat + 1} took back {taken}"
+                           + (f" and {undone - 1} move{'s' * (undone > 2)} after it" if undone > 1 else "")][-20:]
+        table.updated = time.time()
+
     def delete(self, table: Table) -> None:
         """Delete a table: from the store, from memory; its streams end."""
         with self._tables_lock:
@@ -610,7 +802,7 @@ class TableServer:
         new.apply(action)  # raises IllegalActionError with nothing changed
         text = str(action) if not isinstance(action, str) else str(_found(table.state, action))
         try:
-            self.store.record(table.record.id, table.version, seat, text, new.to_json())
+            self.store.record(table.record.id, table.record.version, seat, text, new.to_json())
         except StaleTableError as exc:
             raise IllegalActionError(str(exc), ()) from None
         except TapsterError:
@@ -621,6 +813,8 @@ class TableServer:
         table.record.version += 1
         table.record.actions.append([seat, text])
         table.state = new
+        table.request = None  # the table moved on: a take-back waiting for agreement is dropped
+        table.redo = None  # and what was taken back cannot be taken again
         table.updated = time.time()
 
     # -- agents ---------------------------------------------------------------------------------
@@ -689,9 +883,10 @@ class TableServer:
                 return False
             st = table.state.clone()
             version = table.version
+            moves = table.record.version
             p = st.current_players()[0]
             spec = table.record.settings["agents"][p]
-        seed = f"{agent_seed(table.record.settings['seed'], p)}:{version}"
+        seed = f"{agent_seed(table.record.settings['seed'], p)}:{moves}"  # a take-back replays the same moves
         agent = make_agent(spec, seed)
         limit = getattr(agent, "limit_time", None)
         if limit is not None:  # a search: its move ends by the deadline, whatever its iterations
@@ -707,7 +902,7 @@ class TableServer:
                     raise
                 exc.retry = True
                 raise
-            table.rs.check_length(table.state, table.version)
+            table.rs.check_length(table.state, table.record.version)
         return True
 
     def agents_move(self, table: Table) -> int:
@@ -727,6 +922,44 @@ class TableServer:
             if left <= 0:
                 return
             await table.wait_change(min(left, 0.2))
+
+
+def replay_step(rs: Ruleset, players: int, seed: Any, agents: list[str], actions: list[str], seat: int | None,
+                step: int) -> dict:
+    """A finished game (``actions`` from ``seed``) after its first ``step`` actions, as ``seat``
+    saw it (None: everything): ``{"step", "total", "html", "marks"}``, ``marks`` the step at which
+    each turn began (``[step, "P2's turn 3"]``).  For the replay viewer of a finished table and of
+    ``tapster replay LOG --serve``; never for a game under way (the callers check).
+
+    Raises:
+        TapsterError: an action does not replay.
+    """
+    total = len(actions)
+    step = max(0, min(step, total))
+    st = rs.new_game(players, seed=seed, log=True)
+    marks: list = [[0, "the start"]]
+    last = None
+    shown = st.clone() if step == 0 else None
+    for i, text in enumerate(actions):
+        st.apply(text)
+        if i + 1 == step:
+            shown = st.clone()
+        turn = (st.current, st.turns[st.current]) if not st.finished else None
+        if turn is not None and turn != last and turn[1]:
+            marks.append([i + 1, f"P{turn[0] + 1}'s turn {turn[1]}"])
+            last = turn
+    names = [f"P{p + 1}" + (" (you)" if p == seat else "" if a == "human" else f" ({a})") for p, a in enumerate(agents)]
+    obs = view_observation(shown, seat)
+    obs.pop("decision", None)
+    if seat is None:
+        obs["player"] = None
+    html = seat_html(rs, obs, shown.visible_log(seat), names)
+    return {"step": step, "total": total, "html": html, "marks": marks[-500:]}
+
+
+def _prefix(rec: TableRecord, keep: int) -> TableRecord:
+    """``rec`` with only its first ``keep`` actions (to replay the game up to them)."""
+    return TableRecord(rec.id, rec.settings, rec.token_hashes, rec.state, keep, rec.actions[:keep])
 
 
 def _found(st: State, text: str) -> Any:

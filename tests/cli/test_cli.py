@@ -140,14 +140,16 @@ def test_usage_errors_exit_2(capsys):
 
 
 def test_human_picks_actions_by_number_and_is_asked_again(capsys, monkeypatch, tmp_path):
-    # "0" and "ten" are refused; then "1" (the first legal action) every time, which against
-    # `first` is X 0, O 1, X 2, O 3, X 4, O 5, X 6: X completes the diagonal 2-4-6.
-    monkeypatch.setattr("sys.stdin", io.StringIO("0\nten\n1\n1\n1\n1\n"))
+    # "0" and "ten" are refused; then the first legal square every time, which against `first`
+    # is X 0, O 1, X 2, O 3, X 4, O 5, X 6: X completes the diagonal 2-4-6.  A square keeps its
+    # number within the decision: "1" again is refused (its square is taken), then 3, 5, 7.
+    monkeypatch.setattr("sys.stdin", io.StringIO("0\nten\n1\n1\n3\n5\n7\n"))
     log = tmp_path / "human.json"
     code, out, _ = run(capsys, "play", "tic_tac_toe", "--agents", "human,first", "--seed", "1", "--log", str(log))
     assert code == 0
     assert "1. X in row 1, column 1" in out
     assert "`0` is not one of the choices" in out and "`ten` is not one of the choices" in out
+    assert "option 1 (mark(0)) cannot be chosen now; the others keep their numbers" in out
     assert "X completed a line" in out
     assert json.loads(log.read_text())["actions"] == [f"mark({i})" for i in range(7)]
 
@@ -163,7 +165,11 @@ def test_human_sees_only_their_own_lines(capsys, monkeypatch):
 
 
 def test_human_with_json_talks_on_stderr(capsys, monkeypatch):
-    monkeypatch.setattr("sys.stdin", io.StringIO("1\n" * 40))
+    def lowest_shown(console, prompt="", **kwargs):  # the lowest option number the prompt offers
+        console.file.write(prompt)
+        return re.search(r"your choice \((\d+)", prompt).group(1)
+
+    monkeypatch.setattr("rich.console.Console.input", lowest_shown)
     code, out, err = run(capsys, "play", "beer_flights", "--agents", "human,random", "--seed", "2", "--json")
     assert code == 0
     assert json.loads(out)["agents"] == ["human", "random"]

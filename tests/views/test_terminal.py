@@ -18,6 +18,7 @@ from interpreter.cli import cli
 from interpreter.engine.state import Keyed
 from interpreter.model import Component, Decision
 from interpreter.views.terminal import HotSeat, ReplayViewer, numbered, option_names, rules_summary
+from interpreter.views.termview import face_text
 from tests.conftest import compiled
 
 CLEAR = "<<CLEAR>>"
@@ -73,7 +74,10 @@ class Table:
     def read(self, prompt):
         self.buf.write(f"<<READ {prompt}>>\n")
         self.prompts.append(prompt)
-        return next(self.answers)
+        answer = next(self.answers)
+        if answer == "LOWEST":  # the lowest option number the prompt offers (gaps after taken options)
+            answer = re.search(r"\((\d+)", prompt).group(1)
+        return answer
 
 
 # -- 1. hot-seat ------------------------------------------------------------------------------------
@@ -82,7 +86,7 @@ class Table:
 def test_hot_seat_clears_and_asks_before_showing_the_next_seat():
     rs = compiled("beer_cards")
     st = rs.new_game(2, seed=4, log=True)
-    table = Table(["", "1"] * 200)
+    table = Table(["", "LOWEST"] * 200)
     seat = HotSeat(table.console, clear=table.clear)
     humans = [HumanAgent(console=table.console, read=table.read, hot_seat=seat) for _ in range(2)]
     seen = [_seen_ids(st, 0), _seen_ids(st, 1)]
@@ -143,21 +147,35 @@ def test_hot_seat_clears_a_real_terminal(monkeypatch):
     assert "\x1b[2J" in buf.getvalue()
 
 
-def test_hot_seat_from_the_command_line_and_none_for_one_human():
+def _lowest_shown(monkeypatch):
+    """People who answer every decision with the lowest option number the prompt offers (an
+    option keeps its number within a decision, so `1` goes once its square is taken) and
+    press Enter at every other question."""
+
+    def answer(console, prompt="", **kwargs):
+        console.file.write(prompt)
+        m = re.search(r"your choice \((\d+)", prompt)
+        return m.group(1) if m else ""
+
+    monkeypatch.setattr(Console, "input", answer)
+
+
+def test_hot_seat_from_the_command_line_and_none_for_one_human(monkeypatch):
+    _lowest_shown(monkeypatch)
     runner = CliRunner()
-    two = runner.invoke(cli, ["play", "tic_tac_toe", "--agents", "human,human", "--seed", "1"], input="\n1\n" * 9)
+    two = runner.invoke(cli, ["play", "tic_tac_toe", "--agents", "human,human", "--seed", "1"])
     assert two.exit_code == 0, two.output
     assert "Pass the screen to P1" in two.output and "Pass the screen to P2" in two.output
     first_p2_view = two.output.index("what P2 sees")
     assert two.output.rindex("Pass the screen to P2", 0, first_p2_view) < first_p2_view
     # a seat's consecutive decisions (draw, keep, place) show each new line once
-    flights = runner.invoke(cli, ["play", "beer_flights", "--agents", "human,human", "--seed", "2"], input="1\n" * 200)
+    flights = runner.invoke(cli, ["play", "beer_flights", "--agents", "human,human", "--seed", "2"])
     assert flights.exit_code == 0, flights.output
     for stretch in flights.output.split("Pass the screen to ")[1:]:
         texts = [re.sub(r"^.*\(or quit\): |^P\d, your choice \(.*?\): ", "", line) for line in stretch.splitlines()]
         lines = [t for t in texts if re.match(r"P\d (draws|takes|discards|starts|sees|puts)", t)]
         assert len(lines) == len(set(lines)), stretch
-    one = runner.invoke(cli, ["play", "tic_tac_toe", "--agents", "human,random", "--seed", "1"], input="1\n" * 9)
+    one = runner.invoke(cli, ["play", "tic_tac_toe", "--agents", "human,random", "--seed", "1"])
     assert one.exit_code == 0, one.output
     assert "Pass the screen" not in one.output
 
@@ -237,8 +255,35 @@ def test_rules_summary_of_every_shipped_ruleset():
         rs = compiled(name)
         lines = rules_summary(rs)
         assert lines[0] == rs.title and "Decisions:" in lines
-        assert any(line.startswith("The game ends: ") for line in lines)
+        assert any(line.startswith("The game ends: ") or line.startswith("How it ends and scores: ") for line in lines)
         assert not any("{" in line for line in lines if not line.startswith("Score"))
+
+
+def test_question_mark_gives_the_rulesets_words_for_scoring_else_the_expression():
+    words = rules_summary(compiled("belgian_beers_race"))
+    assert words[-1].startswith("How it ends and scores: The race ends after the last day.")
+    assert not any(line.startswith("Score: ") for line in words)  # not `vp[p] + final_extra(p)`
+    plain = rules_summary(compiled("tic_tac_toe"))  # no outcome.description: the expression
+    assert plain[-1].startswith("Score: 0 if winner is none else")
+
+
+def test_look_lists_and_shows_every_card_the_seat_sees_beyond_the_options():
+    rs = compiled("beer_knight")
+    st = rs.new_game(2, seed=3, log=True)
+    p = st.current_players()[0]
+    table = Table(["look", "look 999", "1"])
+    agent = HumanAgent(console=table.console, read=table.read)
+    cards = agent.visible_cards(st, p)
+    hidden = _hidden_from(st, p) - {c for c in rs.components if c.id in _seen_ids(st, p)}
+    assert cards and not {f.title for _, f in cards} & {c.label for c in hidden}
+    last = max(n for n, _, _ in agent.listed(st, p))
+    assert cards[0][0] == last + 1  # numbered after the options
+    table.answers = iter(["look", f"look {cards[-1][0]}", "1"])
+    agent.act(st, p)
+    out = table.buf.getvalue()
+    listing, shown = out.split("<<READ")[1], out.split("<<READ")[2]  # after `look`, after `look N`
+    assert f"{cards[-1][0]:>3}. {cards[-1][1].short}" in listing
+    assert all(line in shown for line in face_text(cards[-1][1]))
 
 
 # -- 4. turn headers ----------------------------------------------------------------------------------
@@ -370,11 +415,11 @@ def _game_log(rs, data):
 
 
 @pytest.mark.parametrize("agents", ["human,random,random", "human,human,random"])
-def test_a_humans_account_shows_only_lines_they_may_see(tmp_path, agents):
+def test_a_humans_account_shows_only_lines_they_may_see(tmp_path, agents, monkeypatch):
+    _lowest_shown(monkeypatch)
     log = tmp_path / "game.json"
     result = CliRunner(env={"COLUMNS": "300"}).invoke(
-        cli, ["play", "beer_cards", "--players", "3", "--agents", agents, "--seed", "6", "--log", str(log)],
-        input="1\n" * 400)
+        cli, ["play", "beer_cards", "--players", "3", "--agents", agents, "--seed", "6", "--log", str(log)])
     assert result.exit_code == 0, result.output
     data = json.loads(log.read_text())
     humans = [p for p, a in enumerate(agents.split(",")) if a == "human"]

@@ -49,8 +49,10 @@ def test_the_view_is_a_function_of_the_observation():
 
 
 def test_a_human_game_through_stdin_never_draws_the_whole_board():
-    # tic-tac-toe, a human against random: answering "1" each turn plays a whole game.
-    result = CliRunner().invoke(cli, ["play", "tic_tac_toe", "--agents", "human,random", "--seed", "4"], input="1\n" * 9)
+    # tic-tac-toe, a human against random: typing every square's text in turn (a taken one is
+    # refused and asked again) plays a whole game.
+    answers = "".join(f"mark({i})\n" for i in range(9)) * 2
+    result = CliRunner().invoke(cli, ["play", "tic_tac_toe", "--agents", "human,random", "--seed", "4"], input=answers)
     assert result.exit_code == 0, result.output
     assert "what P1 sees" in result.output
     assert "Game over" in result.output
@@ -104,3 +106,16 @@ def test_a_map_without_pieces_shows_each_node_by_its_key_and_the_routes_by_name(
     assert "·" not in picture  # every node has room for its key on this map
     routes = lines[lines.index("  routes:") + 1:]
     assert sum(" – " in ln for ln in routes) == gm.graph.number_of_edges()
+
+
+def test_a_wide_supply_is_laid_out_in_columns():
+    """A keyed zone of many piles (a deck-builder's supply) is drawn in columns that fit the
+    width, every pile once, not one line a pile (issue 48)."""
+    from interpreter.views.termview import COLUMNS_WIDTH, KEYED_COLUMNS_FROM, columns
+
+    items = [f"pile {i}: {i} cards" for i in range(16)]
+    lines = columns(items, COLUMNS_WIDTH)
+    assert KEYED_COLUMNS_FROM < len(items) and len(lines) < len(items) / 2
+    assert all(len(line) <= COLUMNS_WIDTH for line in lines)
+    assert " ".join(lines).split() == " ".join(items).split()  # every pile once, in order
+    assert columns(["x" * 60, "y"], COLUMNS_WIDTH) == ["  " + "x" * 60, "  y"]

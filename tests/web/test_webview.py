@@ -7,7 +7,7 @@ import json
 import random
 import re
 import sqlite3
-from html import unescape
+from html import escape, unescape
 
 import pytest
 
@@ -105,6 +105,29 @@ def assert_no_leak(html: str, text: str, st: State, p: int) -> None:
 
 def _text_of(html: str) -> str:
     return unescape(re.sub(r"<[^>]+>", " ", html))
+
+
+@pytest.mark.parametrize("name,variant", GAMES)
+def test_a_spectators_view_shows_what_every_seat_may_see_only(name, variant):
+    """The spectator's page (issue 48) of every game at every step: no card hidden from any seat,
+    no decision, only the public lines of the account; the whole state never."""
+    from interpreter.views.spectator import public_log, public_observation
+
+    rs = compiled(name, variant)
+    rng = random.Random(5)
+    st = rs.new_game(rs.min_players, seed=13, log=True)
+    for _ in range(400):
+        obs = public_observation(st)
+        assert obs["player"] is None and "decision" not in obs
+        html = seat_html(rs, obs, public_log(st))
+        for p in range(st.num_players):
+            assert_no_leak(html, _text_of(html), st, p)
+        for line in {t for to, t in st.log if to is not None} - set(public_log(st)):  # lines for some seats only
+            assert f"<li>{escape(line)}</li>" not in html
+        if st.is_terminal():
+            break
+        st.apply(rng.choice(st.legal_actions()))
+    assert st.is_terminal()
 
 
 @pytest.mark.parametrize("name,variant", GAMES)

@@ -99,7 +99,33 @@
     mark();
   }
 
+  // Take-back (issue 48): ask to take back this seat's last move, or answer another's request.
+  function takeBack(answer) {
+    if (busy) { return; }
+    busy = true;
+    say("");
+    fetch(base + "/undo", {
+      method: "POST",
+      headers: {"Content-Type": "application/json"},
+      body: JSON.stringify({answer: answer})
+    }).then(function (r) {
+      return r.json().then(function (data) {
+        if (!r.ok) { say(data.error || ("refused (" + r.status + ")"), true); }
+        else if (!data.done && data.waiting_for && data.waiting_for.length && answer === "ask") {
+          say("Waiting for the others to agree to the take-back.");
+        }
+      });
+    }).catch(function (e) { say("Could not send the take-back: " + e.message, true); })
+      .finally(function () { busy = false; refresh(); });
+  }
+
   view.addEventListener("click", function (ev) {
+    var tb = ev.target.closest("button.takeback-ask, button.takeback-agree, button.takeback-refuse, button.takeback-redo");
+    if (tb) {
+      takeBack(tb.classList.contains("takeback-ask") ? "ask" : tb.classList.contains("takeback-agree") ? "agree"
+               : tb.classList.contains("takeback-redo") ? "redo" : "refuse");
+      return;
+    }
     var button = ev.target.closest("button.action");
     if (button) {
       if (!busy) { clear(); send(button.getAttribute("data-action")); }
