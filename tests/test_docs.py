@@ -126,13 +126,13 @@ def test_every_key_of_the_ruleset_schema_is_documented():
 
 def test_the_two_commands_in_the_readme_and_the_getting_started_page():
     install = "python3 -m pip install . && tapster play beer_flights --players 3 --agents human,random"
-    test = "python3 -m pip install -e '.[test,web,openspiel,pettingzoo,ray,tune]' && python3 -m pytest"
+    test = "python3 -m pip install -e '.[test,web,openspiel,pettingzoo,gymnasium,ray,tune]' && python3 -m pytest"
     for name, text in (("README.md", README), ("docs/getting-started.md", docs_page("getting-started"))):
         commands = _blocks(text, "sh")
         assert install in commands[0] and test in commands[1], name
     # CI installs exactly what the test command does, runs it, and builds the site strictly
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert "pip install --quiet -e '.[test,web,openspiel,pettingzoo,ray,tune]'\n" in ci
+    assert "pip install --quiet -e '.[test,web,openspiel,pettingzoo,gymnasium,ray,tune]'\n" in ci
     assert "pip install --quiet -e '.[docs]'\n" in ci and "mkdocs build --strict" in ci
     assert "\npython3 -m pytest\n" in ci
 
