@@ -7,12 +7,15 @@ see.  ``pytest -k click`` selects these tests."""
 
 from __future__ import annotations
 
+import json
 import random
 import sqlite3
 import time
 
 import pytest
 
+from interpreter.engine.state import State
+from tests.conftest import compiled
 from tests.web.test_browser import GAMES, Server, _check, _create_table, _wait_version, browser  # noqa: F401
 
 CLICK_GAMES = [g for g in GAMES if g[0] in ("beer_cards", "beer_flights", "beer_knight", "belgian_beers_race",
@@ -260,4 +263,109 @@ def test_click_by_keyboard_a_way_of_travel_then_a_map_node(browser, tmp_path):  
         assert taken[min(n for n in taken if n not in known)] == (seat, legal[i])
     finally:
         ctx.close()
+        server.kill()
+
+
+def _decision_of(name: str, option: str, seeds: int = 30) -> State:
+    """The first decision of a seeded random two-player game of ``name`` (base game) offering
+    ``option``, its deciding seat one of the two pages'."""
+    rs = compiled(name)
+    for seed in range(seeds):
+        st = rs.new_game(2, seed=seed)
+        rng = random.Random(seed)
+        while not st.is_terminal():
+            legal = st.legal_actions()
+            if any(a.name == option for a in legal):
+                return st
+            st.apply(legal[rng.randrange(len(legal))])
+    pytest.fail(f"no {option} in {seeds} games of {name}")
+
+
+def _redeeming_cheese() -> State:
+    """Belgian Beers Race, the redeeming cheese asked (R4): P1 at the x2 level with a cheese
+    tastes a beer on the way to Duvel Moortgat."""
+    rs = compiled("belgian_beers_race")
+
+    def position(st):
+        st.vars.update(time=[0, 20], breath=[7, 0], cheese=[1, 0], bp=[2, 0, 0, 0, 0, 0, 0, 0])
+
+    st = rs.new_game(2, seed=0, position=position)
+    st.apply("transport(B9)")
+    st.apply("sip(0)")
+    return st
+
+
+#: Issue 43's decisions, each clicked on the table thing it belongs to: (ruleset, the position,
+#: the options to take there in turn, the table things that must carry them).
+NEW_DECISIONS = [
+    ("belgian_beers_race", lambda: _decision_of("belgian_beers_race", "offer"), ["offer"], ['data-var="bp"']),
+    ("belgian_beers_race", _redeeming_cheese, ["eat_cheese"], ['data-var="cheese"']),
+    ("belgian_beers_race", _redeeming_cheese, ["fall_asleep"], ['data-var="breath"']),
+    ("beer_knight", lambda: _decision_of("beer_knight", "reroll_die"), ["reroll_die", "reroll_picked"],
+     ['data-var="pool"', 'data-var="rerolls"']),
+    ("beer_knight", lambda: _decision_of("beer_knight", "reroll_low"), ["reroll_low"], ['data-var="low_rerolls"']),
+]
+
+
+@pytest.mark.parametrize("name,position,options,where", NEW_DECISIONS,
+                         ids=[f"{n}-{'-'.join(o)}" for n, _, o, _ in NEW_DECISIONS])
+def test_click_the_choices_given_back_to_the_players(browser, tmp_path, name, position, options, where):  # noqa: F811
+    # Issue 43: the giver's beer (a cell of the giver's own backpack), the redeeming cheese (the
+    # cheese strap; falling asleep, the breathalyzer), a die picked for a reroll (that die, then
+    # the rerolls left) and the lowest die rerolled (its counter) are taken by clicking table
+    # things alone.  The table is created, then its stored state replaced by the position (the
+    # server reads it back when restarted, as after a crash).
+    db = tmp_path / "tables.sqlite"
+    server = Server(db).start()
+    contexts = [browser.new_context() for _ in range(2)]
+    try:
+        table, links = _create_table(contexts[0].new_page(), server, name, None, 2, ["human", "human"], {}, seed=27)
+        server.kill()
+        st = position()
+        con = sqlite3.connect(str(db))
+        with con:
+            con.execute("UPDATE tables SET state = ? WHERE id = ?", (json.dumps(st.to_json()), table))
+        con.close()
+        server = Server(db, server.port).start()
+        settings = {"ruleset": name, "variant": None, "params": {}}
+        pages = {seat: ctx.new_page() for seat, ctx in zip((0, 1), contexts)}
+        for seat, page in pages.items():
+            page.goto(server.url + links[seat])
+        for option, thing in zip(options, where):
+            st, version = server.truth(table, settings)
+            seat = st.current_players()[0]
+            page = pages[seat]
+            for s, pg in pages.items():
+                _wait_version(pg, version)
+                _check(pg, st, s)
+            legal = st.legal_actions()
+            wanted = [k for k, a in enumerate(legal) if a.name == option]
+            assert wanted, f"{option} is not offered: {[str(a) for a in legal]}"
+            i = wanted[-1]
+            things = page.evaluate(_THINGS)
+            plan = click_plan(things, i)
+            located = page.locator("#view [data-acts]")
+            outer = [located.nth(k).evaluate("e => e.closest('section') ? e.closest('section').outerHTML.slice(0, 200) : ''")
+                     for k in plan]
+            assert any(thing in o for o in outer), f"{legal[i]} is not clicked on {thing}: {outer}"
+            known = set(_taken(server, table))
+            for n, k in enumerate(plan):
+                el = located.nth(k)
+                el.scroll_into_view_if_needed()
+                point = el.evaluate(_OWN_POINT)
+                where_ = {"position": point} if point else {}
+                if n < len(plan) - 1:
+                    el.click(**where_)
+                    continue
+                with page.expect_response(lambda r: r.url.endswith("/act"), timeout=10_000) as answer:
+                    el.click(timeout=10_000, **where_)
+                assert answer.value.status == 200, answer.value.text()
+            assert not any(things[k][1] in ("button", "control") for k in plan)
+            page.wait_for_function("v => parseInt(document.querySelector('main.seat').dataset.version) > v", arg=version,
+                                   timeout=30_000)
+            taken = _taken(server, table)
+            assert taken[min(n for n in taken if n not in known)] == (seat, str(legal[i])), "the clicks took another action"
+    finally:
+        for ctx in contexts:
+            ctx.close()
         server.kill()
