@@ -189,7 +189,7 @@ wn = [
 ]
 lc_cycle = [
     ("bonus", 2),
-    ("reroll_all", ""),
+    ("reroll_any", ""),
     ("extra_die", ""),
     ("force_lowest", ""),
     ("bank", ""),
@@ -230,7 +230,7 @@ hmb_cycle = [
     ("reroll_challenge", ""),
     ("summon", ""),
     ("petrify", ""),
-    ("reroll_all", ""),
+    ("reroll_any", ""),
     ("remove", "Knight"),
     ("bonus", 3),
 ]

@@ -46,10 +46,10 @@ KNIGHT = 0
 MAX_COMBATS = 150  # the ruleset's safety bound (R16); never reached in practice
 
 # ability words of the card table, as small ints
-ABILITIES = ("bonus", "malus", "reroll_all", "reroll_low", "extra_die", "force_reroll", "force_lowest", "bank",
+ABILITIES = ("bonus", "malus", "reroll_any", "reroll_low", "extra_die", "force_reroll", "force_lowest", "bank",
              "bank_foe", "draw", "steal_random", "steal_type", "steal_to_combo", "from_discard", "remove",
              "skip_challenge", "win_challenge", "reroll_challenge", "summon", "petrify")
-(BONUS, MALUS, REROLL_ALL, REROLL_LOW, EXTRA_DIE, FORCE_REROLL, FORCE_LOWEST, BANK, BANK_FOE, DRAW, STEAL_RANDOM,
+(BONUS, MALUS, REROLL_ANY, REROLL_LOW, EXTRA_DIE, FORCE_REROLL, FORCE_LOWEST, BANK, BANK_FOE, DRAW, STEAL_RANDOM,
  STEAL_TYPE, STEAL_TO_COMBO, FROM_DISCARD, REMOVE, SKIP_CH, WIN_CH, REROLL_CH, SUMMON, PETRIFY) = range(20)
 CH_EFFECTS = ("monster", "monster_next", "monster_petrify", "drinking", "chug", "gift", "tax", "next_bonus",
               "next_dice", "next_no_hmb")
@@ -283,7 +283,7 @@ def playout(data: dict, rng: random.Random, trace=None) -> tuple[list[int], list
             oneoff[p] += arg
         elif a == MALUS:
             oneoff[q] -= arg
-        elif a == REROLL_ALL:
+        elif a == REROLL_ANY:
             if g["rolled"]:
                 pool[p].extend([d12() for _ in range(attack_dice(p))])
             else:

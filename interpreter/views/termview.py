@@ -346,7 +346,7 @@ class _View:
             names = sec["cells"]
             return [f"{sec['title']}: " + "; ".join(
                 f"{self.who(p)} " + (", ".join(f"{c} {value_text(self.rs, x)}" for c, x in zip(names, v))
-                                     if isinstance(v, list) and len(v) == len(names) else value_text(self.rs, v))
+                                     if isinstance(v, list) and len(v) <= len(names) else value_text(self.rs, v))
                 for p, v in rows)]
         if len(rows) == 1 and rows[0][0] is None:
             return [f"{sec['title']}: {value_text(self.rs, rows[0][1])}"]

@@ -256,12 +256,13 @@ class _Sections:
         return {"kind": "counter", "title": title, "var": name, "rows": rows, **acts}
 
     def cell_rows(self, name: str, value: Any, k: int) -> list:
-        """A counter's rows with ``cells`` (k names): ``[(seat, [k values])]``, the viewer's own
-        first — each seat's list of a per-player variable, or seat p's run ``value[p * k:(p + 1)
-        * k]`` of a shared list; a value of another shape (or withheld) as :meth:`var_rows`."""
+        """A counter's rows with ``cells`` (k names): ``[(seat, [values])]``, the viewer's own
+        first — each seat's list of a per-player variable (at most k values: a list that grows,
+        such as the dice rolled, fills the first cells), or seat p's run ``value[p * k:(p + 1) *
+        k]`` of a shared list; a value of another shape (or withheld) as :meth:`var_rows`."""
         decl = self.rs.vars.get(name)
         if name in self.obs["vars"] and isinstance(value, list):
-            if decl is not None and decl.per_player and len(value) == self.n and all(isinstance(v, list) and len(v) == k for v in value):
+            if decl is not None and decl.per_player and len(value) == self.n and all(isinstance(v, list) and len(v) <= k for v in value):
                 return [(p, list(value[p])) for p in seat_order(self.n, self.me)]
             if (decl is None or not decl.per_player) and len(value) >= self.n * k:
                 return [(p, list(value[p * k:(p + 1) * k])) for p in seat_order(self.n, self.me)]

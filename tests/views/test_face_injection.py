@@ -34,7 +34,7 @@ def poisoned(tmp_path_factory):
     path = copy_ruleset(tmp_path_factory.mktemp("faces"), "beer_knight")
     replace_once(path, '      title: "{name}"\n      short: "{name} ({type} {power})"',
                  f'      title: "{TITLE}{{name}}"\n      short: "{SHORT}{{name}} {MARKUP} ({{type}} {{power}})"')
-    for word in ("bonus", "reroll_all", "reroll_low", "extra_die", "steal_random", "force_lowest"):
+    for word in ("bonus", "reroll_any", "reroll_low", "extra_die", "steal_random", "force_lowest"):
         text = path.read_text(encoding="utf-8")
         start = text.index(f"\n    {word}: ") + len(f"\n    {word}: ")
         end = text.index("\n", start)

@@ -57,13 +57,14 @@ def games(name: str, variant: str | None, n: int = 4, players: int | None = None
     ("beer_cards", None, {"games": 1}, None),
     ("beer_knight", "speed", {}, {"pick", "hmb", "pass", "last_call", "no_last_call", "stand"}),
     ("beer_knight", None, {}, {"pick", "hmb", "pass", "last_call", "no_last_call", "stand", "no_swap", "reroll",
-                               "reroll_doubles", "swap_in", "keep_dice", "swap_foe", "keep_foe", "swap", "take"}),
+                               "reroll_doubles", "swap_in", "keep_dice", "swap_foe", "keep_foe", "swap", "take",
+                               "reroll_die", "reroll_picked", "reroll_low"}),
     ("beer_knight", "lazy_sunday", {}, {"swap", "no_swap", "draw_type"}),
     ("beer_knight", "tag_teams", {}, {"swap", "no_swap", "trade", "no_trade", "trade_back"}),
     ("beer_knight", "world_domination", {}, {"swap", "no_swap", "take_barony", "challenge_barony"}),
     ("drink_and_beat", None, {}, {"lay", "mug", "keep_mug", "barman"}),
     ("belgian_beers_race", None, {}, {"bike", "transport", "hitch", "taste", "buy", "eat_cheese", "camp", "end_day", "keep",
-                                      "discard", "keep_beers", "sleep", "pay_hitch", "sip", "convert"}),
+                                      "discard", "keep_beers", "sleep", "pay_hitch", "sip", "convert", "offer"}),
     ("drink_and_beat", "complex", {}, {"lay", "stack", "reserve", "mug", "keep_mug", "barman", "pick", "rotate", "use_ability",
                                        "skip_ability", "push", "no_push", "token_here", "token_to_cellar"}),
 ])
@@ -319,6 +320,65 @@ def test_belgian_beers_race_hitchhiking_paid_with_beers_is_the_backpack_then_the
     assert [texts[i] for i in both] == [f"pay_hitch({node})"]
 
 
+def test_belgian_beers_race_a_beer_offered_is_the_givers_cell_of_the_backpack():
+    # issue 43 (R3): offer(c), a beer given in a toast or to a motorist, is cell c of the giver's
+    # own backpack row, also when the giver is a toasted player choosing out of turn
+    rs, st = _first_decision("belgian_beers_race", None, "offer", n=20)
+    p = st.current_players()[0]
+    obs = view_observation(st, p)
+    texts = obs["decision"]["actions"]
+    acts = table_acts(rs, obs)
+    assert all(t.startswith("offer(") for t in texts) and len(texts) > 1
+    for c in range(len(rs.params["colours"])):
+        assert [texts[i] for i in acts.get(f"var:bp:{c}", [])] == ([f"offer({c})"] if f"offer({c})" in texts else [])
+    html = seat_html(rs, obs, [])
+    assert all(single_out(things_of(html), i) for i in range(len(texts)))
+    for other in range(st.num_players):
+        if other != p:
+            assert "data-acts" not in seat_html(rs, view_observation(st, other), [])
+
+
+def test_belgian_beers_race_the_redeeming_cheese_is_the_cheese_and_sleep_the_breathalyzer():
+    # issue 43 (R4): a taste that would put P1 to sleep asks: eat the cheese (a click on the
+    # cheese strap) or fall asleep (a click on the breathalyzer)
+    rs = compiled("belgian_beers_race")
+
+    def position(st):
+        st.vars.update(time=[0, 20], breath=[7, 0], cheese=[1, 0], bp=[2, 0, 0, 0, 0, 0, 0, 0])
+
+    st = rs.new_game(2, seed=0, position=position)
+    st.apply("transport(B9)")
+    st.apply("sip(0)")
+    obs = view_observation(st, 0)
+    texts = obs["decision"]["actions"]
+    assert sorted(texts) == ["eat_cheese", "fall_asleep"]
+    acts = table_acts(rs, obs)
+    assert [texts[i] for i in acts["var:cheese"]] == ["eat_cheese"]
+    assert [texts[i] for i in acts["var:breath"]] == ["fall_asleep"]
+    assert all(single_out(things_of(seat_html(rs, obs, [])), i) for i in range(len(texts)))
+
+
+def test_beer_knight_a_die_picked_for_a_reroll_is_that_die():
+    # issue 43 (R3): reroll_die(i) is die i of the seat's own dice (the pool drawn as cells, as
+    # many as the dice rolled); rerolling the dice picked is on the rerolls left
+    rs, st = _first_decision("beer_knight", None, "reroll_die", n=12)
+    p = st.current_players()[0]
+    obs = view_observation(st, p)
+    texts = obs["decision"]["actions"]
+    acts = table_acts(rs, obs)
+    for i in range(len(obs["vars"]["pool"][p])):
+        assert [texts[k] for k in acts.get(f"var:pool:{i}", [])] == [f"reroll_die({i})"]
+    html = seat_html(rs, obs, [])
+    section = re.search(r'<section class="counter cells" data-var="pool">(.*?)</section>', html).group(1)
+    assert len(re.findall(r'data-cell="\d+"', section)) == sum(len(d) for d in obs["vars"]["pool"])
+    assert all(single_out(things_of(html), i) for i in range(len(texts)))
+    st.apply(f"reroll_die({len(obs['vars']['pool'][p]) - 1})")
+    if not st.is_terminal() and any(a.name == "reroll_picked" for a in st.legal_actions()):
+        obs = view_observation(st, p)
+        texts = obs["decision"]["actions"]
+        assert [texts[k] for k in table_acts(rs, obs)["var:rerolls"]] == ["reroll_picked"]
+
+
 def test_a_counter_with_cells_in_the_terminal_names_each_cell():
     from interpreter.views.termview import seat_text
 
@@ -393,3 +453,8 @@ def test_cells_of_a_per_player_list_and_of_a_shared_run():
     assert sec.cell_rows("flat", obs["vars"]["flat"], 3) == [(1, [4, 5, 6]), (0, [1, 2, 3])]
     assert sec.cell_rows("flat", obs["vars"]["flat"], 4) == [(None, [1, 2, 3, 4, 5, 6])]  # too short for two runs of 4
     assert sec.cell_rows("hidden", None, 2) == [(None, None)]
+    # a per-player list shorter than the cells (dice rolled so far) fills the first ones; a
+    # longer one is a plain counter
+    obs["vars"]["dice"] = [[5], [2, 10, 7]]
+    assert sec.cell_rows("mine", obs["vars"]["dice"], 3) == [(1, [2, 10, 7]), (0, [5])]
+    assert sec.cell_rows("mine", obs["vars"]["dice"], 2) == [(1, [2, 10, 7]), (0, [5])] == sec.var_rows("mine", obs["vars"]["dice"])
