@@ -280,19 +280,34 @@ def compose(header: list[str], blocks: list[tuple[str, list[str]]], before: dict
         if t in shown:
             out.extend((line, "") for line in lines_of[t])
     out.extend((line, "bold") for line in own_line)
-    notes = []
-    if unchanged:
-        notes.append("unchanged: " + ", ".join(unchanged))
-    if left_out:
-        notes.append("not drawn for room: " + ", ".join(left_out))
-    if notes:
-        note = "(" + "; ".join(notes) + "; `table` shows everything)"
-        if height(note) > 1:
-            note = f"({len(unchanged)} sections unchanged, {len(left_out)} not drawn for room; `table` shows them)"
-        if height(note) > 1:
-            note = f"({len(unchanged) + len(left_out)} sections left out; `table`)"
-        out.append((note, "dim"))
+    if unchanged or left_out:
+        out.append((_left_out_note(unchanged, left_out, height), "dim"))
     out.extend((t, "") for t in final)
     out.extend((t, "bold") for t in question)
     out.extend((t, "") for t in opts)
     return Screen(out, [t for t, _ in blocks if t in shown])
+
+
+def _left_out_note(unchanged: list[str], left_out: list[str], height: Callable[[str], int]) -> str:
+    """The one line saying what a screen did not draw: the sections ``unchanged`` since the last
+    screen and those ``left_out`` for room, named as far as one line of the terminal holds them
+    (``height(text)``: the lines a text takes), the rest counted (``… and 4 more``)."""
+
+    def note(k_unchanged: int, k_left: int) -> str:
+        parts = []
+        for label, names, k in (("unchanged", unchanged, k_unchanged), ("not drawn for room", left_out, k_left)):
+            if names:
+                shown = names[:k]
+                more = len(names) - len(shown)
+                parts.append(f"{label}: " + ", ".join(shown) + (f" … and {more} more" if more and shown else "")
+                             if shown else f"{label}: {len(names)}")
+        return "(" + "; ".join(parts) + "; `table` shows everything)"
+
+    k_u, k_l = len(unchanged), len(left_out)
+    while height(note(k_u, k_l)) > 1 and (k_u or k_l):
+        if k_l >= k_u and k_l:  # drop names from the longer list first
+            k_l -= 1
+        else:
+            k_u -= 1
+    text = note(k_u, k_l)
+    return text if height(text) <= 1 else f"({len(unchanged) + len(left_out)} sections left out; `table`)"
