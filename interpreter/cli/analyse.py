@@ -40,6 +40,7 @@ from ..limits import (
 )
 from ..limits import MAX_PERFT_DEPTH as MAX_DEPTH
 from .common import (
+    _AUTO_AGENTS,
     EXIT_INTERRUPTED,
     EXIT_OK,
     _auto_agents_opt,
@@ -224,9 +225,9 @@ def _parse_agent_sets(ctx: click.Context, param: click.Parameter, values: tuple[
 
 _ladder_agents_opt = click.option(
     "--agents", "-a", multiple=True, callback=_parse_agent_sets, metavar="A,B,...",
-    help="Agents by seat, comma-separated (parameters after colons; the last one repeats). Twice "
-         "(--agents greedy --agents ismcts:seconds=0.1) reports the headline metrics under both, side by side. "
-         "Default: random.")
+    help=f"Agents by seat, comma-separated ({', '.join(_AUTO_AGENTS)}; no person plays here; parameters after colons; "
+         "the last one repeats). Given twice (a weak and a strong set, as greedy then ismcts:seconds=0.1), the report "
+         "gives the headline metrics under both, side by side. Default: random.")
 
 
 def _balance_options(f, ladder: bool = False):
