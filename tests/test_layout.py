@@ -24,7 +24,8 @@ STAGES = [
     # playouts inside the generated code
     ("engine", ["rng", "places", "runner", "changes", "decisions", "flow", "effectgen", "flowgen", "chance", "saved", "worlds", "state",
                 "playout"]),
-    ("views", ["publicity", "faces", "render", "view", "termview", "screen", "terminal", "maplabels", "webview"]),  # what people see
+    ("views", ["publicity", "faces", "render", "view", "termview", "screen", "spectator", "takeback", "terminal", "maplabels",
+               "webview"]),  # what people see
     ("compile", ["lint", "ruleset", "names", "context", "declarations", "functions", "outcome", "references", "compiler",
                  "facts"]),
     # warnings; the compiled ruleset; why a name is out of scope; the compilation context effects see; its stages: declarations, functions,
@@ -34,8 +35,8 @@ STAGES = [
     ("interop", ["domains", "encoding", "openspiel", "pettingzoo", "gymnasium"]),
     ("analysis", ["simulate", "scenarios", "check_games", "check_rules", "check_secrecy", "check_templates", "check",
                   "stats", "balance", "runner", "tune", "report"]),  # many games (check: its games, three families, the driver)
-    ("web", ["store", "guards", "tables", "server"]),       # the browser table: its store; limits, request checks, agent pool;
-    # the live tables; routes and serve
+    ("web", ["store", "guards", "tables", "server", "playtest"]),       # the browser table: its store; limits, request checks, agent pool;
+    # the live tables; routes and serve; the take-back, spectator and replay routes
     ("cli", ["common", "play", "author", "checks", "analyse"]),  # the command line: shared options; a module per command group
 ]
 

@@ -68,7 +68,7 @@ import logging
 import time
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..compile.compiler import load_ruleset
 from ..errors import IllegalActionError, TapsterError
@@ -93,6 +93,9 @@ from .guards import (
 )
 from .store import SQLiteStore
 from .tables import CREATOR_SEED_NOTE, Table, TableServer, TooMany, restore_state
+
+if TYPE_CHECKING:  # pragma: no cover - the playtest routes import this module's helpers: imported where the app is made
+    from .playtest import routes as _playtest_routes  # noqa: F401
 
 try:
     from starlette.applications import Starlette
