@@ -55,7 +55,8 @@ def seat_blocks(rs: Ruleset, obs: dict, names: list[str] | None = None) -> tuple
     return v.header(), v.blocks(), v.final()
 
 
-#: A keyed zone (a supply of piles) of more rows than this is drawn in columns.
+#: A keyed zone (a supply of piles) of more rows than this is drawn in columns, and so is a face-up
+#: row of more cards than this that does not fit on one line (a market, a long hand).
 KEYED_COLUMNS_FROM = 6
 #: The width the columns of a wide zone fit in (a narrow terminal's).
 COLUMNS_WIDTH = 78
@@ -159,6 +160,14 @@ class _View:
             return f"{len(ids)}"
         if pile.get("show") == "top":
             return f"{self.card(ids[-1])} on top, {len(ids)} in all"
+        return ", ".join(self.pile_items(pile))
+
+    def pile_items(self, pile: dict) -> list[str]:
+        """The face-up cards of ``pile`` as :meth:`pile` lists them (a run of the same card as
+        ``card ×k``); empty for a pile drawn any other way (face down, a count, the top card)."""
+        ids = pile.get("ids")
+        if not ids or "count" in pile or "subs" in pile or pile.get("show") in ("count", "top"):
+            return []
         runs: list[list] = []
         for cid in ids:
             text = self.card(cid)
@@ -166,7 +175,16 @@ class _View:
                 runs[-1][1] += 1
             else:
                 runs.append([text, 1])
-        return ", ".join(t if k == 1 else f"{t} ×{k}" for t, k in runs)
+        return [t if k == 1 else f"{t} ×{k}" for t, k in runs]
+
+    def wide_row(self, title: str, pile: dict) -> list[str] | None:
+        """A face-up row of more than :data:`KEYED_COLUMNS_FROM` cards too wide for one line of
+        :data:`COLUMNS_WIDTH` characters (a market, a long hand), in columns under ``title``;
+        None for any other pile (drawn on one line as before)."""
+        items = self.pile_items(pile)
+        if len(items) <= KEYED_COLUMNS_FROM or len(title) + 2 + len(", ".join(items)) <= COLUMNS_WIDTH:
+            return None
+        return [f"{title}:"] + columns(items, COLUMNS_WIDTH)
 
     def header(self) -> list[str]:
         o = self.obs
@@ -220,8 +238,16 @@ class _View:
     def s_piles(self, sec: dict) -> list[str]:
         rows = sec["rows"]
         if len(rows) == 1 and rows[0][0] is None:
-            return [f"{sec['title']}: {self.pile(rows[0][1])}"]
-        return [f"{sec['title']}:"] + [f"  {self.who(p)}: {self.pile(pile)}" for p, pile in rows]
+            wide = self.wide_row(sec["title"], rows[0][1])
+            return wide if wide is not None else [f"{sec['title']}: {self.pile(rows[0][1])}"]
+        out = [f"{sec['title']}:"]
+        for p, pile in rows:
+            wide = self.wide_row(f"  {self.who(p)}", pile)
+            if wide is None:
+                out.append(f"  {self.who(p)}: {self.pile(pile)}")
+            else:  # the seat's name, then its cards in columns indented under it
+                out += [wide[0]] + ["  " + line for line in wide[1:]]
+        return out
 
     def s_keyed(self, sec: dict) -> list[str]:
         rows = [(k, pile) for k, pile in sec["rows"] if pile.get("ids") != []]

@@ -119,3 +119,27 @@ def test_a_wide_supply_is_laid_out_in_columns():
     assert all(len(line) <= COLUMNS_WIDTH for line in lines)
     assert " ".join(lines).split() == " ".join(items).split()  # every pile once, in order
     assert columns(["x" * 60, "y"], COLUMNS_WIDTH) == ["  " + "x" * 60, "  y"]
+
+
+def test_a_wide_row_of_cards_is_laid_out_in_columns():
+    """A face-up row of many cards that does not fit on one line (a market, a long hand) is drawn
+    in columns under its title, every card once and in order; a short row stays on one line
+    (issue 48: the supply *or any wide row of cards*)."""
+    from interpreter import load_ruleset
+    from interpreter.views.termview import COLUMNS_WIDTH, _View
+
+    rs = load_ruleset("beer_knight")
+    st = rs.new_game(2, seed=1)
+    view = _View(rs, st.observation(0), ["P1", "P2"])
+    ids = [c.id for c in rs.components[:12]]
+    wide = view.wide_row("Market", {"ids": ids})
+    assert wide is not None and wide[0] == "Market:" and len(wide) < 1 + len(ids)
+    assert all(len(line) <= COLUMNS_WIDTH for line in wide)
+    shown = " ".join(wide[1:])
+    names = [view.card(cid) for cid in ids]
+    assert [shown.index(n) for n in names] == sorted(shown.index(n) for n in names)  # each once, in order
+    assert view.wide_row("Market", {"ids": ids[:3]}) is None  # fits: one line, as before
+    assert view.s_piles({"title": "Market", "rows": [(None, {"ids": ids})]}) == wide
+    seat = view.s_piles({"title": "Hand", "rows": [(0, {"ids": ids}), (1, {"count": 9})]})
+    assert seat[:2] == ["Hand:", "  P1 (you):"] and seat[-1] == "  P2: 9 face down"
+    assert all(line.startswith("    ") for line in seat[2:-1])  # the cards under the seat's name
