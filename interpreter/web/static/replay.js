@@ -13,15 +13,18 @@
   var all = main.querySelector(".replay-all");
   var step = 0;
   var marked = false;
+  var asked = 0;  // the latest request: an older answer arriving after it is dropped
 
   function show(n) {
     n = Math.max(0, Math.min(total, n));
+    var ticket = ++asked;
     fetch(url + "?n=" + n + (all.checked ? "&all=1" : ""), {cache: "no-store"}).then(function (r) {
       return r.json().then(function (data) {
         if (!r.ok) { throw new Error(data.error || ("the server answered " + r.status)); }
         return data;
       });
     }).then(function (data) {
+      if (ticket !== asked) { return; }  // a later step was asked for meanwhile (two quick clicks)
       step = data.step;
       stepBox.value = String(step);
       main.setAttribute("data-step", String(step));
@@ -36,7 +39,9 @@
         });
         marked = true;
       }
-    }).catch(function (e) { message.textContent = "Could not show the step: " + e.message; });
+    }).catch(function (e) {
+      if (ticket === asked) { message.textContent = "Could not show the step: " + e.message; }
+    });
   }
 
   main.querySelector(".replay-first").addEventListener("click", function () { show(0); });
