@@ -65,6 +65,7 @@ from typing import Any
 
 import numpy as np
 
+from ..compile.compiler import load_ruleset
 from ..compile.facts import game_facts, outcome_problem
 from ..compile.ruleset import Ruleset
 from ..engine.chance import CHANCE
@@ -614,3 +615,24 @@ def _key_numbers(key: Any, enc: Encoding) -> tuple[float, float]:
     if isinstance(key, dict) and "c" in key:
         return enc.scalar(key["c"]), 0.0
     return enc.scalar(key), 0.0
+
+
+def encoding_for(ruleset: str, players: int | None, variant: str | None, explore: int, params: dict) -> Encoding:
+    """The :class:`Encoding` an environment plays: ``ruleset`` (a name or path) with ``variant``
+    and the ruleset parameters ``params`` (keywords of PettingZoo's and Gymnasium's
+    constructors), for ``players`` seats (None: the ruleset's default).
+
+    Raises:
+        TapsterError: an unknown parameter (naming the ruleset's), a player count outside the
+            ruleset's range, or any load error.
+    """
+    rs = load_ruleset(ruleset, variant)
+    unknown = sorted(set(params) - set(rs.params))
+    if unknown:
+        raise TapsterError(f"{rs.title} has no parameter {', '.join(unknown)}; its parameters: {', '.join(rs.params) or 'none'}")
+    if params:
+        rs = load_ruleset(ruleset, variant, {"params": params})
+    n = rs.default_players if players is None else players
+    if not isinstance(n, int) or not rs.min_players <= n <= rs.max_players:
+        raise TapsterError(f"{rs.title} is for {rs.min_players} to {rs.max_players} players, not {players}")
+    return Encoding.of(rs, n, explore)

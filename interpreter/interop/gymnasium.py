@@ -45,28 +45,14 @@ from gymnasium import Env, spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from ..agents.core import make_agent
-from ..compile.compiler import load_ruleset
 from ..engine.playout import playout
 from ..engine.rng import Rng
 from ..errors import IllegalActionError, TapsterError
 from ..views.render import view_observation
 from ..views.termview import seat_text
-from .encoding import EXPLORE_GAMES, Encoding, new_state
+from .encoding import EXPLORE_GAMES, Encoding, encoding_for, new_state
 
 __all__ = ["env", "vector_env", "TapsterGymEnv", "TapsterVectorEnv"]
-
-
-def _encoding(ruleset: str, players: int | None, variant: str | None, explore: int, params: dict) -> Encoding:
-    rs = load_ruleset(ruleset, variant)
-    unknown = sorted(set(params) - set(rs.params))
-    if unknown:
-        raise TapsterError(f"{rs.title} has no parameter {', '.join(unknown)}; its parameters: {', '.join(rs.params) or 'none'}")
-    if params:
-        rs = load_ruleset(ruleset, variant, {"params": params})
-    n = rs.default_players if players is None else players
-    if not isinstance(n, int) or not rs.min_players <= n <= rs.max_players:
-        raise TapsterError(f"{rs.title} is for {rs.min_players} to {rs.max_players} players, not {players}")
-    return Encoding.of(rs, n, explore)
 
 
 def env(ruleset: str, opponent: str = "random", seat: int = 0, players: int | None = None, variant: str | None = None,
@@ -79,7 +65,7 @@ def env(ruleset: str, opponent: str = "random", seat: int = 0, players: int | No
         TapsterError: the ruleset, variant or a parameter does not load; ``players`` outside its
             range; ``seat`` not a seat; an unknown agent spec, ``render_mode`` or ``illegal``.
     """
-    return TapsterGymEnv(_encoding(ruleset, players, variant, explore, params), opponent, seat, render_mode, illegal)
+    return TapsterGymEnv(encoding_for(ruleset, players, variant, explore, params), opponent, seat, render_mode, illegal)
 
 
 def vector_env(ruleset: str, num_envs: int = 8, opponent: str = "random", seat: int = 0, players: int | None = None,
@@ -92,7 +78,7 @@ def vector_env(ruleset: str, num_envs: int = 8, opponent: str = "random", seat: 
     """
     if not isinstance(num_envs, int) or num_envs < 1:
         raise TapsterError(f"num_envs is at least 1, not {num_envs!r}")
-    enc = _encoding(ruleset, players, variant, explore, params)
+    enc = encoding_for(ruleset, players, variant, explore, params)
     return TapsterVectorEnv([_Game(enc, opponent, seat, illegal) for _ in range(num_envs)])
 
 

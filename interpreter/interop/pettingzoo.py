@@ -31,12 +31,11 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..compile.compiler import load_ruleset
 from ..engine.rng import Rng
 from ..errors import TapsterError
 from ..views.render import view_observation
 from ..views.termview import seat_text
-from .encoding import EXPLORE_GAMES, Encoding, EncodingError, is_chance, new_state
+from .encoding import EXPLORE_GAMES, Encoding, EncodingError, encoding_for, is_chance, new_state
 
 __all__ = ["env", "raw_env", "TapsterEnv"]
 
@@ -57,16 +56,7 @@ def env(ruleset: str, players: int | None = None, variant: str | None = None, re
 def raw_env(ruleset: str, players: int | None = None, variant: str | None = None, render_mode: str | None = None,
             explore: int = EXPLORE_GAMES, **params) -> TapsterEnv:
     """The environment without wrappers (see :func:`env`)."""
-    rs = load_ruleset(ruleset, variant)
-    unknown = sorted(set(params) - set(rs.params))
-    if unknown:
-        raise TapsterError(f"{rs.title} has no parameter {', '.join(unknown)}; its parameters: {', '.join(rs.params) or 'none'}")
-    if params:
-        rs = load_ruleset(ruleset, variant, {"params": params})
-    n = rs.default_players if players is None else players
-    if not isinstance(n, int) or not rs.min_players <= n <= rs.max_players:
-        raise TapsterError(f"{rs.title} is for {rs.min_players} to {rs.max_players} players, not {players}")
-    return TapsterEnv(Encoding.of(rs, n, explore), render_mode)
+    return TapsterEnv(encoding_for(ruleset, players, variant, explore, params), render_mode)
 
 
 class TapsterEnv(AECEnv):
