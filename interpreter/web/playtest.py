@@ -25,7 +25,6 @@ from typing import Any
 import jsonschema
 
 from ..errors import IllegalActionError, TapsterError
-from .guards import parse_json
 
 __all__ = ["UNDO_SCHEMA", "routes", "replay_page", "log_app", "serve_log"]
 
@@ -65,7 +64,7 @@ def routes(server, agent_wait: float) -> list:
     from starlette.responses import JSONResponse, Response, StreamingResponse
     from starlette.routing import Route
 
-    from .server import _error, _forbidden, _media_type, _page
+    from .server import _error, _forbidden, _json_body, _page
 
     def _seat(request: Request):
         return server.find(request.path_params["tid"], request.path_params["token"])
@@ -75,12 +74,9 @@ def routes(server, agent_wait: float) -> list:
         if found is None:
             return _forbidden()
         table, seat = found
-        if _media_type(request) != "application/json":
-            return _error("the body must be JSON (Content-Type: application/json)", 415)
-        try:
-            data = parse_json(await request.body(), _UNDO_CHECK)
-        except TapsterError as exc:
-            return _error(f'{exc.message}; expected {{"answer": "ask" | "agree" | "refuse" | "redo"}}')
+        data = await _json_body(request, _UNDO_CHECK, '{"answer": "ask" | "agree" | "refuse" | "redo"}')
+        if isinstance(data, Response):
+            return data
         try:
             answer = await run_in_threadpool(server.take_back, table, seat, data.get("answer", "ask"))
         except IllegalActionError as exc:

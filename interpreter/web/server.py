@@ -233,6 +233,18 @@ def _media_type(request: Request) -> str:
     return request.headers.get("content-type", "").split(";")[0].strip().lower()
 
 
+async def _json_body(request: Request, check, expected: str = "") -> dict | Response:
+    """The request's JSON body checked against ``check`` (a validator of :mod:`.guards`), or the
+    answer to send instead: 415 for another media type, 400 for a body that is no JSON or fails
+    the check (the message followed by ``; expected EXPECTED`` when given)."""
+    if _media_type(request) != "application/json":
+        return _error("the body must be JSON (Content-Type: application/json)", 415)
+    try:
+        return parse_json(await request.body(), check)
+    except TapsterError as exc:
+        return _error(f"{exc.message}; expected {expected}" if expected else exc.message)
+
+
 def _client(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
@@ -467,12 +479,9 @@ seat's page then says: &ldquo;{escape(CREATOR_SEED_NOTE)}&rdquo;</p></fieldset>
         if found is None:
             return _forbidden()
         table, seat = found
-        if _media_type(request) != "application/json":
-            return _error("the body must be JSON (Content-Type: application/json)", 415)
-        try:
-            data = parse_json(await request.body(), ACT_CHECK)
-        except TapsterError as exc:
-            return _error(f'{exc.message}; expected {{"action": TEXT, "version": N}}')
+        data = await _json_body(request, ACT_CHECK, '{"action": TEXT, "version": N}')
+        if isinstance(data, Response):
+            return data
         version = data.get("version")
         action = data["action"]
         try:
