@@ -59,20 +59,14 @@ def public_observation(state: State) -> dict:
     out = {k: v for k, v in seats[0].items() if k not in ("zones", "vars", "props", "decision", "player")}
     out["player"] = None
     out["spectator"] = True
-    zones = {}
-    for name in seats[0].get("zones", {}):
-        decl = rs.zones.get(name)
-        ok, value = _common([s["zones"].get(name) for s in seats], bool(getattr(decl, "per_player", False)), n, True)
-        if ok:
-            zones[name] = value
-    out["zones"] = zones
-    vars_ = {}
-    for name in seats[0].get("vars", {}):
-        decl = rs.vars.get(name)
-        ok, value = _common([s["vars"].get(name) for s in seats], bool(getattr(decl, "per_player", False)), n, False)
-        if ok:
-            vars_[name] = value
-    out["vars"] = vars_
+    for key, decls, zone in (("zones", rs.zones, True), ("vars", rs.vars, False)):
+        part = {}
+        for name in seats[0].get(key, {}):
+            decl = decls.get(name)
+            ok, value = _common([s[key].get(name) for s in seats], bool(getattr(decl, "per_player", False)), n, zone)
+            if ok:
+                part[name] = value
+        out[key] = part
     props = {}
     for cid, value in (seats[0].get("props") or {}).items():
         if all((s.get("props") or {}).get(cid, object()) == value for s in seats):
