@@ -42,6 +42,23 @@ def test_tic_tac_toe_same_seed_same_games_and_known_odds():
     assert ttt.perft() == 255168
 
 
+def test_tic_tac_toe_as_written_plays_the_same_game():
+    """The rules-as-written baseline (tools/bench.py's second row) plays tic-tac-toe: the
+    same ends as the hand-written one and the same odds under random play."""
+    rng = random.Random(7)
+    results = []
+    for _ in range(4000):
+        winner, decisions = ttt.playout_as_written(rng)
+        assert winner in (0, 1, None)
+        if winner is None:
+            assert decisions == 9
+        else:
+            assert 5 <= decisions <= 9 and decisions % 2 == (1 if winner == 0 else 0)
+        results.append(winner)
+    assert 0.55 < results.count(0) / 4000 < 0.62
+    assert 0.25 < results.count(1) / 4000 < 0.33
+
+
 # ------------------------------------------------------------------------------ Beer Flights
 @pytest.mark.parametrize("players", [2, 4])
 def test_beer_flights_playouts_end_legally(players):
@@ -218,7 +235,7 @@ def test_tools_every_script_has_a_smoke_test():
     tested = {"tic_tac_toe_plain.py", "beer_flights_plain.py", "beer_knight_plain.py", "belgian_beers_race_plain.py",
               "bbr_map.py", "beer_knight_cards.py", "beer_knight_seeds.py", "bench.py", "bench_agents.py", "bench_balance.py",
               "bench_cfr.py", "bench_openspiel.py", "bench_gymnasium.py", "bench_pettingzoo.py", "game_digest.py", "paired_gain.py",
-              "table_screenshot.py"}
+              "table_screenshot.py", "opcount.py"}
     assert {p.name for p in TOOLS.glob("*.py")} == tested
 
 
@@ -262,11 +279,36 @@ def test_tools_bench_quick(tmp_path):
     import json
 
     rows = json.loads(out[out.index("{"):])["side_by_side"]
-    assert [r["game"] for r in rows][:2] == ["tic-tac-toe", "Beer Flights, 2 players"]
+    assert [r["game"] for r in rows][:3] == ["tic-tac-toe", "tic-tac-toe, rules as written", "Beer Flights, 2 players"]
     for r in rows:  # both paths, each against the same hand-written baseline
         for side in (r["tapster"], r["tapster_api"]):
             assert side["games_per_s"] > 0 and side["decisions_per_s"] > 0
         assert r["tapster_api"]["ratio_decisions"] > 0
+
+
+def test_tools_opcount_counts_the_same_in_every_run(tmp_path):
+    """tools/opcount.py counts bytecodes of seeded games: two runs give the same counts, on
+    the playout loop and through the API alike, and its decisions are the games' own."""
+    import json
+
+    from interpreter import load_ruleset
+
+    first = json.loads(_run_tool(tmp_path, "opcount.py", "tic_tac_toe", "--games", "4", "--json"))
+    assert first == json.loads(_run_tool(tmp_path, "opcount.py", "tic_tac_toe", "--games", "4", "--json"))
+    rs = load_ruleset("tic_tac_toe")
+    from interpreter.engine.rng import Rng
+
+    agent, decisions = Rng(1), 0
+    for seed in range(4):
+        st = rs.new_game(2, seed=seed)
+        while not st.finished:
+            legal = st.legal_actions()
+            st.apply(legal[agent.below(len(legal))])
+            decisions += 1
+    assert first["decisions"] == decisions and first["bytecodes_per_decision"] > 100
+    assert {f["file"] for f in first["by_function"]} >= {"generated"}
+    api = json.loads(_run_tool(tmp_path, "opcount.py", "tic_tac_toe", "--games", "4", "--api", "--json"))
+    assert api["decisions"] == decisions and api["bytecodes_per_decision"] > first["bytecodes_per_decision"]
 
 
 def test_tools_bench_agents(tmp_path):

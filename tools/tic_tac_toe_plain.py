@@ -39,6 +39,31 @@ def playout(rng: random.Random) -> tuple[int | None, int]:
     return None, 9
 
 
+def playout_as_written(rng: random.Random) -> tuple[int | None, int]:
+    """One random game played by the ruleset's own rules as written, in lean plain Python: the
+    board a list of nine seats (-1 empty), the player to move found by counting the empty cells,
+    the empty cells listed at every decision, and all eight lines checked after every mark (no
+    bit masks, no check limited to the lines through the last cell).  Not the speed limit
+    (:func:`playout` is): the cost of the ruleset's logic itself, so that ``tools/bench.py`` can
+    tell the interpreter's own overhead (Tapster against this) from what a hand-written
+    algorithm saves (this against :func:`playout`).  Returns (the winner's seat or None for a
+    draw, decisions taken)."""
+    rnd = rng.random
+    b = [-1] * 9
+    d = 0
+    while -1 in b:
+        c = (9 - b.count(-1)) % 2
+        legal = [cell for cell in range(9) if b[cell] == -1]
+        b[legal[int(rnd() * len(legal))]] = c
+        d += 1
+        if ((b[0] == c and b[1] == c and b[2] == c) or (b[3] == c and b[4] == c and b[5] == c)
+                or (b[6] == c and b[7] == c and b[8] == c) or (b[0] == c and b[3] == c and b[6] == c)
+                or (b[1] == c and b[4] == c and b[7] == c) or (b[2] == c and b[5] == c and b[8] == c)
+                or (b[0] == c and b[4] == c and b[8] == c) or (b[2] == c and b[4] == c and b[6] == c)):
+            return c, d
+    return None, d
+
+
 def perft(board: list | None = None, player: int = 0) -> int:
     """The number of complete games from ``board`` (255168 from the empty board)."""
     board = board if board is not None else [-1] * 9
