@@ -30,6 +30,7 @@ from ..errors import CompileError, LoadError, RulesetError, TapsterError, close_
 from ..lang import codegen, parser
 from ..lang.codegen import FunctionTable
 from ..lang.expression import BUILTINS, Scope, state_reader
+from ..lang.frags import numeric_depth
 from ..limits import DEFAULT_ACTIONS, DEFAULT_MEMORY, DEFAULT_STEPS, DEFAULT_WORK
 from ..loader import schema
 from ..loader.load import Document, load_yaml
@@ -316,7 +317,12 @@ class Ctx(Declarations, Functions, Outcome):
                 reader.depth = -1 if zones[name].keyed else zones[name].depth  # the indexes to one of its lists (-1: keyed)
                 return reader
             if name in vars_:
-                return state_reader("var", name)
+                reader = state_reader("var", name)
+                decl = vars_[name]
+                # a hint for the code generator (Frag.num): how many indexes lead to a number
+                d = numeric_depth(decl.value)
+                reader.ndepth = None if d is None else d + (1 if decl.per_player else 0)
+                return reader
             if name in rs.maps:
                 return constant(rs.maps[name])
             if name == "current":

@@ -144,12 +144,15 @@ class Frag:
     are inferred from the parse tree: a zone's name (its declared depth; a keyed zone is not
     followed), an index of such a value, a comprehension over a leaf, and a list comprehension
     whose items are components.
+
+    ``ndepth``: a hint, how many indexes lead from the value to a number (0: a number), read
+    from a variable's declared initial value (see :func:`numeric_depth`); see :attr:`num`.
     """
 
-    __slots__ = ("src", "value", "charged", "bits", "zdepth", "comp")
+    __slots__ = ("src", "value", "charged", "bits", "zdepth", "comp", "ndepth")
 
     def __init__(self, src: str, value: Any = _NOCONST, bits: int | None = None, zdepth: int | None = None,
-                 comp: bool = False):
+                 comp: bool = False, ndepth: int | None = None):
         self.src = src
         self.value = value
         self.charged = False  # a generator whose loops charge the work budget themselves
@@ -157,6 +160,16 @@ class Frag:
         self.bits = abs(value).bit_length() if t is int or t is bool else bits
         self.zdepth = zdepth
         self.comp = comp
+        self.ndepth = ndepth
+
+    @property
+    def num(self) -> bool:
+        """A hint that the value is a number (a variable declared with a whole number there):
+        the size check of a sum is then written without its class test.  Only a hint, never
+        trusted for a value: the check compares the result with whole numbers, which raises
+        TypeError for anything but a number, and the checked evaluator then evaluates the
+        expression again (see :meth:`~interpreter.lang.genexpr.ExpressionForms._sum`)."""
+        return self.ndepth == 0 or self.bits is not None
 
     @property
     def const(self) -> bool:
@@ -193,3 +206,18 @@ def call_arguments(argnode) -> tuple[list, list, Any]:
 
 class GenerationFailed(Exception):
     """The tree has a form the generator does not handle: the closure evaluator runs it."""
+
+
+def numeric_depth(value: Any) -> int | None:
+    """How many indexes lead from ``value`` (a variable's declared initial value) to a whole
+    number: 0 for a whole number, 1 for a non-empty list of them, 2 for a list of such lists...;
+    None for anything else (a boolean, a text, an empty or mixed list).  A hint for the code
+    generator (:attr:`Frag.num`), never a promise: a ruleset may set another value later."""
+    if type(value) is int:
+        return 0
+    if type(value) is list and value:
+        depths = {numeric_depth(x) for x in value}
+        if len(depths) == 1:
+            (d,) = depths
+            return None if d is None else d + 1
+    return None

@@ -68,6 +68,29 @@ def invariant_read(src: str) -> bool:
     return _READ_PARTS.match(_STR_LITERAL.sub("", src)) is not None
 
 
+def _attr_bits(attr: Frag, tables) -> int | None:
+    """The bound on ``bit_length()`` of a map attribute read (see :class:`Frag`'s ``bits``)
+    when ``attr`` is a constant name and every row of every table in ``tables`` (node -> its
+    attributes) that has it holds a whole number there, else None.  The map is the ruleset's
+    constant data, so the type is known at load.  A row without the attribute (a pair of nodes
+    with no edge between them) reads None, on which every operation the bound lets through
+    unchecked (``+``, ``-``, ``*``, a comparison of order) raises TypeError, and the checked
+    evaluator then gives the builtin's own error, as for any generated expression."""
+    name = attr.value if attr.const else None
+    if type(name) is not str:
+        return None
+    bits = 0
+    for table in tables:
+        for row in table.values():
+            v = row.get(name)
+            if v is None:
+                continue
+            if type(v) is not int:
+                return None
+            bits = max(bits, abs(v).bit_length())
+    return bits
+
+
 class ExpressionForms:
     """Generates the Python expression for a parse tree in a :class:`Scope`.
 
@@ -213,7 +236,7 @@ class ExpressionForms:
                 return Frag(f"Z[{rname!r}]", zdepth=depth if depth >= 0 else None)
             if kind == "var":
                 self.uses.add("V")
-                return Frag(f"V[{rname!r}]")
+                return Frag(f"V[{rname!r}]", ndepth=getattr(getter, "ndepth", None))
             if kind == "current":
                 if not self.hoist_current:
                     return Frag("env.state.current")
@@ -352,7 +375,10 @@ class ExpressionForms:
         t = self.temp()
         if t is None:
             return Frag(f"H_add(env, {a.src}, {b.src})" if op == "+" else f"H_sub({a.src}, {b.src})")
-        if op == "-" or type(b.value) in (int, bool) or type(a.value) in (int, bool):
+        if op == "-" or type(b.value) in (int, bool) or type(a.value) in (int, bool) or a.num or b.num:
+            # only numbers can come out (or an operand is most likely one, see Frag.num): the
+            # bounds alone decide, and comparing anything but a number with them raises
+            # TypeError (the checked evaluator then evaluates the expression again)
             return Frag(f"({t} if H_NBIG <= ({t} := ({a.src} {op} {b.src})) <= H_BIG else H_grow({t}, env))")
         return Frag(f"({t} if ({t} := ({a.src} + {b.src})).__class__ is H_int and H_NBIG <= {t} <= H_BIG else H_grow({t}, env))")
 
@@ -368,13 +394,15 @@ class ExpressionForms:
         if b.bits is not None and b.bits < MAX_INT_BITS and len(b.src) <= 200:
             # H_mul raises for whole numbers only when a.bit_length() + b.bit_length() passes the
             # limit: with b's bound known, one comparison of a decides (b is evaluated once, in
-            # whichever branch runs, after a, as in the call)
+            # whichever branch runs, after a, as in the call).  Where a is most likely a number
+            # (Frag.num) the class test is left out: comparing anything else with the limits
+            # raises TypeError, and the checked evaluator evaluates the expression again.
             t = a.src if _SIMPLE.match(a.src) else self.temp()
             if t is not None:
                 first = t if t == a.src else f"({t} := {a.src})"
                 lim, nlim = self._limits(MAX_INT_BITS - b.bits)
-                return Frag(f"({t} * {b.src} if {first}.__class__ is H_int and {nlim} < {t} < {lim}"
-                            f" else {helper}(env, {t}, {b.src}))")
+                test = f"{nlim} < {first} < {lim}" if a.num else f"{first}.__class__ is H_int and {nlim} < {t} < {lim}"
+                return Frag(f"({t} * {b.src} if {test} else {helper}(env, {t}, {b.src}))")
         if a.bits is not None and a.bits < MAX_INT_BITS and (a.const or _LOCAL.match(a.src)):
             # the same with a's bound known (a constant or a Python local, whose reading cannot
             # fail, so a is as good as evaluated before b): one comparison of b decides
@@ -382,8 +410,8 @@ class ExpressionForms:
             if t is not None:
                 second = t if t == b.src else f"({t} := {b.src})"
                 lim, nlim = self._limits(MAX_INT_BITS - a.bits)
-                return Frag(f"({a.src} * {t} if {second}.__class__ is H_int and {nlim} < {t} < {lim}"
-                            f" else {helper}(env, {a.src}, {t}))")
+                test = f"{nlim} < {second} < {lim}" if b.num else f"{second}.__class__ is H_int and {nlim} < {t} < {lim}"
+                return Frag(f"({a.src} * {t} if {test} else {helper}(env, {a.src}, {t}))")
         return Frag(f"{helper}(env, {a.src}, {b.src})")
 
     def _limits(self, bits: int) -> tuple[str, str]:
@@ -465,7 +493,9 @@ class ExpressionForms:
         what is known of it: one level nearer a zone's leaf, or a component when ``obj`` is a
         leaf (a leaf holds components only; an index that is not a whole number raises)."""
         d = obj.zdepth
-        return Frag(self.read(src) if read else src, zdepth=d - 1 if d else None, comp=d == 0)
+        n = obj.ndepth
+        return Frag(self.read(src) if read else src, zdepth=d - 1 if d else None, comp=d == 0,
+                    ndepth=n - 1 if n else None)
 
     def loop_binds(self, py: list[str], zdepth: int | None) -> None:
         """Record what a loop's one name ``py`` binds, when its iterable's ``zdepth`` is known: a
@@ -546,10 +576,10 @@ class ExpressionForms:
                 return None
             a, b, attr = (x.src for x in args[1:])
             row = self.read(f"{self.ns.bind(pairs, 'MAP')}[{a}]")
-            return Frag(f"{row}[{b}].get({attr})")
+            return Frag(f"{row}[{b}].get({attr})", bits=_attr_bits(args[3], gm.adj.values()))
         if name == "node_attr" and len(args) == 3:
             row = self.read(f"{self.ns.bind(gm.node_data, 'MAP')}[{args[1].src}]")
-            return Frag(f"{row}.get({args[2].src})")
+            return Frag(f"{row}.get({args[2].src})", bits=_attr_bits(args[2], [gm.node_data]))
         if name == "neighbors" and len(args) == 2:
             return Frag(f"{self.ns.bind(gm.sorted_adj, 'MAP')}[{args[1].src}][:]")
         return None
