@@ -372,6 +372,10 @@ class ExpressionForms:
             return Frag(f"({a.src} {op} {b.src})", bits=max(a.bits, b.bits) + 1)
         if type(b.value) is float or type(a.value) is float:
             return Frag(f"({a.src} {op} {b.src})")  # a number and a fraction: no list, text or whole number grows
+        if op == "+" and a.zdepth == 0 and b.zdepth == 0:
+            # two zones' leaves (``hand[p] + tent[p]``): a new list of components, checked and
+            # charged to memory as any list a sum builds, and known to hold components
+            return Frag(f"H_grow({a.src} + {b.src}, env)", zdepth=0)
         t = self.temp()
         if t is None:
             return Frag(f"H_add(env, {a.src}, {b.src})" if op == "+" else f"H_sub({a.src}, {b.src})")

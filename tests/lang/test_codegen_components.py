@@ -42,6 +42,7 @@ functions:
   cold: {params: [p], value: "all(c.heat < 2 and c.suit == 'a' for c in rows[p][0])"}
   picks: {params: [p], value: "[d.n for d in [c for c in deck if c.suit == 'a'] if d.heat >= p]"}
   nested: {params: [p], value: "sum(c.n for r in rows[p] for c in r)"}
+  both: {params: [p], value: "[(a.n, b.n) for a in hand[p] + rows[p][0] for b in rows[p][1] + hand[p] if a.n < b.n]"}
 setup:
   - shuffle: deck
   - for_each: {in: players, as: p, do: [{move: {from: deck, to: "hand[p]", count: 2}}]}
@@ -67,7 +68,7 @@ flow:
                         - log: "P{p + 1} plays {c.n} (heat {c.heat})"
                     - {action: draw, if: "len(deck) > 0", do: [{move: {from: deck, to: "hand[p]", count: 1}}]}
                     - {action: pass}
-              - set: {"score[p]": "best(p) + nested(p) + len(picks(p)) + (1 if hot(p) else 0) + (1 if cold(p) else 0)"}
+              - set: {"score[p]": "best(p) + nested(p) + len(picks(p)) + len(both(p)) + (1 if hot(p) else 0) + (1 if cold(p) else 0)"}
 outcome:
   score: "score[p]"
 """
@@ -104,7 +105,7 @@ def _source(rs, fn: str) -> str:
 
 def test_the_fields_of_a_zones_components_are_read_without_the_class_test(tmp_path):
     known, tested = _load(tmp_path, RULES, True), _load(tmp_path, RULES, False)
-    for fn in ("f_best", "f_hot", "f_cold", "f_picks", "f_nested"):
+    for fn in ("f_best", "f_hot", "f_cold", "f_picks", "f_nested", "f_both"):  # f_both: a sum of two leaves
         assert ".fields[" in _source(known, fn), fn
         assert "H_Component" not in _source(known, fn), (fn, _source(known, fn))
         assert "H_Component" in _source(tested, fn), fn
