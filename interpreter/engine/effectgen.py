@@ -129,8 +129,10 @@ class _Writer:
             self.line(f"{target} = {self.ns.const(compiled.constant)}")
             return type(compiled.constant) not in _CONTAINERS
         try:
-            # what it evaluates first (a comprehension's list, charged) as statements
-            pre, src = _operand_lines(self.gen, compiled)
+            # what it evaluates first (a comprehension's list, charged) as statements; an
+            # expression that reads `current` more than once reads it into a local first
+            # (nothing changes it while one expression is evaluated)
+            pre, src = self._operand_lines(compiled)
         except GenerationFailed:  # a form the generator leaves to the evaluator (`**`)
             self.line(f"{target} = {self.ns.bind(compiled, 'X')}(env)")
             return False
@@ -145,12 +147,63 @@ class _Writer:
         self.line(f"    {target} = {self.ns.bind(compiled, 'X')}(env)")
         return False
 
+    def _operand_lines(self, compiled) -> tuple[list[str], str]:
+        """:func:`~interpreter.lang.codegen._operand_lines` of ``compiled``, where ``current``
+        and each variable or zone the expression names more than once are read once, into
+        Python locals, before it (nothing changes them while one expression is evaluated, and
+        reading them cannot fail: every declared variable and zone is in the state)."""
+        gen = self.gen
+        names = _repeated_names(compiled)
+        if not names:
+            return _operand_lines(gen, compiled)
+        scope = compiled.source[1]
+        cache: dict[str, str] = {}
+        lines = []
+        for name in sorted(names):
+            getter = scope.resolve(name) if name not in scope.locals else None
+            reads = getattr(getter, "reads", None)
+            if reads is None or reads[0] not in ("var", "zone"):
+                continue
+            py = cache[name] = f"r_{len(cache) + 1}"
+            lines.append(f"{py} = {'V' if reads[0] == 'var' else 'Z'}[{reads[1]!r}]")
+            gen.uses.add("V" if reads[0] == "var" else "Z")
+        if "current" in names and "current" not in scope.locals:
+            gen.cur_name = "cur"
+            lines.append("cur = env.state.current")
+        gen.read_cache = cache or None
+        try:
+            pre, src = _operand_lines(gen, compiled)
+        finally:
+            gen.cur_name = None
+            gen.read_cache = None
+        return [*lines, *pre], src
+
     def step(self, eff) -> None:
         """Count one step for ``eff`` and remember it as the effect running now."""
         self.marks.append(eff)
         self.line(f"m = {len(self.marks) - 1}")
         self.line("S -= 1")
         self.line("if S < 0: H_steps(env, MARKS[m])")
+
+
+def _repeated_names(compiled) -> set[str]:
+    """The names ``compiled``'s parse tree may read more than once: twice in its text, or once
+    inside a comprehension (read at every item, or written out once per item when unrolled).
+    A bound name that shadows a global one is counted too (its read is then simply not cached)."""
+    source = getattr(compiled, "source", None)
+    if source is None:
+        return set()
+    seen: dict[str, int] = {}
+    todo = [(source[0], 1)]
+    while todo:
+        node, weight = todo.pop()
+        if node.data == "name":
+            n = str(node.children[0])
+            seen[n] = seen.get(n, 0) + weight
+        if node.data in ("call_gen", "listcomp"):
+            weight = 2
+        todo.extend((ch, weight) for ch in node.children if hasattr(ch, "data"))
+    return {n for n, k in seen.items() if k > 1}
 
 
 def _scalar_literal(src: str) -> bool:

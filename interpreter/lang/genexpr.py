@@ -105,6 +105,15 @@ class ExpressionForms:
         self.uses: set[str] = set()
         self.counter = 0
         self.hoist_current = True  # False where `current` may change (the flow's runs)
+        #: where ``current`` may change between expressions (the flow's runs, see
+        #: :meth:`~interpreter.engine.effectgen._Writer.expr`): the Python local one expression
+        #: reads it from, assigned before the expression, and how many reads it wrote; None: read
+        #: ``env.state.current`` at each read
+        self.cur_name: str | None = None
+        self.cur_reads = 0
+        #: the same for a variable's or a zone's value: name -> the Python local one expression
+        #: reads it from (see :meth:`~interpreter.engine.effectgen._Writer.expr`); None: none
+        self.read_cache: dict[str, str] | None = None
         self.in_iterable = 0  # > 0 inside a comprehension's `in` part, where Python allows no `:=`
         self.temps = 0
         #: frame local -> the Python name the prologue reads it into, where the frame's locals
@@ -233,12 +242,17 @@ class ExpressionForms:
             if kind == "zone":
                 self.uses.add("Z")
                 depth = getattr(getter, "depth", -1)  # -1: keyed, not followed
-                return Frag(f"Z[{rname!r}]", zdepth=depth if depth >= 0 else None)
+                cached = self.read_cache.get(name) if self.read_cache else None
+                return Frag(cached or f"Z[{rname!r}]", zdepth=depth if depth >= 0 else None)
             if kind == "var":
                 self.uses.add("V")
-                return Frag(f"V[{rname!r}]", ndepth=getattr(getter, "ndepth", None))
+                cached = self.read_cache.get(name) if self.read_cache else None
+                return Frag(cached or f"V[{rname!r}]", ndepth=getattr(getter, "ndepth", None))
             if kind == "current":
                 if not self.hoist_current:
+                    if self.cur_name is not None:
+                        self.cur_reads += 1
+                        return Frag(self.cur_name)
                     return Frag("env.state.current")
                 self.uses.add("CUR")
                 return Frag("CUR")
