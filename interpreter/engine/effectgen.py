@@ -31,7 +31,8 @@ import ast
 from typing import Any
 
 from ..errors import ExpressionError, FlowError, TapsterError
-from ..lang.codegen import GenerationFailed, _compile, _fell_back, _Gen, _Ns, _operand_lines, _tree_frag, comment
+from ..lang.codegen import GenerationFailed, _compile, _fell_back, _Gen, _Ns, _operand_frag, _tree_frag, comment
+from ..lang.frags import Frag
 from ..model import render
 from . import flow
 from .places import _CONTAINERS, _SHARED, set_path, snapshot  # the values LValue.set copies before it stores them; what a name keeps
@@ -109,6 +110,7 @@ class _Writer:
         self.marks: list = []
         self.table = table
         self.n = 0
+        self.last_bits: int | None = None  # what the last expr() knew of its value (see expr)
         self.fin = "return loc, S"  # how the code returns when an `end_game` has run
 
     def line(self, text: str) -> None:
@@ -123,19 +125,24 @@ class _Writer:
 
         Returns whether the value is known to need no copy when stored (see :func:`_assign`):
         a YAML scalar or a literal (a number, a text, a truth value, ``none``) that is not a
-        container, or an empty list written ``[]`` (a new list at every evaluation, shared with
-        nothing)."""
+        container, an empty list written ``[]`` (a new list at every evaluation, shared with
+        nothing), or a whole number (:class:`~interpreter.lang.frags.Frag`'s ``bits``; kept in
+        :attr:`last_bits` for the caller, None when not known)."""
+        self.last_bits = None
         if compiled.source is None:  # a YAML scalar
             self.line(f"{target} = {self.ns.const(compiled.constant)}")
+            if type(compiled.constant) is int:
+                self.last_bits = abs(compiled.constant).bit_length()
             return type(compiled.constant) not in _CONTAINERS
         try:
             # what it evaluates first (a comprehension's list, charged) as statements; an
             # expression that reads `current` more than once reads it into a local first
             # (nothing changes it while one expression is evaluated)
-            pre, src = self._operand_lines(compiled)
+            pre, frag = self._operand_frag(compiled)
         except GenerationFailed:  # a form the generator leaves to the evaluator (`**`)
             self.line(f"{target} = {self.ns.bind(compiled, 'X')}(env)")
             return False
+        src = frag.src
         if not pre and (src == "[]" or _scalar_literal(src)):  # cannot fail: no `try`
             self.line(f"{target} = {src}")
             return True
@@ -145,17 +152,18 @@ class _Writer:
         self.line(f"    {target} = {src}")
         self.line("except Exception:")
         self.line(f"    {target} = {self.ns.bind(compiled, 'X')}(env)")
-        return False
+        self.last_bits = frag.bits
+        return frag.bits is not None
 
-    def _operand_lines(self, compiled) -> tuple[list[str], str]:
-        """:func:`~interpreter.lang.codegen._operand_lines` of ``compiled``, where ``current``
+    def _operand_frag(self, compiled) -> tuple[list, Frag]:
+        """:func:`~interpreter.lang.codegen._operand_frag` of ``compiled``, where ``current``
         and each variable or zone the expression names more than once are read once, into
         Python locals, before it (nothing changes them while one expression is evaluated, and
         reading them cannot fail: every declared variable and zone is in the state)."""
         gen = self.gen
         names = _repeated_names(compiled)
         if not names:
-            return _operand_lines(gen, compiled)
+            return _operand_frag(gen, compiled)
         scope = compiled.source[1]
         cache: dict[str, str] = {}
         lines = []
@@ -172,11 +180,11 @@ class _Writer:
             lines.append("cur = env.state.current")
         gen.read_cache = cache or None
         try:
-            pre, src = _operand_lines(gen, compiled)
+            pre, frag = _operand_frag(gen, compiled)
         finally:
             gen.cur_name = None
             gen.read_cache = None
-        return [*lines, *pre], src
+        return [*lines, *pre], frag
 
     def step(self, eff) -> None:
         """Count one step for ``eff`` and remember it as the effect running now."""
@@ -512,7 +520,10 @@ def _turn_start(w: _Writer, eff) -> None:
     p = w.fresh("p")
     w.line("env.loc = loc")
     w.expr(eff.player, p)
-    w.line(f"if {p}.__class__ is not H_int or not 0 <= {p} < st.num_players: H_seat(st, {p}, MARKS[m])")
+    if w.last_bits is not None:  # a whole number: its range decides
+        w.line(f"if not 0 <= {p} < st.num_players: H_seat(st, {p}, MARKS[m])")
+    else:
+        w.line(f"if {p}.__class__ is not H_int or not 0 <= {p} < st.num_players: H_seat(st, {p}, MARKS[m])")
     w.line(f"st.current = {p}")
     w.line(f"if not st.turns[{p}]: st.order += ({p},)")
     w.line(f"st.turns[{p}] += 1")

@@ -147,12 +147,15 @@ class Frag:
 
     ``ndepth``: a hint, how many indexes lead from the value to a number (0: a number), read
     from a variable's declared initial value (see :func:`numeric_depth`); see :attr:`num`.
+
+    ``truth``: the value is ``True`` or ``False`` itself (a comparison, a ``not``, an ``any``
+    or ``all``), so a chain of such values needs no conversion to a truth value.
     """
 
-    __slots__ = ("src", "value", "charged", "bits", "zdepth", "comp", "ndepth")
+    __slots__ = ("src", "value", "charged", "bits", "zdepth", "comp", "ndepth", "truth")
 
     def __init__(self, src: str, value: Any = _NOCONST, bits: int | None = None, zdepth: int | None = None,
-                 comp: bool = False, ndepth: int | None = None):
+                 comp: bool = False, ndepth: int | None = None, truth: bool = False):
         self.src = src
         self.value = value
         self.charged = False  # a generator whose loops charge the work budget themselves
@@ -161,6 +164,7 @@ class Frag:
         self.zdepth = zdepth
         self.comp = comp
         self.ndepth = ndepth
+        self.truth = truth or type(value) is bool
 
     @property
     def num(self) -> bool:

@@ -15,6 +15,7 @@ import operator
 import re
 from typing import TYPE_CHECKING
 
+from ..limits import MAX_PLAYERS
 from ..loader.maps import GameMap
 from . import frags
 from .builtins import BUILTINS, MAX_INT_BITS, _mul, unescape
@@ -66,6 +67,10 @@ def invariant_read(src: str) -> bool:
     if not _READ_HEAD.match(src) or len(src) > 400:
         return False
     return _READ_PARTS.match(_STR_LITERAL.sub("", src)) is not None
+
+
+#: the bound on ``current``'s ``bit_length()``: a seat, 0 to MAX_PLAYERS - 1
+_SEAT_BITS = (MAX_PLAYERS - 1).bit_length()
 
 
 def _attr_bits(attr: Frag, tables) -> int | None:
@@ -252,10 +257,10 @@ class ExpressionForms:
                 if not self.hoist_current:
                     if self.cur_name is not None:
                         self.cur_reads += 1
-                        return Frag(self.cur_name)
-                    return Frag("env.state.current")
+                        return Frag(self.cur_name, bits=_SEAT_BITS)
+                    return Frag("env.state.current", bits=_SEAT_BITS)
                 self.uses.add("CUR")
-                return Frag("CUR")
+                return Frag("CUR", bits=_SEAT_BITS)
         source = getattr(getter, "inline_source", None)  # the seats (see compiler._seats_reader)
         if source is not None:
             return Frag(source)
@@ -284,7 +289,7 @@ class ExpressionForms:
         a = self.g(node.children[0], scope, bound)
         if a.const:
             return Frag(self.ns.const(not a.value), not a.value)
-        return Frag(f"(not {a.src})", bits=1)
+        return Frag(f"(not {a.src})", bits=1, truth=True)
 
     def g_compare(self, node, scope, bound):
         children = node.children
@@ -310,7 +315,7 @@ class ExpressionForms:
             folded = self._fold(_COMPARISONS[ops[0][0]], first, ops[0][1])
             if folded is not None:
                 return folded
-        return Frag("(" + " ".join(parts) + ")", bits=1)
+        return Frag("(" + " ".join(parts) + ")", bits=1, truth=True)
 
     def _chain_with_is(self, children, scope, bound) -> Frag:
         """A comparison using ``is``: the language's ``same`` (see interpreter/lang/builtins.py).
@@ -320,9 +325,9 @@ class ExpressionForms:
         if len(opers) == 1:
             (op,), (a, b) = opers, frags
             if b.src == "None" or a.src == "None":
-                return Frag(f"({a.src} {op} {b.src})", bits=1)
+                return Frag(f"({a.src} {op} {b.src})", bits=1, truth=True)
             neg = "not " if op == "is not" else ""
-            return Frag(f"({neg}H_same({a.src}, {b.src}))", bits=1)
+            return Frag(f"({neg}H_same({a.src}, {b.src}))", bits=1, truth=True)
         raise GenerationFailed("a chain of comparisons with `is`")  # rare: the reference runs it
 
     def _fold(self, fn, *args: Frag) -> Frag | None:
@@ -450,7 +455,9 @@ class ExpressionForms:
         if folded is not None:
             return folded
         if type(b.value) is int and type(a.value) is not str:
-            return Frag(f"({a.src} % {b.src})")
+            # a whole number modulo a non-zero whole number lies between 0 and it
+            bits = abs(b.value).bit_length() if a.bits is not None and b.value else None
+            return Frag(f"({a.src} % {b.src})", bits=bits)
         return Frag(f"H_mod({a.src}, {b.src})")
 
     def g_pow(self, node, scope, bound):

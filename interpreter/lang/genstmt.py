@@ -160,7 +160,7 @@ class StatementForms(ExpressionForms):
                 if sum(1 for c in clauses.children if c.data == "comp_for") != 1:
                     return [], self.g(node, scope, bound)
                 t = self.stmt_temp()
-                return self._assign_any_all(name, elt, clauses.children, t, scope, bound), Frag(t, bits=1)
+                return self._assign_any_all(name, elt, clauses.children, t, scope, bound), Frag(t, bits=1, truth=True)
             alloc = name in ALLOCATING and plain
             lines, first = self._first_loop(clauses, scope, bound, alloc)
             gen = self._comprehension(elt, clauses, scope, bound, "(", ")", alloc, first=first)
@@ -221,7 +221,7 @@ class StatementForms(ExpressionForms):
 
     @staticmethod
     def g_compare_frags(a: Frag, op: str, b: Frag) -> Frag:
-        return Frag(f"({a.src} {op} {b.src})", bits=1)
+        return Frag(f"({a.src} {op} {b.src})", bits=1, truth=True)
 
     def _assign_any_all(self, name: str, elt_node, clauses: list, t: str, scope, bound) -> list[str]:
         """``t = any(...)``/``all(...)`` of a generator with one ``for`` as a loop that breaks."""
@@ -337,7 +337,7 @@ class StatementForms(ExpressionForms):
                         if cond.value:
                             new.append((consts, sc, conds))
                         continue
-                    new.append((consts, sc, [*conds, cond.src]))
+                    new.append((consts, sc, [*conds, cond]))
                 combos = new
                 continue
             targets = [str(t) for t in clause.children[0].children]
@@ -358,9 +358,12 @@ class StatementForms(ExpressionForms):
                         return None
             combos = new
         terms = []
+        truth = True  # every term True or False itself: the chain needs no conversion
         for consts, sc, conds in combos:
-            elt = self.g(elt_node, sc, {**bound, **consts}).src
-            cond = " and ".join(f"({c})" for c in conds)
+            ef = self.g(elt_node, sc, {**bound, **consts})
+            elt = ef.src
+            truth = truth and ef.truth and (name == "all" or all(c.truth for c in conds))
+            cond = " and ".join(f"({c.src})" for c in conds)
             if name == "sum":
                 terms.append(f"({elt} if ({cond}) else 0)" if cond else elt)
             elif name == "any":
@@ -372,4 +375,6 @@ class StatementForms(ExpressionForms):
         if not terms:
             return Frag("True" if name == "all" else "False", name == "all")
         joiner = " or " if name == "any" else " and "
-        return Frag(f"(True if ({joiner.join(terms)}) else False)")
+        if truth:
+            return Frag(f"({joiner.join(terms)})", bits=1, truth=True)
+        return Frag(f"(True if ({joiner.join(terms)}) else False)", bits=1, truth=True)

@@ -6,6 +6,8 @@ the checked evaluator gives the value (or the error) as it always did."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from interpreter import load_ruleset
@@ -146,3 +148,46 @@ def test_a_map_attribute_that_is_not_always_a_number_keeps_its_check(tmp_path):
     (fast, src), (reference, _) = _both(_map(tmp_path, "edge(land, start, 'b', 'length') + 'km'", length="two"))
     assert fast == reference == "twokm"
     assert "H_grow" in src
+
+
+KNOWN = """name: Known kinds
+players: {min: 2, max: 3}
+vars:
+  board: {initial: [-1, -1, -1, -1]}
+  who: {initial: 0}
+  won: {initial: false}
+flow:
+  - repeat:
+      times: 4
+      do:
+        - turn:
+            player: "(4 - count(board, -1)) % 2"
+            do:
+              - set: {who: current}
+              - set: {"board[turns_taken[current] % 4]": current}
+              - set: {won: "any(all(board[i] == current for i in line) for line in [[0, 1], [2, 3]])"}
+outcome:
+  score: "1 if who == p else 0"
+"""
+
+
+def test_what_the_generator_knows_of_seats_remainders_and_truth(tmp_path):
+    """``current`` is a seat (a whole number): stored without the container test; a remainder by
+    a whole number is one: the turn's seat is checked by its range alone; ``any`` of ``all``
+    of comparisons is True or False itself: no conversion.  The game is the same either way."""
+    (tmp_path / "ruleset.yaml").write_text(KNOWN)
+    rs = load_ruleset(tmp_path / "ruleset.yaml")
+    src = _source(rs)
+    assert "st.vars['who'] = " in src
+    who = src.split("st.vars['who'] = ")[0].rsplit("# ", 1)[1]
+    assert "H_copy" not in who and "env.state.current" in who
+    assert re.search(r"if not 0 <= (p\d+) < st.num_players: H_seat", src)
+    assert not re.search(r"if p\d+.__class__ is not H_int", src)
+    won = src.split("st.vars['won'] = ")[0].rsplit("# ", 1)[1]
+    assert "True if" not in won and " or " in won
+    def games():
+        rs = load_ruleset(tmp_path / "ruleset.yaml")
+        return [(st.vars, st.outcome().scores) for st in (rs.new_game(n, seed=1) for n in (2, 3))]
+
+    fast, reference = _both(games)
+    assert fast == reference
