@@ -520,10 +520,9 @@ def _turn_start(w: _Writer, eff) -> None:
     p = w.fresh("p")
     w.line("env.loc = loc")
     w.expr(eff.player, p)
-    if w.last_bits is not None:  # a whole number: its range decides
-        w.line(f"if not 0 <= {p} < st.num_players: H_seat(st, {p}, MARKS[m])")
-    else:
-        w.line(f"if {p}.__class__ is not H_int or not 0 <= {p} < st.num_players: H_seat(st, {p}, MARKS[m])")
+    # the class test stays even for a whole number: a map attribute read between two nodes with
+    # no edge is none (Frag.bits bounds it only where it is a number), and H_seat names that
+    w.line(f"if {p}.__class__ is not H_int or not 0 <= {p} < st.num_players: H_seat(st, {p}, MARKS[m])")
     w.line(f"st.current = {p}")
     w.line(f"if not st.turns[{p}]: st.order += ({p},)")
     w.line(f"st.turns[{p}] += 1")
