@@ -110,7 +110,6 @@ class _Writer:
         self.marks: list = []
         self.table = table
         self.n = 0
-        self.last_bits: int | None = None  # what the last expr() knew of its value (see expr)
         self.fin = "return loc, S"  # how the code returns when an `end_game` has run
 
     def line(self, text: str) -> None:
@@ -126,13 +125,10 @@ class _Writer:
         Returns whether the value is known to need no copy when stored (see :func:`_assign`):
         a YAML scalar or a literal (a number, a text, a truth value, ``none``) that is not a
         container, an empty list written ``[]`` (a new list at every evaluation, shared with
-        nothing), or a whole number (:class:`~interpreter.lang.frags.Frag`'s ``bits``; kept in
-        :attr:`last_bits` for the caller, None when not known)."""
-        self.last_bits = None
+        nothing), or a whole number (:class:`~interpreter.lang.frags.Frag`'s ``bits``: a number,
+        or none where a map has no such edge, neither of which is copied)."""
         if compiled.source is None:  # a YAML scalar
             self.line(f"{target} = {self.ns.const(compiled.constant)}")
-            if type(compiled.constant) is int:
-                self.last_bits = abs(compiled.constant).bit_length()
             return type(compiled.constant) not in _CONTAINERS
         try:
             # what it evaluates first (a comprehension's list, charged) as statements; an
@@ -152,7 +148,6 @@ class _Writer:
         self.line(f"    {target} = {src}")
         self.line("except Exception:")
         self.line(f"    {target} = {self.ns.bind(compiled, 'X')}(env)")
-        self.last_bits = frag.bits
         return frag.bits is not None
 
     def _operand_frag(self, compiled) -> tuple[list, Frag]:
