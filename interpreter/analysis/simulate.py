@@ -14,6 +14,7 @@ from ..compile.compiler import load_ruleset
 from ..compile.ruleset import Ruleset
 from ..engine import flow
 from ..engine.playout import playout, take
+from ..engine.rng import Rng, seed_states
 from ..engine.state import State
 from ..errors import TapsterError
 
@@ -90,13 +91,25 @@ def play_batch(spec: SimSpec, indices: range) -> list[tuple]:
     an exception would lose its mark crossing processes)."""
     rs = _ruleset_for(spec)
     results = []
+    # every seat random: no agent objects, only their generators, seeded as RandomAgent seeds
+    # them (agent_seed's text, its game's seed hashed once for every seat)
+    random_only = all(name == "random" for name in spec.agents)
+    suffixes = [agent_seed("", p) for p in range(len(spec.agents))]
     for i in indices:
         gs = game_seed(spec.seed, i)
-        agents = [make_agent(name, agent_seed(gs, p)) for p, name in enumerate(spec.agents)]
+        if random_only:
+            agents = None
+            rngs = [Rng.from_state(s) for s in seed_states(gs, suffixes)]
+        else:
+            agents = [make_agent(name, agent_seed(gs, p)) for p, name in enumerate(spec.agents)]
         n = 0
         try:
             st = rs.new_game(spec.players, seed=gs)
-            if all(type(a) is RandomAgent for a in agents):
+            if agents is None:
+                n = _random_playout(st, rs, rngs)
+                rs.check_length(st, n)
+                agents = [_random_agent(r) for r in rngs]  # for the loop below, should the game go on
+            elif all(type(a) is RandomAgent for a in agents):
                 n = _random_playout(st, rs, [a.rng for a in agents])
                 rs.check_length(st, n)
             while not st.finished:
@@ -110,6 +123,13 @@ def play_batch(spec: SimSpec, indices: range) -> list[tuple]:
             continue
         results.append((i, out.scores, out.winners, n))
     return results
+
+
+def _random_agent(rng: Rng) -> RandomAgent:
+    """A :class:`RandomAgent` drawing from ``rng`` (as ``RandomAgent(seed)`` draws from ``Rng(seed)``)."""
+    agent = RandomAgent.__new__(RandomAgent)
+    agent.rng = rng
+    return agent
 
 
 def _random_playout(st: State, rs: Ruleset, rngs: list) -> int:

@@ -73,11 +73,28 @@ def seed_state(seed: int | str) -> int:
     if isinstance(seed, str):
         if seed.startswith(SECURE_PREFIX) and _SECURE_SEED.match(seed):
             return SECURE | int(seed[len(SECURE_PREFIX):], 16) << 64
-        h = 1469598103934665603
-        for b in seed.encode("utf-8"):
-            h = ((h ^ b) * 1099511628211) & MASK
-        seed = h
+        seed = _fnv(seed.encode("utf-8"), _FNV_OFFSET)
     return (int(seed) * 0xD1B54A32D192ED03 + 0x8CB92BA72F3D8DD7) & MASK
+
+
+_FNV_OFFSET = 1469598103934665603
+
+
+def _fnv(data: bytes, h: int) -> int:
+    """FNV-1a over ``data``, going on from the hash ``h`` of what came before it."""
+    for b in data:
+        h = ((h ^ b) * 1099511628211) & MASK
+    return h
+
+
+def seed_states(prefix: str, suffixes) -> list[int]:
+    """``[seed_state(prefix + s) for s in suffixes]``, the prefix hashed once (a simulation's
+    agent seeds share their game's seed as a prefix).  A prefix that could start a secure seed
+    is hashed in full for each, as :func:`seed_state` does."""
+    if SECURE_PREFIX.startswith(prefix[: len(SECURE_PREFIX)]):
+        return [seed_state(prefix + s) for s in suffixes]
+    h = _fnv(prefix.encode("utf-8"), _FNV_OFFSET)
+    return [(_fnv(s.encode("utf-8"), h) * 0xD1B54A32D192ED03 + 0x8CB92BA72F3D8DD7) & MASK for s in suffixes]
 
 
 def next_state(s: int) -> tuple[int, int]:
@@ -188,6 +205,14 @@ class Rng:
 
     def __init__(self, seed: int | str = 0):
         self.state = seed_state(seed)
+
+    @classmethod
+    def from_state(cls, state: int) -> Rng:
+        """A generator whose state is ``state`` (as :func:`seed_state` or another generator's
+        ``state`` gives it)."""
+        rng = cls.__new__(cls)
+        rng.state = state
+        return rng
 
     def below(self, n: int) -> int:
         """A uniform integer in ``[0, n)``."""

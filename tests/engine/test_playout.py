@@ -240,6 +240,29 @@ def test_simulate_plays_the_agents_games(monkeypatch, name, players, agents):
     slow = simulate.play_batch(spec, range(12))
     assert fast == slow
     assert all(r[1] is not None for r in fast)
+    # and the agents themselves, made as any caller makes them (make_agent with agent_seed)
+    from interpreter.agents.core import make_agent
+
+    rs = simulate._ruleset_for(spec)
+    for i, scores, winners, n in fast:
+        gs = simulate.game_seed(spec.seed, i)
+        made = [make_agent(a, simulate.agent_seed(gs, p)) for p, a in enumerate(agents)]
+        st, k = rs.new_game(players, seed=gs), 0
+        while not st.finished:
+            p = st.current_players()[0]
+            st.apply(made[p].act(st, p))
+            k += 1
+        assert (st.outcome().scores, st.outcome().winners, k) == (scores, winners, n)
+
+
+@pytest.mark.parametrize("prefix", ["5:3", "", "x" * 40, "blake2b", "blake2b:" + "ab" * 32, "é:1"])
+def test_seed_states_equal_seed_state_of_each_text(prefix):
+    """A simulation seeds its agents from their game's seed hashed once: the same states as
+    hashing each whole text (a secure seed's prefix too)."""
+    from interpreter.engine.rng import seed_state, seed_states
+
+    suffixes = [":agent:0", ":agent:1", "", "ab" * 32]
+    assert seed_states(prefix, suffixes) == [seed_state(prefix + s) for s in suffixes]
 
 
 def test_simulate_stops_an_endless_game_as_the_agents_loop_does(tmp_path, monkeypatch):
