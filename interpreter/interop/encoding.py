@@ -330,9 +330,8 @@ class Encoding:
         cached = self._ids_cache.get(id(actions))
         if cached is not None and cached[0] is actions:
             return cached[1]
-        index = self.action_index
         try:
-            ids = tuple(index[a] for a in actions)
+            ids = tuple(map(self.action_index.__getitem__, actions))
         except KeyError:
             ids = tuple(self.index(a) for a in actions)
         if len(self._ids_cache) > 4096:

@@ -680,6 +680,30 @@ class _Encoders:
             if cap * item.size > budget:
                 item = self.code_enc()
             size, w = item.size, item.write
+            if length is not None and t[1][0] == "seat" and item.size == self.n:
+                n = self.n
+
+                def write(v, out, at):  # list[L] of seat, written out: the boards of grid games
+                    if type(v) is list or type(v) is tuple:
+                        for x in v[:length]:
+                            if type(x) is int and 0 <= x < n:
+                                out[at + x] = 1.0
+                            elif x is not None and type(x) is not int:
+                                code(x, out, at)
+                            at += n
+                    elif v is not None:
+                        code(v, out, at)
+                return self._make(cap * size, f"{cap} × {item.encoding}", write)
+            if length is not None and t[1][0] == "num" and not t[1][2]:
+                def write(v, out, at):  # list[L] of number, as one slice
+                    if type(v) is list and len(v) == length and all(type(x) is int or type(x) is float for x in v):
+                        out[at:at + length] = v
+                    elif type(v) is list or type(v) is tuple:
+                        for i, x in enumerate(v[:length]):
+                            code(x, out, at + i)
+                    elif v is not None:
+                        code(v, out, at)
+                return self._make(cap * size, f"{cap} × {item.encoding}", write)
             if length is not None:
                 def write(v, out, at):
                     if type(v) is list or type(v) is tuple:
@@ -875,11 +899,12 @@ class TensorLayout:
         self.size = at
         self._per_player = {name for name, d in rs.vars.items() if d.per_player}
 
-    def fill(self, st: State, player: int, out: np.ndarray) -> np.ndarray:
-        """Write seat ``player``'s observation of ``st`` into ``out`` (float32, ``size``;
-        zeroed first) from what the seat may see only, without building any text; returns
-        ``out``."""
-        out.fill(0.0)
+    def fill(self, st: State, player: int, out: np.ndarray, zero: bool = True) -> np.ndarray:
+        """Write seat ``player`` (a seat number) 's observation of ``st`` into ``out`` (float32,
+        ``size``; zeroed first unless ``zero`` is false, for an ``out`` known to be zeros) from
+        what the seat may see only, without building any text; returns ``out``."""
+        if zero:
+            out.fill(0.0)
         n = self.num_players
         out[self.o_seat + player] = 1.0
         cur = st.current
