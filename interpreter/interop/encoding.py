@@ -389,6 +389,77 @@ class Encoding:
             t[at + n] = -1.0 if secret and player not in players else float(index.get(action, -2) + 1)
         return t
 
+    # -- factored actions --------------------------------------------------------------------
+    def action_factors(self) -> tuple[dict, ...]:
+        """The options whose ids are the full product of their arguments' values, numbered in
+        order (row-major: the last argument varies fastest), so an action can be chosen one
+        argument at a time: Beer Knight's ``last_call(a, b)``, 14,400 flat ids, is 120 × 120.
+        One entry per such option with at least two arguments: ``action`` (its name),
+        ``decision``, ``first`` (its first id), ``sizes`` (values per argument) and
+        ``values`` (each argument's values, in order).  The adapters' action spaces stay flat
+        (OpenSpiel numbers each action once; PettingZoo's and Gymnasium's masks are flat): a
+        factored policy maps its choice with :meth:`unfactor` and reads a flat id with
+        :meth:`factor`."""
+        out = getattr(self, "_factors", None)
+        if out is not None:
+            return out
+        rows = []
+        for choose, o, _how, ids in self.action_rows:
+            if len(o.names) < 2 or not ids or ids != list(range(ids[0], ids[0] + len(ids))):
+                continue
+            args = [self.actions[i].args for i in ids]
+            values = [list(dict.fromkeys(a[k] for a in args)) for k in range(len(o.names))]
+            sizes = tuple(len(v) for v in values)
+            if list(args) != _product(values):
+                continue  # not a full product in row-major order: flat ids only
+            rows.append({"action": o.name, "decision": choose.name, "first": ids[0], "sizes": sizes, "values": values})
+        self._factors = out = tuple(rows)
+        return out
+
+    def factor(self, action_id: int) -> tuple[str, tuple[int, ...]] | None:
+        """The flat id ``action_id`` as ``(action name, one index per argument)`` when its option
+        is factored (:meth:`action_factors`), else None.
+
+        Raises:
+            EncodingError: ``action_id`` is not an id of the action space.
+        """
+        if type(action_id) is not int or not 0 <= action_id < self.num_distinct_actions:
+            raise EncodingError(f"action id {action_id!r} is not an id from 0 to {self.num_distinct_actions - 1}")
+        for row in self.action_factors():
+            k = action_id - row["first"]
+            total = 1
+            for size in row["sizes"]:
+                total *= size
+            if 0 <= k < total:
+                out = []
+                for size in reversed(row["sizes"]):
+                    out.append(k % size)
+                    k //= size
+                return row["action"], tuple(reversed(out))
+        return None
+
+    def unfactor(self, action: str, indexes) -> int:
+        """The flat id of factored option ``action`` with one value index per argument
+        (the inverse of :meth:`factor`).
+
+        Raises:
+            EncodingError: ``action`` is not a factored option, or an index is out of range
+                or of the wrong count.
+        """
+        for row in self.action_factors():
+            if row["action"] == action:
+                sizes = row["sizes"]
+                indexes = tuple(indexes)
+                if len(indexes) != len(sizes) or not all(type(i) is int and 0 <= i < s for i, s in zip(indexes, sizes)):
+                    raise EncodingError(f"`{action}` takes {len(sizes)} argument indexes within {' × '.join(map(str, sizes))}, "
+                                        f"not {indexes!r}")
+                k = 0
+                for i, size in zip(indexes, sizes):
+                    k = k * size + i
+                return row["first"] + k
+        names = ", ".join(r["action"] for r in self.action_factors()) or "none"
+        raise EncodingError(f"{self.ruleset.name}: `{action}` is not a factored action (factored: {names})")
+
     # -- indices ---------------------------------------------------------------------------
     def index(self, action: Action) -> int:
         """The index of a player's ``action``.

@@ -22,7 +22,7 @@ seat may see the component), so the tensor of seat ``p`` is a function of ``p``'
 - ``zones.NAME[i]...``: for every single zone (a per-player zone seat by seat, a counted zone
   index by index), one slot per component of the ruleset (its position in the zone from the
   bottom, plus 1, when the seat may see it there, else 0), one slot with the zone's count (which
-  everyone sees) and, for a zone the seat holds up to others (``owner``) whose components show
+  everyone sees; a ``hidden`` zone has this slot only) and, for a zone the seat holds up to others (``owner``) whose components show
   backs (``back:``), one count per back the ruleset's components can show; a keyed zone has three
   slots per component (its height in its stack plus 1, then the key: an ``(x, y)`` place's x and
   y, or a text or component key's code, see below) and its count;
@@ -854,6 +854,10 @@ class TensorLayout:
         #: one entry per single zone: (decl, index path, owner seat or None, start, backs start or -1)
         self.zone_parts: list[tuple] = []
         for decl in rs.zone_list:
+            if decl.keyed and decl.visibility == "hidden":
+                start = part(f"zones.{decl.name}", 1, f"keyed zone {decl.name} (hidden)", "the count") - 3 * ncomp
+                self.zone_parts.append((decl, (), None, start, -1))
+                continue
             if decl.keyed:
                 start = part(f"zones.{decl.name}", 3 * ncomp + 1, f"keyed zone {decl.name} ({decl.visibility})",
                              "per component: height + 1, key x, key y (or key code); then the count")
@@ -862,6 +866,10 @@ class TensorLayout:
             for path in _zone_paths(decl.empty(n), decl.depth):
                 label = decl.name + "".join(f"[{i}]" for i in path)
                 owner = path[0] if decl.per_player else None
+                if decl.visibility == "hidden":  # nobody sees into it: its count only
+                    start = part(f"zones.{label}", 1, f"zone {label} (hidden)", "the count") - ncomp
+                    self.zone_parts.append((decl, path, owner, start, -1))
+                    continue
                 start = part(f"zones.{label}", ncomp + 1, f"zone {label} ({decl.visibility})",
                              "per component: position from the bottom + 1; then the count")
                 bstart = -1
