@@ -309,9 +309,13 @@ class Encoding:
 
         Raises:
             IndexError: ``player`` is not a seat.
+            ValueError: ``out`` is not a float32 vector of ``tensor_size`` values.
         """
         if out is None:
             out = np.zeros(self.tensor_size, np.float32)
+        elif out.shape != (self.tensor_size,) or out.dtype != np.float32:
+            raise ValueError(f"`out` must be a float32 vector of {self.tensor_size} values, not an array of shape "
+                             f"{out.shape} ({out.dtype})")
         if not 0 <= player < self.num_players:
             raise IndexError(f"no seat {player} in a game of {self.num_players}")
         return self.layout.fill(st, player, out)
