@@ -17,8 +17,8 @@ generator, seeded by ``reset(seed=...)`` (a reset without a seed goes on with th
 it is, first seeded with 0): the same seed and actions give the same game.
 
 An observation is a Dict of ``observation`` (float32, :class:`~interpreter.interop.encoding.Encoding`'s
-observation tensor of the learner's own view, ``State.observation(seat)``: never the whole
-state) and ``action_mask`` (int8, 1 for each legal action id); ``info["action_mask"]`` is the
+observation tensor of the learner's own view, laid out from the declarations and written from
+what the seat may see only: never the whole state) and ``action_mask`` (int8, 1 for each legal action id); ``info["action_mask"]`` is the
 mask again (for libraries that read it there).  The action space is
 ``Discrete(num_distinct_actions)``, the OpenSpiel adapter's action ids.  The reward is 0 until
 the end, then the learner's score in the outcome.  A game that reaches the ruleset's
@@ -33,9 +33,11 @@ truncations ``(num_envs,)``); environment ``i`` reset with ``seed`` plays as :fu
 with ``seed + i``.  A finished game is reset on the next step (Gymnasium's ``NEXT_STEP``
 autoreset: that step's action is ignored for it, its reward is 0).  Random opponents play
 through the engine's playout loop (:func:`interpreter.engine.playout.playout`), inside the
-generated code.  The observation tensors still go through ``State.observation`` (the typed
-engine's static layout and fast observation path are to come), which bounds the speed:
-``tools/bench_gymnasium.py`` measures it.
+generated code, the learner's action first in the same playout; the games keep no log, a
+ruleset without chance starts each game as a copy of one new game, and the observations and
+masks are written from the states without text (:class:`~interpreter.interop.layout.TensorLayout`,
+:meth:`~interpreter.interop.encoding.Encoding.legal_ids`).  ``tools/bench_gymnasium.py``
+measures the speed; what is left is mostly the engine's own moves.
 """
 
 from __future__ import annotations
