@@ -18,7 +18,8 @@ seat may see the component), so the tensor of seat ``p`` is a function of ``p``'
   per-seat turn counters);
 - ``phase`` (one-hot over the phase names the rules declare, ``phase: {name: ...}``; no phase:
   all 0);
-- ``scores`` (numbers) and ``winners`` (multi-hot), at the end (0 before);
+- ``scores`` (numbers), ``winners`` (multi-hot) and ``ranks`` (each seat's place in the
+  ranking, 1 the best), at the end (0 before; the end's reason, a text, is left out);
 - ``zones.NAME[i]...``: for every single zone (a per-player zone seat by seat, a counted zone
   index by index), one slot per component of the ruleset (its position in the zone from the
   bottom, plus 1, when the seat may see it there, else 0), one slot with the zone's count (which
@@ -849,6 +850,7 @@ class TensorLayout:
         self.o_phase = part("phase", len(self.phases), phases, "one-hot phase")
         self.o_scores = part("scores", n, "each seat's score at the end (0 before)", "number per seat")
         self.o_winners = part("winners", n, "the winners at the end", "multi-hot seat")
+        self.o_ranks = part("ranks", n, "each seat's place in the ranking at the end (1 the best; 0 before)", "number per seat")
         backs = sorted({c.back for c in rs.components if c.back is not None})
         self.back_index = {b: i for i, b in enumerate(backs)}
         #: one entry per single zone: (decl, index path, owner seat or None, start, backs start or -1)
@@ -873,7 +875,7 @@ class TensorLayout:
                 start = part(f"zones.{label}", ncomp + 1, f"zone {label} ({decl.visibility})",
                              "per component: position from the bottom + 1; then the count")
                 bstart = -1
-                if decl.visibility == "owner" and backs:
+                if decl.visibility == "owner" and decl.per_player and backs:  # as ZoneDecl.observe shows backs
                     bstart = part(f"zones.{label}.backs", len(backs), f"the backs others see of zone {label}",
                                   "count per back (" + ", ".join(backs[:3]) + (", ..." if len(backs) > 3 else "") + ")")
                 self.zone_parts.append((decl, path, owner, start, bstart))
@@ -940,6 +942,9 @@ class TensorLayout:
             for w in outcome.winners:
                 if type(w) is int and 0 <= w < n:
                     out[self.o_winners + w] = 1.0
+            for place, q in enumerate(outcome.ranking):
+                if type(q) is int and 0 <= q < n:
+                    out[self.o_ranks + q] = place + 1
         zones = st.zones
         for decl, path, owner, start, bstart in self.zone_parts:
             z = zones[decl.name]
@@ -972,7 +977,7 @@ class TensorLayout:
             if vis == "public" or (vis == "owner" and owner == player):
                 for pos, c in enumerate(z):
                     out[start + c.index] = pos + 1
-            elif bstart >= 0:
+            elif bstart >= 0 and z and z[0].back is not None:  # the backs others see, as ZoneDecl.observe shows them
                 bi = self.back_index
                 for c in z:
                     if c.back is not None:

@@ -106,6 +106,14 @@ def test_known_domains_are_one_hot():
     assert board[4].tolist() == [1.0, 0.0] and board.sum() == 1  # cell 4 holds seat 0; empty cells all 0
     assert t[parts["turns"][1]:parts["turns"][1] + 2].tolist() == [1.0, 1.0]  # the turn counters the string carries
     assert t[parts["current"][1] + 1] == 1.0
+    for cell in (0, 3, 1, 5):  # X takes the middle row: the outcome is in the tensor
+        st.apply(next(a for a in st.legal_actions() if a.args == (cell,)))
+    t = enc.observation_tensor(st, 1)
+
+    def part(name):
+        return t[parts[name][1]:parts[name][1] + parts[name][2]].tolist()
+    assert (part("finished"), part("scores"), part("winners"), part("ranks")) == ([1.0], [1.0, -1.0], [1.0, 0.0], [1.0, 2.0])
+    assert part("deciding") == [0.0, 0.0] and part("vars.winner") == [1.0, 0.0]
     kinds = {name: encoding for name, _s, _k, _w, encoding in Encoding.of(compiled("beer_knight"), 2, 1).layout.parts}
     assert kinds["vars.caller"] == "one-hot seat" and kinds["vars.rolled"] == "one-hot [false, true]"
     # a list of any component: one-hot items would pass MAX_PART slots, so its items are codes
@@ -144,9 +152,9 @@ def test_a_seats_tensor_is_the_same_in_every_world_it_cannot_tell_apart(name):
 def test_info_prints_the_layout():
     out = CliRunner().invoke(cli, ["info", "tic_tac_toe", "--tensor"])
     assert out.exit_code == 0
-    assert "34 float32 values, layout version 2" in out.output
+    assert "36 float32 values, layout version 2" in out.output
     row = next(line for line in out.output.splitlines() if "vars.board" in line)
-    assert [c.strip() for c in row.split("│")[1:6]] == ["14", "18", "vars.board", "list[9] of seat", "9 × one-hot seat"]
+    assert [c.strip() for c in row.split("│")[1:6]] == ["16", "18", "vars.board", "list[9] of seat", "9 × one-hot seat"]
     data = json.loads(CliRunner().invoke(cli, ["info", "beer_knight", "--tensor", "--json"]).output)
     assert data["version"] == LAYOUT_VERSION and data["size"] == Encoding.of(compiled("beer_knight"), 2, 1).tensor_size
     at = 0
@@ -179,7 +187,7 @@ def test_bad_input_is_a_clear_error(capsys):
     st = new_state(enc, 0)
     with pytest.raises(IndexError, match="no seat 2 in a game of 2"):
         enc.observation_tensor(st, 2)
-    with pytest.raises(ValueError, match=r"`out` must be a float32 vector of 34 values, not an array of shape \(3,\)"):
+    with pytest.raises(ValueError, match=r"`out` must be a float32 vector of 36 values, not an array of shape \(3,\)"):
         enc.observation_tensor(st, 0, np.zeros(3, np.float32))
     assert main(["info", "no_such_ruleset", "--tensor"]) == 1
     assert "no ruleset 'no_such_ruleset'; available: beer_cards" in capsys.readouterr().err
