@@ -296,11 +296,11 @@ class TapsterVectorEnv(VectorEnv):
         enc, n = self.encoding, self.num_envs
         obs = np.zeros((n, enc.tensor_size), np.float32)
         mask = np.zeros((n, enc.num_distinct_actions), np.int8)
-        fill = enc.layout.fill
+        games = self._games
+        enc.layout.fill_many([g.state for g in games], [g.seat for g in games], obs)
         rows: list[int] = []
         cols: list[int] = []
-        for i, g in enumerate(self._games):
-            fill(g.state, g.seat, obs[i], False)
+        for i, g in enumerate(games):
             ids = g.ids
             if ids:
                 rows += [i] * len(ids)

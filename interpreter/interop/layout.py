@@ -570,9 +570,10 @@ def describe_type(t: tuple) -> str:
 # -- encoders --------------------------------------------------------------------------------
 class _Enc:
     """How one typed value is written: ``size`` slots, ``encoding`` (text for the layout),
-    ``write(v, t, at)``."""
+    ``write(v, t, at)``; ``batch(values, block)`` (or None) writes one value per row of
+    ``block`` (a zeroed ``(rows, size)`` view) with numpy, the same slots as ``write``."""
 
-    __slots__ = ("size", "encoding", "write")
+    __slots__ = ("size", "encoding", "write", "batch")
 
 
 def _code_writer(vocab: dict):
@@ -602,7 +603,7 @@ class _Encoders:
 
     def _make(self, size: int, encoding: str, write) -> _Enc:
         e = _Enc()
-        e.size, e.encoding, e.write = size, encoding, write
+        e.size, e.encoding, e.write, e.batch = size, encoding, write, None
         return e
 
     def code_enc(self) -> _Enc:
@@ -617,7 +618,9 @@ class _Encoders:
             def write(v, out, at):
                 if type(v) is int and 0 <= v < n:
                     out[at + v] = 1.0
-            return self._make(n, "one-hot seat", write)
+            e = self._make(n, "one-hot seat", write)
+            e.batch = _seat_batch(n)
+            return e
         if k == "bool":
             def write(v, out, at):
                 if v is True:
@@ -694,7 +697,9 @@ class _Encoders:
                             at += n
                     elif v is not None:
                         code(v, out, at)
-                return self._make(cap * size, f"{cap} × {item.encoding}", write)
+                e = self._make(cap * size, f"{cap} × {item.encoding}", write)
+                e.batch = _seat_list_batch(n, length, write)
+                return e
             if length is not None and t[1][0] == "num" and not t[1][2]:
                 def write(v, out, at):  # list[L] of number, as one slice
                     if type(v) is list and len(v) == length and all(type(x) is int or type(x) is float for x in v):
@@ -734,6 +739,31 @@ class _Encoders:
         if k == "text" and item[1] is not None:
             return max(1, len(item[1]))
         return self.capacity
+
+
+def _seat_batch(n: int):
+    seats = np.arange(n)
+
+    def batch(values, block):
+        arr = np.fromiter((v if type(v) is int else -1 for v in values), np.int64, len(values))
+        block[:] = arr[:, None] == seats
+    return batch
+
+
+def _seat_list_batch(n: int, length: int, write):
+    seats = np.arange(n)
+
+    def batch(values, block):
+        try:
+            arr = np.array(values, np.int64)
+        except (TypeError, ValueError):
+            arr = None
+        if arr is None or arr.shape != (len(values), length):
+            for row, v in zip(block, values):  # a value of another shape: one by one
+                write(v, row, 0)
+            return
+        block[:] = (arr[:, :, None] == seats).reshape(len(values), length * n)
+    return batch
 
 
 def vocabulary(rs: Ruleset) -> dict[str, int]:
@@ -909,17 +939,34 @@ class TensorLayout:
         self.size = at
         self._per_player = {name for name, d in rs.vars.items() if d.per_player}
 
-    def fill(self, st: State, player: int, out: np.ndarray, zero: bool = True) -> np.ndarray:
+    def fill(self, st: State, player: int, out: np.ndarray, zero: bool = True, var_parts: list | None = None) -> np.ndarray:
         """Write seat ``player`` (a seat number) 's observation of ``st`` into ``out`` (float32,
         ``size``; zeroed first unless ``zero`` is false, for an ``out`` known to be zeros) from
-        what the seat may see only, without building any text; returns ``out``."""
+        what the seat may see only, without building any text; returns ``out``.  ``var_parts``:
+        the variables to write (default: all; :meth:`fill_many` writes some itself)."""
         if zero:
             out.fill(0.0)
+        self._header(st, player, out)
+        self._body(st, player, out, self.var_parts if var_parts is None else var_parts)
+        return out
+
+    def _header(self, st: State, player: int, out: np.ndarray) -> None:
+        """The parts before the zones (seat, current, turns, then :meth:`_tail`'s) into the
+        zeroed ``out``."""
         n = self.num_players
         out[self.o_seat + player] = 1.0
         cur = st.current
         if type(cur) is int and 0 <= cur < n:
             out[self.o_current + cur] = 1.0
+        base = self.o_turns
+        for i, k in enumerate(st.turns):
+            out[base + i] = k
+        self._tail(st, out)
+
+    def _tail(self, st: State, out: np.ndarray) -> None:
+        """The parts of the header :meth:`fill_many` writes row by row: deciding, chance, the
+        phase, finished and the outcome."""
+        n = self.num_players
         pending = st.pending
         if pending is not None:
             for q in pending[3]:
@@ -927,9 +974,6 @@ class TensorLayout:
                     out[self.o_chance] = 1.0
                 else:
                     out[self.o_deciding + q] = 1.0
-        base = self.o_turns
-        for i, k in enumerate(st.turns):
-            out[base + i] = k
         ph = self.phase_index.get(st.phase)
         if ph is not None:
             out[self.o_phase + ph] = 1.0
@@ -945,6 +989,9 @@ class TensorLayout:
             for place, q in enumerate(outcome.ranking):
                 if type(q) is int and 0 <= q < n:
                     out[self.o_ranks + q] = place + 1
+
+    def _body(self, st: State, player: int, out: np.ndarray, var_parts: list) -> None:
+        """The zones, the variables ``var_parts`` and the properties into the zeroed ``out``."""
         zones = st.zones
         for decl, path, owner, start, bstart in self.zone_parts:
             z = zones[decl.name]
@@ -983,7 +1030,7 @@ class TensorLayout:
                     if c.back is not None:
                         out[bstart + bi[c.back]] += 1.0
         values = st.vars
-        for name, per_player, vis, start, enc in self.var_parts:
+        for name, per_player, vis, start, enc in var_parts:
             v = values[name]
             if per_player:
                 size, write = enc.size, enc.write
@@ -1002,6 +1049,32 @@ class TensorLayout:
                     ps = props[index]
                     for prop, start, enc in entries:
                         enc.write(ps.get(prop), out, start)
+
+    def fill_many(self, states: list, players: list[int], out: np.ndarray) -> np.ndarray:
+        """Write each ``players[i]``'s observation of ``states[i]`` into row ``i`` of ``out``
+        (float32, ``(len(states), size)``, all zeros): the same rows as :meth:`fill`, with the
+        seat, current seat, turn counters and the variables whose type allows it written for
+        every row at once with numpy (the vector env's observations); returns ``out``."""
+        k, n = len(states), self.num_players
+        rows = np.arange(k)
+        out[rows, self.o_seat + np.asarray(players)] = 1.0
+        cur = np.fromiter((c if type(c) is int and 0 <= c < n else -1 for c in (st.current for st in states)), np.int64, k)
+        ok = cur >= 0
+        out[rows[ok], self.o_current + cur[ok]] = 1.0
+        turns = [st.turns for st in states]
+        try:
+            out[:, self.o_turns:self.o_turns + n] = turns
+        except ValueError:  # turn counters of another length (never in a game of n seats): row by row
+            for row, t in zip(out, turns):
+                row[self.o_turns:self.o_turns + len(t)] = t
+        batched = [(name, start, enc) for name, per_player, _vis, start, enc in self.var_parts
+                   if enc.batch is not None and not per_player]
+        rest = [v for v in self.var_parts if v[4].batch is None or v[1]]
+        for st, p, row in zip(states, players, out):
+            self._tail(st, row)
+            self._body(st, p, row, rest)
+        for name, start, enc in batched:
+            enc.batch([st.vars[name] for st in states], out[:, start:start + enc.size])
         return out
 
     def describe(self) -> list[dict]:

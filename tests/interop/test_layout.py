@@ -191,3 +191,15 @@ def test_bad_input_is_a_clear_error(capsys):
         enc.observation_tensor(st, 0, np.zeros(3, np.float32))
     assert main(["info", "no_such_ruleset", "--tensor"]) == 1
     assert "no ruleset 'no_such_ruleset'; available: beer_cards" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["tic_tac_toe", "connect_four", "beer_knight"])
+def test_many_rows_at_once_are_the_rows_one_by_one(name):
+    # the vector env's path (numpy over every game for the variables whose type allows it)
+    rs = compiled(name)
+    n = rs.default_players
+    enc = Encoding.of(rs, n, 1)
+    states = [st.clone() for seed in range(4) for st in _walk(enc, seed, every=4)][:40]
+    players = [i % n for i in range(len(states))]
+    many = enc.layout.fill_many(states, players, np.zeros((len(states), enc.tensor_size), np.float32))
+    assert np.array_equal(many, np.stack([enc.observation_tensor(st, p) for st, p in zip(states, players)]))
