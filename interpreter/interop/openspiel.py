@@ -350,7 +350,7 @@ class TapsterState(pyspiel.State):
             if st.finished or is_chance(st) or player not in st.current_players():
                 legal = []
             else:
-                legal = sorted(set(self.encoding.legal_indices(st)))
+                legal = sorted(set(self.encoding.legal_ids(st)))  # no labels
             cache[("legal", player)] = legal
         return list(legal)
 
