@@ -423,6 +423,12 @@ class _Inferrer:
             inner[str(fe["as"])] = _item(self.expr(fe.get("in"), env))
             self.walk(fe.get("do"), inner)
             return
+        rp = eff.get("repeat")
+        if isinstance(rp, dict) and "as" in rp:  # `repeat: {times: N, as: i}`: i counts 0, 1, ...
+            inner = dict(env)
+            inner[str(rp["as"])] = _NUM
+            self.walk(rp, inner)
+            return
         if isinstance(eff.get("set"), dict):
             for target, value in eff["set"].items():
                 self.assign(str(target), self.expr(value, env), env)
