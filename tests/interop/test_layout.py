@@ -203,3 +203,94 @@ def test_many_rows_at_once_are_the_rows_one_by_one(name):
     players = [i % n for i in range(len(states))]
     many = enc.layout.fill_many(states, players, np.zeros((len(states), enc.tensor_size), np.float32))
     assert np.array_equal(many, np.stack([enc.observation_tensor(st, p) for st, p in zip(states, players)]))
+
+
+TYPES = """\
+name: Types
+players: {min: 2, max: 2, default: 2}
+params: {colours: [red, blue]}
+components:
+  card:
+    items: [{n: 1}, {n: 2}, {n: 3}, {n: 4}]
+    start: deck
+zones:
+  deck: {visibility: hidden}
+  hand: {per_player: true, visibility: owner}
+  table: {}
+vars:
+  leader: {initial: null}
+  best: {initial: null}
+  colour: {initial: red}
+  secret: {initial: 0, visibility: hidden}
+  tally: {per_player: true, initial: 0, visibility: owner}
+  played: {initial: []}
+  done: {initial: [false, false]}
+  rounds: 0
+setup:
+  - for_each:
+      in: players
+      as: p
+      do:
+        - move: {from: deck, to: "hand[p]", count: 2}
+flow:
+  - repeat:
+      times: 2
+      as: r
+      do:
+        - set: {rounds: r}
+        - for_each:
+            in: players
+            as: p
+            do:
+              - turn:
+                  player: p
+                  do:
+                    - choose:
+                        name: play
+                        options:
+                          - action: play
+                            for: c
+                            in: "hand[current]"
+                            do:
+                              - move: {from: "hand[current]", to: table, what: c}
+                              - set: {leader: current, best: c, colour: "colours[r]", "done[current]": "true"}
+                              - add: {"tally[current]": 1, secret: 1, played: "[c]"}
+outcome:
+  score: "tally[p]"
+  range: [0, 2]
+limits:
+  actions: 4
+"""
+
+
+def test_variables_are_typed_from_what_writes_them(tmp_path):
+    path = tmp_path / "types.yaml"
+    path.write_text(TYPES)
+    from interpreter import load_ruleset
+    from interpreter.interop.layout import describe_type
+
+    rs = load_ruleset(path)
+    enc = Encoding(rs, 2, games=1)
+    types = {name: describe_type(t) for name, t in enc.layout.var_types.items()}
+    assert types == {"leader": "seat", "best": "component (card)", "colour": "text (2 values)", "secret": "number",
+                     "tally": "number", "played": "list of component (card)", "done": "list[2] of truth value",
+                     "rounds": "number"}
+    parts = {name: (start, size, encoding) for name, start, size, _w, encoding in enc.layout.parts}
+    assert "vars.secret" not in parts  # a hidden variable is in nobody's observation
+    assert parts["zones.deck"][1] == 1  # a hidden zone: its count only
+    assert parts["vars.played"][1:] == (17, "length, then up to 4 × one-hot component (card: 4)")  # the 4 cards bound it
+    st = new_state(enc, 0)
+    st.apply(st.legal_actions()[1])  # P1 plays its second card
+    card = st.zones["table"][0]
+
+    def part(t, name):
+        start, size, _ = parts[name]
+        return t[start:start + size].tolist()
+    for seat in (0, 1):
+        t = enc.observation_tensor(st, seat)
+        assert part(t, "vars.leader") == [1.0, 0.0] and part(t, "vars.colour") == [0.0, 1.0]  # (blue, red): red
+        best = [0.0] * 4
+        best[card.index] = 1.0
+        assert part(t, "vars.best") == best and part(t, "vars.played") == [1.0] + best + [0.0] * 12
+        assert part(t, "vars.done") == [0.0, 1.0, 1.0, 0.0]  # [true, false] as [false, true] pairs
+        assert part(t, "vars.tally[0]") == ([1.0] if seat == 0 else [0.0])  # its owner's only
