@@ -35,7 +35,11 @@ seat may see the component), so the tensor of seat ``p`` is a function of ``p``'
 
 **Types** are derived statically (:func:`infer_types`): from each variable's declared initial
 value, the values of every ``set``/``add``/``roll``/``random`` that writes it (read from the
-expressions, never played), the parameters, the component tables and the seats:
+expressions, never played), the parameters, the component tables and the seats, to a fixed
+point.  Names are typed where they are bound: ``current``, a ``for_each`` over ``players`` and
+``... % num_players`` are seats; a ``for_each``/option ``for`` over a zone gives components; a
+``repeat`` counter is a number; a procedure's parameters take the types of its calls' ``with``
+values; a trigger's parameters, and anything the reading does not know, are *any* (a code):
 
 =================  ===================================================================  ==========
 type               encoding                                                              slots
