@@ -220,7 +220,7 @@ def test_the_gymnasium_examples_run(capsys):
     for code in blocks:
         _run(code, "docs/research.md (Gymnasium)")
     out = capsys.readouterr().out
-    assert "return " in out and "(8, 16) games won:" in out
+    assert "return " in out and "(8, 36) games won:" in out
 
 
 # -- the map of the packages is the tree ----------------------------------------------------------------

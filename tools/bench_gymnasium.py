@@ -10,6 +10,12 @@ environment steps per CPU second (process time: this machine is shared and noisy
 three runs of about ``--seconds / 3``.  The learner's actions are drawn from its masks with numpy
 (outside the environment, as a learner would; included in the time).  The issue's target for
 tic-tac-toe with 256 games is 100,000 steps/s.
+
+In the same run, for scale: PettingZoo's own ``tictactoe_v3`` (a random legal policy, one
+``last()`` and ``step()`` per step; needs ``pygame``) and OpenSpiel's C++ ``tic_tac_toe`` (random
+playouts through ``pyspiel``), with their ratios to the vector env; ``--no-baselines`` leaves
+them out.  ``--split`` adds where a vector step's time goes (the learner's picks, the games'
+moves, the observations and masks), microseconds per environment step.
 """
 
 from __future__ import annotations
@@ -74,14 +80,75 @@ def single_rate(ruleset: str, seconds: float) -> float:
     return round(best)
 
 
+def split(ruleset: str, num_envs: int, steps: int = 200) -> dict:
+    """Microseconds of CPU per environment step in the learner's picks (numpy, outside the
+    environment), the games (the learner's move, the opponents', resets, returns) and the
+    observations and masks, over ``steps`` vector steps."""
+    v = vector_env(ruleset, num_envs=num_envs)
+    rng = np.random.default_rng(0)
+    obs, _ = v.reset(seed=0)
+    spent = {"picks": 0.0, "games": 0.0, "observations": 0.0}
+    for _ in range(steps):
+        t0 = time.process_time()
+        actions = _pick(obs["action_mask"], rng).tolist()
+        t1 = time.process_time()
+        done = v._done.tolist()
+        ended = np.zeros(num_envs, bool)
+        for i, g in enumerate(v._games):
+            if done[i]:
+                g.reset(None)
+                continue
+            _r, term, trunc, _ill = g.step(actions[i])
+            ended[i] = term or trunc
+        v._done = ended
+        t2 = time.process_time()
+        obs = v._observations()
+        t3 = time.process_time()
+        spent["picks"] += t1 - t0
+        spent["games"] += t2 - t1
+        spent["observations"] += t3 - t2
+    return {k: round(x / (steps * num_envs) * 1e6, 2) for k, x in spent.items()}
+
+
+def baselines(seconds: float) -> dict:
+    """PettingZoo's ``tictactoe_v3`` and OpenSpiel's C++ ``tic_tac_toe``, steps per CPU second."""
+    tools = Path(__file__).resolve().parent
+    sys.path.insert(0, str(tools))
+    out: dict = {}
+    try:
+        from bench_pettingzoo import steps_per_second as aec_rate
+        from pettingzoo.classic import tictactoe_v3
+    except ImportError as exc:  # PettingZoo's classic games import pygame
+        out["pettingzoo_tictactoe_v3"] = f"not measured: {exc}"
+    else:
+        out["pettingzoo_tictactoe_v3"] = aec_rate(tictactoe_v3.env, seconds)
+    try:
+        import pyspiel
+        from bench_openspiel import steps_per_second as spiel_rate
+    except ImportError as exc:
+        out["openspiel_cpp_tic_tac_toe"] = f"not measured: {exc}"
+    else:
+        out["openspiel_cpp_tic_tac_toe"] = round(spiel_rate(pyspiel.load_game("tic_tac_toe"), seconds))
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ruleset", default="tic_tac_toe")
     parser.add_argument("--num-envs", type=int, default=256)
     parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--no-baselines", action="store_true", help="Leave out PettingZoo's and OpenSpiel's own games.")
+    parser.add_argument("--split", action="store_true", help="Add where a vector step's time goes.")
     args = parser.parse_args()
-    out = {"ruleset": args.ruleset, "vector": vector_rate(args.ruleset, args.num_envs, args.seconds),
+    vector = vector_rate(args.ruleset, args.num_envs, args.seconds)
+    out = {"ruleset": args.ruleset, "vector": vector,
            "single_steps_per_second": single_rate(args.ruleset, args.seconds), "target_vector_steps_per_second": 100_000}
+    if args.split:
+        out["vector_microseconds_per_step"] = split(args.ruleset, args.num_envs)
+    if not args.no_baselines:
+        base = out["baselines"] = baselines(args.seconds)
+        rate = vector["steps_per_second"]
+        out["vector_over_baseline"] = {k: round(rate / v, 2) for k, v in base.items() if isinstance(v, (int, float))}
     print(json.dumps(out, indent=2))
 
 

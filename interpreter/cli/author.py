@@ -131,11 +131,14 @@ def _saved_state(rs, path: str):
 @_variant_opt
 @_param_opt
 @click.option("--source", is_flag=True, help="Print the Python source generated from the ruleset instead.")
+@click.option("--tensor", is_flag=True, help="Print the observation tensor's layout instead (offset, size, what, encoding).")
 @_json_opt
-def info(ruleset, variant, params, source, as_json) -> int:
+def info(ruleset, variant, params, source, tensor, as_json) -> int:
     """Describe a ruleset: players, variants, parameters, components, zones, decisions,
     scenarios.  With --source, the Python code the ruleset compiles to, each function headed
-    by the file:line:column it implements (how a misbehaving rule is debugged)."""
+    by the file:line:column it implements (how a misbehaving rule is debugged).  With --tensor,
+    the observation tensor's layout for the default seat count, part by part (the adapters'
+    ``observation_tensor``; :mod:`interpreter.interop.layout`)."""
     from ..interop.encoding import describe_encoding  # numpy: only info needs it here
     from ..views.terminal import endings, phases
 
@@ -144,6 +147,8 @@ def info(ruleset, variant, params, source, as_json) -> int:
         for _place, src in rs.sources:
             click.echo(src)
         return EXIT_OK
+    if tensor:
+        return _info_tensor(rs, as_json)
     if as_json:
         _echo_json({
             "name": rs.name, "title": rs.title, "variant": rs.variant, "description": rs.description, "source": rs.source,
@@ -184,6 +189,21 @@ def info(ruleset, variant, params, source, as_json) -> int:
     out.print(Text(f"the game ends: {'; or '.join(endings(rs))}"))
     out.print(Text(f"scenarios: {len(rs.scenarios)}"))
     _info_encoding(out, describe_encoding(rs, rs.default_players))
+    return EXIT_OK
+
+
+def _info_tensor(rs, as_json: bool) -> int:
+    """``tapster info --tensor``: the observation tensor's layout, one row per part."""
+    from ..interop.layout import LAYOUT_VERSION, TensorLayout
+
+    layout = TensorLayout(rs, rs.default_players)
+    if as_json:
+        _echo_json({"players": rs.default_players, "version": LAYOUT_VERSION, "size": layout.size, "parts": layout.describe()})
+        return EXIT_OK
+    out = _stdout()
+    _info_table(out, f"observation tensor ({rs.default_players} players: {layout.size} float32 values, layout version {LAYOUT_VERSION})",
+                ["offset>", "size>", "part", "what", "encoding"],
+                [(str(p["offset"]), str(p["size"]), p["name"], p["what"], p["encoding"]) for p in layout.describe()])
     return EXIT_OK
 
 

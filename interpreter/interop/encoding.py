@@ -32,22 +32,14 @@ The same action text in two decisions has one index.  Chance outcomes (``Action(
 (a card drawn), then the whole numbers a chance point can give, in order (a die's faces 1 to its
 sides, a ``random`` pick's indexes 0 to the seat count, and any other number seen exploring).
 
-**The observation tensor** (float32, one flat vector, the same size in every state) is, in order:
-
-- ``seat``: one-hot of the observing seat (``num_players``);
-- ``deciding``: 1 for each seat that must decide now (``num_players``); ``finished``: 1 at the end;
-- ``zones``: for every single zone in declaration order (a per-player zone seat by seat, a
-  counted zone index by index), one slot per component (its position in the zone from the
-  bottom, plus 1, when the seat may see it there, else 0) and one slot with the zone's count
-  (which everyone sees); a keyed zone has three slots per component (its height in its stack
-  plus 1, then the key's first two numbers) and its count;
-- ``vars``: every scalar inside the variables (and mutable component properties) the seat may
-  see, one slot each, at the places (list indexes, record keys) met while exploring; a list
-  longer than any seen is cut (the observation string has everything);
-
-where a scalar is a number itself, ``true``/``false`` 1/0, ``none`` 0, and text (a component id,
-a map node, a word) 1 + its index in the sorted vocabulary of texts met while exploring, or -1
-for a text never met.  :meth:`Encoding.tensor_layout` names each part's slice.
+**The observation tensor** (float32, one flat vector, the same size in every state and for every
+``explore``) is laid out from the ruleset's declarations by
+:class:`~interpreter.interop.layout.TensorLayout` (its notes document it part by part: seats,
+turn counters, phase, zones, every visible variable by its statically derived type, one-hot
+for seats, truth values, components and enumerated texts), and filled from the state for one
+seat without building any text (the fast observation path).  Its version is
+:data:`~interpreter.interop.layout.LAYOUT_VERSION`.  :meth:`Encoding.legal_mask` writes the
+legal-action mask without labels.
 
 **Returns** are the outcome's scores.  The utility bounds, the utility's kind and the longest game
 are the game's exact facts (:func:`interpreter.compile.facts.game_facts`): declared in the ruleset
@@ -74,8 +66,11 @@ from ..engine.state import State, new_game
 from ..errors import TapsterError
 from ..model import Action, Component
 from .domains import option_domain
+from .layout import TensorLayout
 
 __all__ = ["Encoding", "EncodingError", "has_chance", "static_actions", "describe_encoding", "CHANCE"]
+
+_CHANCE_ONLY = (CHANCE,)
 
 #: Default number of seeded random playouts explored to build the index spaces.
 EXPLORE_GAMES = 32
@@ -190,18 +185,11 @@ class Encoding:
         rs, n = self.ruleset, self.num_players
         seen: dict[tuple[int, str], list[set]] = {}  # (choose id, option) -> values per argument
         chance_ints: set[int] = set()
-        paths: dict[tuple, None] = {}
-        texts: set[str] = {c.id for c in rs.components}
         rng = Rng(f"explore:{seed}")
         for g in range(games):
             st = new_state(self, f"explore:{seed}:{g}")
             taken = 0
-            step = 0
             while True:
-                # one seat's view a step, in turn (observations are the costly part), every seat's at the end
-                for p in range(n) if st.finished or step == 0 else (step % n,):
-                    self._scan_observation(st.observation(p), paths, texts)
-                step += 1
                 if st.finished:
                     problem = outcome_problem(rs, n, self.returns(st), taken)
                     if problem is not None:
@@ -226,7 +214,11 @@ class Encoding:
                 rs.check_length(st, taken)
         self._build_actions(seen)
         self._build_chance(chance_ints)
-        self._build_tensor(paths, texts)
+        self.layout = TensorLayout(rs, n)
+        self.tensor_size = self.layout.size
+        self.info_tensor_size = self.tensor_size + self.max_game_length * (n + 1)
+        # id(listed actions) -> (those actions, their ids): a decision's listing is often the same tuple again
+        self._ids_cache: dict[int, tuple] = {}
 
     def _build_actions(self, seen: dict) -> None:
         rs = self.ruleset
@@ -305,120 +297,67 @@ class Encoding:
         self.max_chance_outcomes = len(values)
 
     # -- the observation tensor ------------------------------------------------------------
-    def _scan_observation(self, obs: dict, paths: dict, texts: set) -> None:
-        for name, value in obs["vars"].items():
-            _leaves(value, ("vars", name), paths, texts)
-        for cid, props in (obs.get("props") or {}).items():
-            _leaves(props, ("props", cid), paths, texts)
-        for name in (d.name for d in self.ruleset.zone_list if d.keyed):
-            z = obs["zones"][name]
-            if isinstance(z, list):
-                for key, _ in z:
-                    _leaves(key, ("key",), {}, texts)
-        if isinstance(obs.get("phase"), str):
-            texts.add(obs["phase"])
-
-    def _build_tensor(self, paths: dict, texts: set) -> None:
-        rs, n = self.ruleset, self.num_players
-        ncomp = len(rs.components)
-        self.texts = {t: i + 1 for i, t in enumerate(sorted(texts))}
-        layout: list[tuple[str, int, int]] = []
-        at = 0
-
-        def part(name: str, size: int) -> int:
-            nonlocal at
-            layout.append((name, at, at + size))
-            at += size
-            return at - size
-
-        part("seat", n)
-        part("deciding", n)
-        part("finished", 1)
-        self.zone_slots: list[tuple] = []  # (zone name, index path, keyed, start)
-        for decl in rs.zone_list:
-            if decl.keyed:
-                self.zone_slots.append((decl.name, (), True, part(f"zones.{decl.name}", 3 * ncomp + 1)))
-                continue
-            for path in _zone_paths(decl.empty(n), decl.depth):
-                label = decl.name + "".join(f"[{i}]" for i in path)
-                self.zone_slots.append((decl.name, path, False, part(f"zones.{label}", ncomp + 1)))
-        ordered = sorted(paths, key=lambda p: tuple(_sort_key(x) for x in p))
-        self.var_slots = {p: i for i, p in enumerate(ordered)}
-        self.var_start = part("vars", len(ordered))
-        self.layout = tuple(layout)
-        self.tensor_size = at
-        self.info_tensor_size = at + self.max_game_length * (n + 1)
-
     def tensor_layout(self) -> tuple[tuple[str, int, int], ...]:
-        """The tensor's parts as ``(name, start, stop)`` slices, in order."""
-        return self.layout
-
-    def scalar(self, v: Any) -> float:
-        """A JSON scalar as one number (see the module's notes)."""
-        if v is None:
-            return 0.0
-        if v is True:
-            return 1.0
-        if v is False:
-            return 0.0
-        if isinstance(v, (int, float)):
-            return float(v)
-        return float(self.texts.get(v, -1))
+        """The tensor's parts as ``(name, start, stop)`` slices, in order (the full table with
+        what each part holds and its encoding: ``layout.describe()``)."""
+        return tuple((name, start, start + size) for name, start, size, _w, _e in self.layout.parts)
 
     def observation_tensor(self, st: State, player: int, out: np.ndarray | None = None) -> np.ndarray:
         """``player``'s observation of ``st`` as a float32 vector of ``tensor_size`` (written into
-        ``out`` when given), built from ``st.observation(player)`` only."""
-        return self.tensor_from(st.observation(player), player, out)
+        ``out`` when given), from what the seat may see only, without building the JSON
+        observation (:meth:`TensorLayout.fill <interpreter.interop.layout.TensorLayout.fill>`).
 
-    def tensor_from(self, obs: dict, player: int, out: np.ndarray | None = None) -> np.ndarray:
-        """The tensor of an observation (JSON data from ``State.observation``)."""
-        t = np.zeros(self.tensor_size, np.float32) if out is None else out
-        if out is not None:
-            t.fill(0.0)
-        n = self.num_players
-        t[player] = 1.0
-        for q in obs.get("deciding", ()):
-            t[n + q] = 1.0
-        t[2 * n] = 1.0 if obs["finished"] else 0.0
-        by_id = self.ruleset.by_id
-        ncomp = len(self.ruleset.components)
-        zones = obs["zones"]
-        for name, path, keyed, start in self.zone_slots:
-            z = zones[name]
-            if keyed:
-                if isinstance(z, dict):
-                    t[start + 3 * ncomp] = z["count"]
-                    continue
-                count = 0
-                for key, ids in z:
-                    k = _key_numbers(key, self)
-                    for h, cid in enumerate(ids):
-                        i = 3 * by_id[cid].index
-                        t[start + i] = h + 1
-                        t[start + i + 1] = k[0]
-                        t[start + i + 2] = k[1]
-                    count += len(ids)
-                t[start + 3 * ncomp] = count
-                continue
-            for i in path:
-                z = z[i]
-            if isinstance(z, dict):
-                t[start + ncomp] = z["count"]
-                continue
-            for pos, cid in enumerate(z):
-                t[start + by_id[cid].index] = pos + 1
-            t[start + ncomp] = len(z)
-        slots, base = self.var_slots, self.var_start
-        found: dict = {}
-        for name, value in obs["vars"].items():
-            _leaves(value, ("vars", name), found, None)
-        for cid, props in (obs.get("props") or {}).items():
-            _leaves(props, ("props", cid), found, None)
-        for p, v in found.items():
-            i = slots.get(p)
-            if i is not None:
-                t[base + i] = self.scalar(v)
-        return t
+        Raises:
+            IndexError: ``player`` is not a seat.
+            ValueError: ``out`` is not a float32 vector of ``tensor_size`` values.
+        """
+        if out is None:
+            out = np.zeros(self.tensor_size, np.float32)
+        elif out.shape != (self.tensor_size,) or out.dtype != np.float32:
+            raise ValueError(f"`out` must be a float32 vector of {self.tensor_size} values, not an array of shape "
+                             f"{out.shape} ({out.dtype})")
+        if not 0 <= player < self.num_players:
+            raise IndexError(f"no seat {player} in a game of {self.num_players}")
+        return self.layout.fill(st, player, out)
+
+    def legal_ids(self, st: State) -> tuple[int, ...]:
+        """The ids of the pending decision's legal actions, in the decision's order (empty at the
+        end or at a chance point), without labels; the same listing again is looked up once.
+
+        Raises:
+            EncodingError: a legal action is outside the index space.
+        """
+        p = st.pending
+        if p is None or p[3] == _CHANCE_ONLY:
+            return ()
+        actions = p[2]
+        cached = self._ids_cache.get(id(actions))
+        if cached is not None and cached[0] is actions:
+            return cached[1]
+        try:
+            ids = tuple(map(self.action_index.__getitem__, actions))
+        except KeyError:
+            ids = tuple(self.index(a) for a in actions)
+        if len(self._ids_cache) > 4096:
+            self._ids_cache.clear()
+        self._ids_cache[id(actions)] = (actions, ids)
+        return ids
+
+    def legal_mask(self, st: State, out: np.ndarray | None = None) -> np.ndarray:
+        """The legal-action mask of ``st`` (int8, ``num_distinct_actions``: 1 for each legal
+        action id; all 0 at the end or at a chance point), written into ``out`` when given.
+
+        Raises:
+            EncodingError: a legal action is outside the index space.
+        """
+        if out is None:
+            out = np.zeros(self.num_distinct_actions, np.int8)
+        else:
+            out.fill(0)
+        ids = self.legal_ids(st)
+        if ids:
+            out[list(ids)] = 1
+        return out
 
     # -- strings ---------------------------------------------------------------------------
     @staticmethod
@@ -439,7 +378,7 @@ class Encoding:
         index, or -1 for another seat's ``secret`` action; empty slots 0)."""
         size, base = self.info_tensor_size, self.tensor_size
         t = np.zeros(size, np.float32) if out is None else out
-        self.tensor_from(st.observation(player), player, t[:base])
+        self.observation_tensor(st, player, t[:base])
         t[base:] = 0.0
         entries = []
         r = st.record
@@ -453,6 +392,77 @@ class Encoding:
             t[at + players[0]] = 1.0
             t[at + n] = -1.0 if secret and player not in players else float(index.get(action, -2) + 1)
         return t
+
+    # -- factored actions --------------------------------------------------------------------
+    def action_factors(self) -> tuple[dict, ...]:
+        """The options whose ids are the full product of their arguments' values, numbered in
+        order (row-major: the last argument varies fastest), so an action can be chosen one
+        argument at a time: Beer Knight's ``last_call(a, b)``, 14,400 flat ids, is 120 × 120.
+        One entry per such option with at least two arguments: ``action`` (its name),
+        ``decision``, ``first`` (its first id), ``sizes`` (values per argument) and
+        ``values`` (each argument's values, in order).  The adapters' action spaces stay flat
+        (OpenSpiel numbers each action once; PettingZoo's and Gymnasium's masks are flat): a
+        factored policy maps its choice with :meth:`unfactor` and reads a flat id with
+        :meth:`factor`."""
+        out = getattr(self, "_factors", None)
+        if out is not None:
+            return out
+        rows = []
+        for choose, o, _how, ids in self.action_rows:
+            if len(o.names) < 2 or not ids or ids != list(range(ids[0], ids[0] + len(ids))):
+                continue
+            args = [self.actions[i].args for i in ids]
+            values = [list(dict.fromkeys(a[k] for a in args)) for k in range(len(o.names))]
+            sizes = tuple(len(v) for v in values)
+            if list(args) != _product(values):
+                continue  # not a full product in row-major order: flat ids only
+            rows.append({"action": o.name, "decision": choose.name, "first": ids[0], "sizes": sizes, "values": values})
+        self._factors = out = tuple(rows)
+        return out
+
+    def factor(self, action_id: int) -> tuple[str, tuple[int, ...]] | None:
+        """The flat id ``action_id`` as ``(action name, one index per argument)`` when its option
+        is factored (:meth:`action_factors`), else None.
+
+        Raises:
+            EncodingError: ``action_id`` is not an id of the action space.
+        """
+        if type(action_id) is not int or not 0 <= action_id < self.num_distinct_actions:
+            raise EncodingError(f"action id {action_id!r} is not an id from 0 to {self.num_distinct_actions - 1}")
+        for row in self.action_factors():
+            k = action_id - row["first"]
+            total = 1
+            for size in row["sizes"]:
+                total *= size
+            if 0 <= k < total:
+                out = []
+                for size in reversed(row["sizes"]):
+                    out.append(k % size)
+                    k //= size
+                return row["action"], tuple(reversed(out))
+        return None
+
+    def unfactor(self, action: str, indexes) -> int:
+        """The flat id of factored option ``action`` with one value index per argument
+        (the inverse of :meth:`factor`).
+
+        Raises:
+            EncodingError: ``action`` is not a factored option, or an index is out of range
+                or of the wrong count.
+        """
+        for row in self.action_factors():
+            if row["action"] == action:
+                sizes = row["sizes"]
+                indexes = tuple(indexes)
+                if len(indexes) != len(sizes) or not all(type(i) is int and 0 <= i < s for i, s in zip(indexes, sizes)):
+                    raise EncodingError(f"`{action}` takes {len(sizes)} argument indexes within {' × '.join(map(str, sizes))}, "
+                                        f"not {indexes!r}")
+                k = 0
+                for i, size in zip(indexes, sizes):
+                    k = k * size + i
+                return row["first"] + k
+        names = ", ".join(r["action"] for r in self.action_factors()) or "none"
+        raise EncodingError(f"{self.ruleset.name}: `{action}` is not a factored action (factored: {names})")
 
     # -- indices ---------------------------------------------------------------------------
     def index(self, action: Action) -> int:
@@ -567,54 +577,6 @@ def _product(domains: list[list]) -> list[tuple]:
     for d in domains:
         out = [t + (v,) for t in out for v in d]
     return out
-
-
-def _zone_paths(z: Any, depth: int, path: tuple = ()) -> list[tuple]:
-    if depth == 0:
-        return [path]
-    out = []
-    for i, sub in enumerate(z):
-        out.extend(_zone_paths(sub, depth - 1, path + (i,)))
-    return out
-
-
-def _leaves(value: Any, path: tuple, out: dict, texts: set | None) -> None:
-    """The scalars inside a JSON value (``encode_value``'s format), by path, into ``out``."""
-    if isinstance(value, list):
-        for i, v in enumerate(value):
-            _leaves(v, path + (i,), out, texts)
-        out[path + ("len",)] = len(value)
-        return
-    if isinstance(value, dict):
-        if "c" in value and len(value) == 1:
-            value = value["c"]
-        elif "t" in value and len(value) == 1:
-            for i, v in enumerate(value["t"]):
-                _leaves(v, path + (i,), out, texts)
-            return
-        elif "d" in value and len(value) == 1:
-            for k, v in value["d"]:
-                key = k if isinstance(k, (str, int, float, bool)) or k is None else json.dumps(k, sort_keys=True)
-                _leaves(v, path + ("d", str(key)), out, texts)
-            return
-        else:
-            for k in sorted(value):
-                _leaves(value[k], path + (str(k),), out, texts)
-            return
-    out[path] = value
-    if texts is not None and isinstance(value, str):
-        texts.add(value)
-
-
-def _key_numbers(key: Any, enc: Encoding) -> tuple[float, float]:
-    """A keyed zone's key (JSON) as two numbers: an ``(x, y)`` place's x and y, else the key's
-    scalar and 0."""
-    if isinstance(key, dict) and "t" in key:
-        items = [enc.scalar(x["c"] if isinstance(x, dict) and "c" in x else x) for x in key["t"][:2]]
-        return (items + [0.0, 0.0])[0], (items + [0.0, 0.0])[1]
-    if isinstance(key, dict) and "c" in key:
-        return enc.scalar(key["c"]), 0.0
-    return enc.scalar(key), 0.0
 
 
 def encoding_for(ruleset: str, players: int | None, variant: str | None, explore: int, params: dict) -> Encoding:

@@ -17,8 +17,8 @@ generator, seeded by ``reset(seed=...)`` (a reset without a seed goes on with th
 it is, first seeded with 0): the same seed and actions give the same game.
 
 An observation is a Dict of ``observation`` (float32, :class:`~interpreter.interop.encoding.Encoding`'s
-observation tensor of the learner's own view, ``State.observation(seat)``: never the whole
-state) and ``action_mask`` (int8, 1 for each legal action id); ``info["action_mask"]`` is the
+observation tensor of the learner's own view, laid out from the declarations and written from
+what the seat may see only: never the whole state) and ``action_mask`` (int8, 1 for each legal action id); ``info["action_mask"]`` is the
 mask again (for libraries that read it there).  The action space is
 ``Discrete(num_distinct_actions)``, the OpenSpiel adapter's action ids.  The reward is 0 until
 the end, then the learner's score in the outcome.  A game that reaches the ruleset's
@@ -33,9 +33,11 @@ truncations ``(num_envs,)``); environment ``i`` reset with ``seed`` plays as :fu
 with ``seed + i``.  A finished game is reset on the next step (Gymnasium's ``NEXT_STEP``
 autoreset: that step's action is ignored for it, its reward is 0).  Random opponents play
 through the engine's playout loop (:func:`interpreter.engine.playout.playout`), inside the
-generated code.  The observation tensors still go through ``State.observation`` (the typed
-engine's static layout and fast observation path are to come), which bounds the speed:
-``tools/bench_gymnasium.py`` measures it.
+generated code, the learner's action first in the same playout; the games keep no log, a
+ruleset without chance starts each game as a copy of one new game, and the observations and
+masks are written from the states without text (:class:`~interpreter.interop.layout.TensorLayout`,
+:meth:`~interpreter.interop.encoding.Encoding.legal_ids`).  ``tools/bench_gymnasium.py``
+measures the speed; what is left is mostly the engine's own moves.
 """
 
 from __future__ import annotations
@@ -47,10 +49,11 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from ..agents.core import make_agent
 from ..engine.playout import playout
 from ..engine.rng import Rng
+from ..engine.state import new_game
 from ..errors import IllegalActionError, TapsterError
 from ..views.render import view_observation
 from ..views.termview import seat_text
-from .encoding import EXPLORE_GAMES, Encoding, encoding_for, new_state
+from .encoding import EXPLORE_GAMES, Encoding, encoding_for
 
 __all__ = ["env", "vector_env", "TapsterGymEnv", "TapsterVectorEnv"]
 
@@ -85,7 +88,9 @@ def vector_env(ruleset: str, num_envs: int = 8, opponent: str = "random", seat: 
 class _Game:
     """One game for one learner seat: the engine's state, the opponents, the chance generator,
     and the learner's legal action ids (what :class:`TapsterGymEnv` and :class:`TapsterVectorEnv`
-    step)."""
+    step).  Games are played without a log (nothing here reads it); a ruleset without chance
+    starts every game as a copy of one new game (its setup draws nothing, so every new game is
+    the same)."""
 
     def __init__(self, enc: Encoding, opponent: str, seat: int, illegal: str):
         if type(seat) is not int or not 0 <= seat < enc.num_players:
@@ -99,34 +104,48 @@ class _Game:
         self.rng = Rng("gymnasium:0")
         self.state = None
         self.taken = 0
-        self.legal: dict[int, object] = {}
+        self.ids: tuple[int, ...] = ()  # the learner's legal action ids, in the decision's order
+        self.agents = None
+        self._first: int | None = None  # the learner's action (an index into the listing) for _random_pick
+        self._start = None  # a new game to copy (rulesets without chance)
 
     def reset(self, seed: int | None) -> None:
         if seed is not None:
             self.rng = Rng(f"gymnasium:{seed}")
-        rng = self.rng
-        self.state = new_state(self.enc, rng.below(1 << 63))
-        self.taken = 0
-        if self.random:
-            self.agents = None
-            self.pick = self._random_pick
+        rng, enc = self.rng, self.enc
+        game_seed = rng.below(1 << 63)
+        if enc.chance == "none":
+            start = self._start
+            if start is None:
+                start = self._start = new_game(enc.ruleset, enc.num_players, seed=0, chance=enc.ruleset.chance)
+            self.state = start.clone()
         else:
-            self.agents = [make_agent(self.opponent, f"gymnasium:{rng.below(1 << 63)}:{p}") for p in range(self.enc.num_players)]
+            self.state = new_game(enc.ruleset, enc.num_players, seed=game_seed, chance=enc.ruleset.chance)
+        self.taken = 0
+        if not self.random:
+            self.agents = [make_agent(self.opponent, f"gymnasium:{rng.below(1 << 63)}:{p}") for p in range(enc.num_players)]
+        self._first = None
         self._advance()
 
     def _random_pick(self, choose, actions, seats):
-        """Playout policy: the opponents as RandomAgent would draw, stopping at the learner."""
+        """Playout policy: the learner's action first (when one is given), then the opponents
+        as RandomAgent would draw, stopping at the learner's next decision."""
+        k = self._first
+        if k is not None:
+            self._first = None
+            self.taken += 1
+            return k
         if seats[0] == self.seat or self.taken >= self.limit:
             return None
         self.taken += 1
         return self.rng.below(len(actions))
 
     def _advance(self) -> None:
-        """Chance and the opponents until the learner's decision, the end or the action limit;
-        then the learner's legal action ids."""
+        """Chance and the opponents until the learner's decision, the end or the action limit
+        (after the learner's action, when :meth:`step` set one); then the learner's legal ids."""
         st, rng = self.state, self.rng
         if self.agents is None:
-            playout(st, self.pick, rng)
+            playout(st, self._random_pick, rng)
         else:
             while not st.finished and self.taken < self.limit:
                 if st.is_chance():
@@ -137,18 +156,18 @@ class _Game:
                     break
                 st.apply(self.agents[p].act(st, p))
                 self.taken += 1
-        index = self.enc.action_index
-        self.legal = {} if st.finished or self.truncated() else {index[a]: a for a in st.legal_actions()}
+        self.ids = () if st.finished or self.taken >= self.limit else self.enc.legal_ids(st)
 
     def truncated(self) -> bool:
         return not self.state.finished and self.taken >= self.limit
 
     def observe(self, obs: np.ndarray, mask: np.ndarray) -> None:
-        """The learner's observation tensor into ``obs`` and its legal-action mask into ``mask``."""
+        """The learner's observation tensor into ``obs`` and its legal-action mask into
+        ``mask`` (no text built)."""
         self.enc.observation_tensor(self.state, self.seat, obs)
         mask.fill(0)
-        if self.legal:
-            mask[list(self.legal)] = 1
+        if self.ids:
+            mask[list(self.ids)] = 1
 
     def step(self, action) -> tuple[float, bool, bool, bool]:
         """The learner's ``action`` (an id), then the others to its next decision: ``(reward,
@@ -157,20 +176,27 @@ class _Game:
         Raises:
             IllegalActionError: an action outside the mask, with ``illegal="raise"``.
         """
-        a = self.legal.get(int(action)) if isinstance(action, (int, np.integer)) else None
-        if a is None:
+        ids = self.ids
+        try:
+            k = ids.index(action) if ids else -1
+        except ValueError:
+            k = -1
+        if k < 0:
             if self.illegal == "raise":
-                raise IllegalActionError(f"action id {action!r} is not legal now; legal ids: {sorted(self.legal)}",
-                                         tuple(self.legal.values()))
-            self.legal = {}
+                raise IllegalActionError(f"action id {action!r} is not legal now; legal ids: {sorted(ids)}",
+                                         tuple(self.enc.actions[i] for i in ids))
+            self.ids = ()
             return self.enc.min_utility, True, False, True
-        self.state.apply(a)
-        self.taken += 1
-        self._advance()
         st = self.state
+        if self.agents is None:
+            self._first = k
+        else:
+            st.apply(st.legal_actions()[k])
+            self.taken += 1
+        self._advance()
         if st.finished:
             return self.enc.returns(st)[self.seat], True, False, False
-        return 0.0, False, self.truncated(), False
+        return 0.0, False, self.taken >= self.limit, False
 
 
 class TapsterGymEnv(Env):
@@ -266,11 +292,21 @@ class TapsterVectorEnv(VectorEnv):
         self._done = np.zeros(n, bool)
 
     def _observations(self) -> dict:
+        """Every game's learner observation and mask as ``(num_envs, ...)`` arrays (no text)."""
         enc, n = self.encoding, self.num_envs
         obs = np.zeros((n, enc.tensor_size), np.float32)
         mask = np.zeros((n, enc.num_distinct_actions), np.int8)
-        for i, g in enumerate(self._games):
-            g.observe(obs[i], mask[i])
+        games = self._games
+        enc.layout.fill_many([g.state for g in games], [g.seat for g in games], obs)
+        rows: list[int] = []
+        cols: list[int] = []
+        for i, g in enumerate(games):
+            ids = g.ids
+            if ids:
+                rows += [i] * len(ids)
+                cols += ids
+        if rows:
+            mask[rows, cols] = 1
         return {"observation": obs, "action_mask": mask}
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None) -> tuple[dict, dict]:
@@ -300,12 +336,20 @@ class TapsterVectorEnv(VectorEnv):
         terminated = np.zeros(n, bool)
         truncated = np.zeros(n, bool)
         illegal = np.zeros(n, bool)
-        done = self._done
+        done = self._done.tolist()
+        acts = np.asarray(actions).tolist()
         for i, g in enumerate(self._games):
             if done[i]:
                 g.reset(None)
                 continue
-            rewards[i], terminated[i], truncated[i], illegal[i] = g.step(int(actions[i]))
+            r, term, trunc, ill = g.step(acts[i])
+            if r:
+                rewards[i] = r
+            if term:
+                terminated[i] = True
+                illegal[i] = ill
+            elif trunc:
+                truncated[i] = True
         self._done = terminated | truncated
         obs = self._observations()
         return obs, rewards, terminated, truncated, {"action_mask": obs["action_mask"].copy(), "illegal": illegal}

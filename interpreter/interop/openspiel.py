@@ -20,9 +20,10 @@ neither declares nor lets them be derived refuses to load (:class:`~interpreter.
 the decisions it saw taken; a ``secret`` decision's action shows as ``?`` to the others), and
 ``information_state_tensor(p)`` the observation tensor followed by that public history, one
 fixed-size slot per decision up to ``max_game_length`` (:meth:`Encoding.information_state_tensor`);
-``observation_string(p)`` and ``observation_tensor(p)`` are the observation alone; none ever
-reads the whole state.  States pickle (as the game and the actions taken, replayed on loading),
-so OpenSpiel's ``random_sim_test(..., serialize=True)`` passes.
+``observation_string(p)`` and ``observation_tensor(p)`` are the observation alone (the tensor
+laid out from the ruleset's declarations and written without text:
+:mod:`interpreter.interop.layout`); none ever reads what the seat may not see.  States
+pickle (as the game and the actions taken, replayed on loading), so OpenSpiel's ``random_sim_test(..., serialize=True)`` passes.
 
 A decision several seats take at once (``choose`` with a list of players) is OpenSpiel's to
 the first of them, as ``Decision.player``.
@@ -31,9 +32,9 @@ Game parameters: every ruleset parameter whose value is a number, a truth value 
 (``load_game("beer_flights", turns=8)``, ``pyspiel.load_game("tapster_beer_flights(turns=8)")``;
 a list or mapping parameter is not one), ``variant`` (another variant of the same type: the same
 chance, information, utility and seat range; else :func:`register` it), ``players`` (the seat
-count), ``explore`` (seeded playouts that lay out the
-observation tensor's variables and find the values of an option whose ``in:`` reads a variable;
-the utility bounds, the longest game and every derived action id never depend on it, default 32)
+count), ``explore`` (seeded playouts that find the
+values of an option whose ``in:`` reads a variable; the tensors, the utility bounds, the longest
+game and every derived action id never depend on it, default 32)
 and ``max_shared_nodes`` (default 100,000: the most tree nodes one game object keeps for its
 states to share, :class:`SharedNodes`; 0 shares nothing).  Memory is bounded per game object:
 a search keeps at most that many nodes (about 3 KB each for tic-tac-toe, 40 KB for Beer Knight),
@@ -349,7 +350,7 @@ class TapsterState(pyspiel.State):
             if st.finished or is_chance(st) or player not in st.current_players():
                 legal = []
             else:
-                legal = sorted(set(self.encoding.legal_indices(st)))
+                legal = sorted(set(self.encoding.legal_ids(st)))  # no labels
             cache[("legal", player)] = legal
         return list(legal)
 

@@ -125,12 +125,13 @@ class TapsterEnv(AECEnv):
             self.agent_selection = self.possible_agents[st.current_players()[0]]
 
     def observe(self, agent: str) -> dict:
-        """``agent``'s observation: its tensor and its action mask (from its own view only)."""
+        """``agent``'s observation: its tensor and its action mask (from its own view only),
+        computed without text (:meth:`Encoding.observation_tensor`, :meth:`Encoding.legal_mask`)."""
         enc, st = self.encoding, self.state
         p = self.agent_name_mapping[agent]
         mask = np.zeros(enc.num_distinct_actions, np.int8)
-        if not st.finished and not is_chance(st) and p in st.current_players():
-            mask[enc.legal_indices(st)] = 1
+        if p in st.current_players():  # never at the end or at a chance point
+            enc.legal_mask(st, mask)
         return {"observation": enc.observation_tensor(st, p), "action_mask": mask}
 
     def information_state(self, agent: str) -> str:

@@ -3,6 +3,7 @@ chance index space, observation tensors and information states built from a seat
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from interpreter import load_ruleset
@@ -67,15 +68,17 @@ def test_a_secret_decision_looks_the_same_to_the_others_whichever_action():
             continue
         legal = st.legal_actions()
         if st.pending[0].secret and len(legal) >= 2:
-            views = []
+            views, tensors = [], []
             for a in legal[:2]:
                 child = st.clone()
                 child.apply(a)
                 views.append([enc.information_state_string(child, q) for q in range(3)])
+                tensors.append([enc.information_state_tensor(child, q) for q in range(3)])
             deciding = st.current_players()
             for q in range(3):
                 if q not in deciding:
                     assert views[0][q] == views[1][q]
+                    assert np.array_equal(tensors[0][q], tensors[1][q])  # the tensors hide it too
             assert any(views[0][q] != views[1][q] for q in deciding)
             checked += 1
         st.apply(legal[rng.below(len(legal))])

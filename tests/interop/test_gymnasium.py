@@ -22,7 +22,7 @@ def test_gymnasiums_checker_passes(ruleset):
     e = env(ruleset)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        # the tensor's raw values have no declared bounds yet (the typed engine's layout will give them)
+        # the tensor's numbers (turn counters, scores, variables' numbers, codes) have no static bounds
         warnings.filterwarnings("ignore", message=".*Box observation space m(in|ax)imum value is -?infinity")
         check_env(e, skip_render_check=True)
 

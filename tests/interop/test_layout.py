@@ -1,0 +1,296 @@
+"""The observation tensor laid out from the declarations (issue 46): the same size whatever
+``explore``, every visible variable in every tensor, one-hot where the domain is known, only what
+the seat may see, printed by ``tapster info --tensor``; factored actions."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from interpreter import available_rulesets
+from interpreter.cli import cli, main
+from interpreter.engine.rng import Rng
+from interpreter.interop.encoding import Encoding, EncodingError, new_state
+from interpreter.interop.layout import LAYOUT_VERSION, TensorLayout
+
+from ..conftest import all_configurations, compiled
+
+SHIPPED = available_rulesets()
+
+
+@pytest.mark.parametrize(("name", "variant"), all_configurations())
+def test_the_tensor_has_one_size_whatever_explore(name, variant):
+    rs = compiled(name, variant)
+    n = rs.default_players
+    few, more = Encoding(rs, n, games=1, seed=0), Encoding(rs, n, games=2, seed=5)
+    assert few.tensor_size == more.tensor_size == TensorLayout(few.ruleset, n).size
+    assert few.info_tensor_size == more.info_tensor_size
+    assert [p[:3] for p in few.layout.parts] == [p[:3] for p in more.layout.parts]
+
+
+def _walk(enc: Encoding, seed: int, every: int = 1):
+    """The states of one random game of ``enc`` (chance drawn from ``seed``), every ``every``-th."""
+    st = new_state(enc, seed)
+    rng = Rng(seed)
+    step = 0
+    while True:
+        if step % every == 0:
+            yield st
+        step += 1
+        if st.finished:
+            return
+        if st.is_chance():
+            st.apply(st.sample_chance(rng))
+            continue
+        legal = st.legal_actions()
+        st.apply(legal[rng.below(len(legal))])
+
+
+def test_every_visible_variable_is_in_every_sampled_tensor():
+    # 10,000 observations across the shipped rulesets, one seat's each: the slice of every
+    # variable and property a seat may see determines its value in that seat's JSON observation
+    # (two different values never share a slice: nothing is dropped or cut), and the one-hot
+    # parts of the header hold one seat
+    sampled = 0
+    per_ruleset = 10_000 // len(SHIPPED) + 1
+    for name in SHIPPED:
+        rs = compiled(name)
+        n = rs.default_players
+        enc = Encoding.of(rs, n, 1)
+        lay = enc.layout
+        parts = {p[0]: (p[1], p[1] + p[2]) for p in lay.parts}
+        seen: dict[tuple, dict] = {}
+        taken, seed = 0, 0
+        while taken < per_ruleset:
+            for st in _walk(enc, seed, every=2):
+                p = taken % n
+                obs = st.observation(p)
+                t = enc.observation_tensor(st, p)
+                assert t[parts["seat"][0] + p] == 1 and t.shape == (enc.tensor_size,)
+                for name_, _per, _vis, _start, _enc in lay.var_parts:
+                    value = obs["vars"][name_]
+                    places = [(f"vars.{name_}[{q}]", value[q]) for q in range(n)] if rs.vars[name_].per_player else [
+                        (f"vars.{name_}", value)]
+                    for part, v in places:
+                        a, b = parts[part]
+                        seen.setdefault((name, part), {}).setdefault(t[a:b].tobytes(), set()).add(json.dumps(v, sort_keys=True))
+                for cid, props in (obs.get("props") or {}).items():
+                    for prop, v in props["d"]:  # a property record, as encode_value writes a dict
+                        a, b = parts[f"props.{cid}.{prop}"]
+                        seen.setdefault((name, cid), {}).setdefault(t[a:b].tobytes(), set()).add(json.dumps(v, sort_keys=True))
+                taken += 1
+                if taken >= per_ruleset:
+                    break
+            seed += 1
+        sampled += taken
+        hidden = {v for v, d in rs.vars.items() if d.visibility == "hidden"}
+        assert {part for (r, part) in seen if r == name and part.startswith("vars.")} >= {
+            f"vars.{v}" + ("[0]" if rs.vars[v].per_player else "") for v in rs.vars if v not in hidden}, name
+    assert sampled >= 10_000
+    clashes = {key: sorted(vals)[:3] for key, by_slice in seen.items() for vals in by_slice.values() if len(vals) > 1}
+    assert not clashes, clashes
+
+
+def test_known_domains_are_one_hot():
+    enc = Encoding.of(compiled("tic_tac_toe"), 2, 1)
+    parts = {p[0]: p for p in enc.layout.parts}
+    _, start, size, what, encoding = parts["vars.board"]
+    assert (size, what, encoding) == (18, "list[9] of seat", "9 × one-hot seat")
+    st = new_state(enc, 0)
+    st.apply(st.legal_actions()[4])  # X in the centre
+    t = enc.observation_tensor(st, 1)
+    board = t[start:start + size].reshape(9, 2)
+    assert board[4].tolist() == [1.0, 0.0] and board.sum() == 1  # cell 4 holds seat 0; empty cells all 0
+    assert t[parts["turns"][1]:parts["turns"][1] + 2].tolist() == [1.0, 1.0]  # the turn counters the string carries
+    assert t[parts["current"][1] + 1] == 1.0
+    for cell in (0, 3, 1, 5):  # X takes the middle row: the outcome is in the tensor
+        st.apply(next(a for a in st.legal_actions() if a.args == (cell,)))
+    t = enc.observation_tensor(st, 1)
+
+    def part(name):
+        return t[parts[name][1]:parts[name][1] + parts[name][2]].tolist()
+    assert (part("finished"), part("scores"), part("winners"), part("ranks")) == ([1.0], [1.0, -1.0], [1.0, 0.0], [1.0, 2.0])
+    assert part("deciding") == [0.0, 0.0] and part("vars.winner") == [1.0, 0.0]
+    kinds = {name: encoding for name, _s, _k, _w, encoding in Encoding.of(compiled("beer_knight"), 2, 1).layout.parts}
+    assert kinds["vars.caller"] == "one-hot seat" and kinds["vars.rolled"] == "one-hot [false, true]"
+    # a list of any component: one-hot items would pass MAX_PART slots, so its items are codes
+    assert kinds["vars.petrified"] == f"length, then up to {len(compiled('beer_knight').components)} × code"
+    belgian = {name: encoding for name, _s, _k, _w, encoding in Encoding.of(compiled("belgian_beers_race"), 3, 1).layout.parts}
+    assert belgian["vars.pos[0]"].startswith("one-hot text (")  # a map node, from the map's nodes
+
+
+@pytest.mark.parametrize(("name", "variant"), all_configurations())
+def test_a_seats_tensor_is_the_same_in_every_world_it_cannot_tell_apart(name, variant):
+    # secrecy: the worlds a seat cannot tell from the real one (everything it may not see
+    # redealt) give it the same observation and information-state tensors; in a game with
+    # hidden information some of those worlds do differ from the real one
+    rs = compiled(name, variant)
+    n = rs.default_players
+    enc = Encoding.of(rs, n, 1)
+    rng = Rng(f"secrecy:{name}:{variant}")
+    checked = differ = seed = 0
+    while checked < 12 and seed < 40:
+        seed += 1
+        for k, st in enumerate(_walk(enc, seed, every=3)):
+            if st.is_chance():
+                continue
+            p = k % n
+            world = st.determinize(p, rng)
+            assert np.array_equal(enc.observation_tensor(st, p), enc.observation_tensor(world, p)), (name, k, p)
+            assert np.array_equal(enc.information_state_tensor(st, p), enc.information_state_tensor(world, p))
+            differ += json.dumps(st.observation(None)["zones"], sort_keys=True) != json.dumps(world.observation(None)["zones"],
+                                                                                              sort_keys=True)
+            checked += 1
+    assert checked >= 12
+    if not enc.perfect_information and any(z.visibility != "public" for z in rs.zone_list):
+        assert differ, f"{name}: no world differed in a hidden zone"
+
+
+def test_info_prints_the_layout():
+    out = CliRunner().invoke(cli, ["info", "tic_tac_toe", "--tensor"])
+    assert out.exit_code == 0
+    assert "36 float32 values, layout version 2" in out.output
+    row = next(line for line in out.output.splitlines() if "vars.board" in line)
+    assert [c.strip() for c in row.split("│")[1:6]] == ["16", "18", "vars.board", "list[9] of seat", "9 × one-hot seat"]
+    data = json.loads(CliRunner().invoke(cli, ["info", "beer_knight", "--tensor", "--json"]).output)
+    assert data["version"] == LAYOUT_VERSION and data["size"] == Encoding.of(compiled("beer_knight"), 2, 1).tensor_size
+    at = 0
+    for part in data["parts"]:  # contiguous, in order, every part documented
+        assert part["offset"] == at and part["what"] and part["encoding"]
+        at += part["size"]
+    assert at == data["size"]
+    assert {"vars.lastcall[0]", "vars.lastcall[1]", "turns", "phase"} <= {p["name"] for p in data["parts"]}
+
+
+def test_factored_actions():
+    enc = Encoding.of(compiled("beer_knight"), 2, 1)
+    rows = {r["action"]: r for r in enc.action_factors()}
+    assert rows["last_call"]["sizes"] == (120, 120)
+    i = enc.unfactor("last_call", (3, 7))
+    a = enc.actions[i]
+    assert a.name == "last_call" and a.args == (rows["last_call"]["values"][0][3], rows["last_call"]["values"][1][7])
+    assert enc.factor(i) == ("last_call", (3, 7))
+    assert enc.factor(0) is None or enc.factor(0)[0] in rows
+    with pytest.raises(EncodingError, match="2 argument indexes within 120 × 120"):
+        enc.unfactor("last_call", (3, 120))
+    with pytest.raises(EncodingError, match="not a factored action"):
+        enc.unfactor("mark", (0,))
+    with pytest.raises(EncodingError, match="is not an id from 0"):
+        enc.factor(enc.num_distinct_actions)
+
+
+def test_bad_input_is_a_clear_error(capsys):
+    enc = Encoding.of(compiled("tic_tac_toe"), 2, 1)
+    st = new_state(enc, 0)
+    with pytest.raises(IndexError, match="no seat 2 in a game of 2"):
+        enc.observation_tensor(st, 2)
+    with pytest.raises(ValueError, match=r"`out` must be a float32 vector of 36 values, not an array of shape \(3,\)"):
+        enc.observation_tensor(st, 0, np.zeros(3, np.float32))
+    assert main(["info", "no_such_ruleset", "--tensor"]) == 1
+    assert "no ruleset 'no_such_ruleset'; available: beer_cards" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["tic_tac_toe", "connect_four", "beer_knight"])
+def test_many_rows_at_once_are_the_rows_one_by_one(name):
+    # the vector env's path (numpy over every game for the variables whose type allows it)
+    rs = compiled(name)
+    n = rs.default_players
+    enc = Encoding.of(rs, n, 1)
+    states = [st.clone() for seed in range(4) for st in _walk(enc, seed, every=4)][:40]
+    players = [i % n for i in range(len(states))]
+    many = enc.layout.fill_many(states, players, np.zeros((len(states), enc.tensor_size), np.float32))
+    assert np.array_equal(many, np.stack([enc.observation_tensor(st, p) for st, p in zip(states, players)]))
+
+
+TYPES = """\
+name: Types
+players: {min: 2, max: 2, default: 2}
+params: {colours: [red, blue]}
+components:
+  card:
+    items: [{n: 1}, {n: 2}, {n: 3}, {n: 4}]
+    start: deck
+zones:
+  deck: {visibility: hidden}
+  hand: {per_player: true, visibility: owner}
+  table: {}
+vars:
+  leader: {initial: null}
+  best: {initial: null}
+  colour: {initial: red}
+  secret: {initial: 0, visibility: hidden}
+  tally: {per_player: true, initial: 0, visibility: owner}
+  played: {initial: []}
+  done: {initial: [false, false]}
+  rounds: 0
+setup:
+  - for_each:
+      in: players
+      as: p
+      do:
+        - move: {from: deck, to: "hand[p]", count: 2}
+flow:
+  - repeat:
+      times: 2
+      as: r
+      do:
+        - set: {rounds: r}
+        - for_each:
+            in: players
+            as: p
+            do:
+              - turn:
+                  player: p
+                  do:
+                    - choose:
+                        name: play
+                        options:
+                          - action: play
+                            for: c
+                            in: "hand[current]"
+                            do:
+                              - move: {from: "hand[current]", to: table, what: c}
+                              - set: {leader: current, best: c, colour: "colours[r]", "done[current]": "true"}
+                              - add: {"tally[current]": 1, secret: 1, played: "[c]"}
+outcome:
+  score: "tally[p]"
+  range: [0, 2]
+limits:
+  actions: 4
+"""
+
+
+def test_variables_are_typed_from_what_writes_them(tmp_path):
+    path = tmp_path / "types.yaml"
+    path.write_text(TYPES)
+    from interpreter import load_ruleset
+    from interpreter.interop.layout import describe_type
+
+    rs = load_ruleset(path)
+    enc = Encoding(rs, 2, games=1)
+    types = {name: describe_type(t) for name, t in enc.layout.var_types.items()}
+    assert types == {"leader": "seat", "best": "component (card)", "colour": "text (2 values)", "secret": "number",
+                     "tally": "number", "played": "list of component (card)", "done": "list[2] of truth value",
+                     "rounds": "number"}
+    parts = {name: (start, size, encoding) for name, start, size, _w, encoding in enc.layout.parts}
+    assert "vars.secret" not in parts  # a hidden variable is in nobody's observation
+    assert parts["zones.deck"][1] == 1  # a hidden zone: its count only
+    assert parts["vars.played"][1:] == (17, "length, then up to 4 × one-hot component (card: 4)")  # the 4 cards bound it
+    st = new_state(enc, 0)
+    st.apply(st.legal_actions()[1])  # P1 plays its second card
+    card = st.zones["table"][0]
+
+    def part(t, name):
+        start, size, _ = parts[name]
+        return t[start:start + size].tolist()
+    for seat in (0, 1):
+        t = enc.observation_tensor(st, seat)
+        assert part(t, "vars.leader") == [1.0, 0.0] and part(t, "vars.colour") == [0.0, 1.0]  # (blue, red): red
+        best = [0.0] * 4
+        best[card.index] = 1.0
+        assert part(t, "vars.best") == best and part(t, "vars.played") == [1.0] + best + [0.0] * 12
+        assert part(t, "vars.done") == [0.0, 1.0, 1.0, 0.0]  # [true, false] as [false, true] pairs
+        assert part(t, "vars.tally[0]") == ([1.0] if seat == 0 else [0.0])  # its owner's only
