@@ -32,7 +32,7 @@ from ..lang.codegen import FunctionTable
 from ..lang.expression import BUILTINS, Scope, state_reader
 from ..limits import DEFAULT_ACTIONS, DEFAULT_MEMORY, DEFAULT_STEPS, DEFAULT_WORK
 from ..loader import schema
-from ..loader.load import Document, load_yaml
+from ..loader.load import Document, load_yaml, recording
 from ..loader.params import keep_declarations, param_values, variant_chain
 from ..views.render import compile_display
 from .context import constant
@@ -113,6 +113,14 @@ def load_ruleset(
         RulesetError: an unknown variant.
     """
     path = find_ruleset(name_or_path)
+    with recording() as reads:
+        rs = _load(path, variant, overrides, chance, blocks)
+    rs.files = tuple(dict.fromkeys(reads))
+    return rs
+
+
+def _load(path: Path, variant: str | None, overrides: dict | None, chance: str, blocks: bool) -> Ruleset:
+    """:func:`load_ruleset` of the file at ``path``, its reads recorded by the caller."""
     doc = load_yaml(path)
     if not isinstance(doc.data, dict):
         raise LoadError("a ruleset is a YAML mapping (name:, players:, zones:, flow: ...)", doc.mark(()))

@@ -171,6 +171,7 @@ class Ruleset:
     loader = None
     chance = "sample"
     load_args = None
+    files: tuple = ()  # every file the loader read for it (the ruleset, its tables), by path
     facts: dict = {}  # seat count -> GameFacts (set by the compiler)
     metrics: tuple = ()  # MetricDecl, in the order written (set by the compiler)
     cap_reasons: tuple = ()  # `limits: {caps}`: end reasons that mean a cap in the rules stopped the game

@@ -70,8 +70,11 @@ from ..compile.facts import game_facts, outcome_problem
 from ..compile.ruleset import Ruleset
 from ..engine.chance import CHANCE
 from ..engine.rng import Rng
+from ..engine.saved import decode_value, encode_value
 from ..engine.state import State, new_game
 from ..errors import TapsterError
+from ..loader.load import recording
+from ..loader.results import lookup, store
 from ..model import Action, Component
 from .domains import option_domain
 
@@ -187,6 +190,69 @@ class Encoding:
 
     # -- exploring -------------------------------------------------------------------------
     def _explore(self, games: int, seed: int) -> None:
+        """Build the index spaces and the tensor from ``games`` seeded playouts, or from what
+        the same playouts found before (:meth:`_remembered`)."""
+        found = self._remembered(games, seed)
+        if found is None:
+            with recording() as reads:  # a ruleset compiled elsewhere: its own files
+                found = self._play(games, seed)
+            self._remember(games, seed, found, [*self.ruleset.files, *reads])
+        seen, chance_ints, paths, texts = found
+        self._build_actions(seen)
+        self._build_chance(chance_ints)
+        self._build_tensor(paths, texts)
+
+    def _cache_parts(self, games: int, seed: int) -> list | None:
+        """What decides the playouts' findings, besides the engine's source and the ruleset's
+        files (:mod:`interpreter.loader.results` adds those); None for a ruleset not loaded
+        from a file."""
+        rs = self.ruleset
+        if not rs.files or rs.load_args is None:
+            return None
+        path, variant, overrides = rs.load_args
+        return [str(path), variant, json.dumps(overrides, sort_keys=True, default=repr), rs.chance,
+                self.num_players, games, seed]
+
+    def _remembered(self, games: int, seed: int) -> tuple | None:
+        """The findings of :meth:`_play` stored by an earlier load of the same ruleset files with
+        the same engine, seats, ``games`` and ``seed`` (JSON data, decoded against this
+        ruleset), or None: none stored, or an entry that does not decode (a miss, never an
+        error)."""
+        parts = self._cache_parts(games, seed)
+        hit = lookup("encoding", parts) if parts is not None else None
+        if not isinstance(hit, dict):
+            return None
+        rs = self.ruleset
+        try:
+            seen = {(int(cid), str(name)): [{decode_value(v, rs) for v in slot} for slot in slots]
+                    for cid, name, slots in hit["seen"]}
+            chance_ints = {int(x) for x in hit["chance_ints"]}
+            paths = {tuple(p): None for p in hit["paths"]}
+            texts = {str(t) for t in hit["texts"]}
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return None
+        return seen, chance_ints, paths, texts
+
+    def _remember(self, games: int, seed: int, found: tuple, reads: list[str]) -> None:
+        """Store the findings of :meth:`_play` (JSON data only) for :meth:`_remembered`."""
+        parts = self._cache_parts(games, seed)
+        if parts is None:
+            return
+        seen, chance_ints, paths, texts = found
+        value = {"seen": [[cid, name, [[encode_value(v) for v in sorted(slot, key=_sort_key)] for slot in slots]]
+                          for (cid, name), slots in seen.items()],
+                 "chance_ints": sorted(chance_ints), "paths": [list(p) for p in paths], "texts": sorted(texts)}
+        store("encoding", parts, reads, value)
+
+    def _play(self, games: int, seed: int) -> tuple:
+        """Play ``games`` seeded random playouts and return what they met: ``(seen, chance_ints,
+        paths, texts)`` — each explored option's values per argument, the whole numbers chance
+        gave, the paths of the scalars seats saw, and the texts among them.
+
+        Raises:
+            EncodingError: a playout ended outside the declared facts.
+            FlowError: a playout went past the longest game.
+        """
         rs, n = self.ruleset, self.num_players
         seen: dict[tuple[int, str], list[set]] = {}  # (choose id, option) -> values per argument
         chance_ints: set[int] = set()
@@ -224,9 +290,7 @@ class Encoding:
                 st.apply(legal[rng.below(len(legal))])
                 taken += 1
                 rs.check_length(st, taken)
-        self._build_actions(seen)
-        self._build_chance(chance_ints)
-        self._build_tensor(paths, texts)
+        return seen, chance_ints, paths, texts
 
     def _build_actions(self, seen: dict) -> None:
         rs = self.ruleset
