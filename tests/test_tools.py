@@ -217,7 +217,8 @@ def _run_tool(tmp_path: Path, script: str, *args: str, status: int = 0, timeout:
 def test_tools_every_script_has_a_smoke_test():
     tested = {"tic_tac_toe_plain.py", "beer_flights_plain.py", "beer_knight_plain.py", "belgian_beers_race_plain.py",
               "bbr_map.py", "beer_knight_cards.py", "beer_knight_seeds.py", "bench.py", "bench_agents.py", "bench_balance.py",
-              "bench_cfr.py", "bench_openspiel.py", "bench_load_game.py", "bench_gymnasium.py", "bench_pettingzoo.py", "game_digest.py", "paired_gain.py",
+              "bench_cfr.py", "bench_openspiel.py", "bench_load_game.py", "bench_gymnasium.py", "bench_pettingzoo.py",
+              "game_digest.py", "paired_gain.py",
               "table_screenshot.py"}
     assert {p.name for p in TOOLS.glob("*.py")} == tested
 
