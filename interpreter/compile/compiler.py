@@ -360,6 +360,18 @@ class Ctx(Declarations, Functions, Outcome):
                 if z.per_player and src is not None and src.per_player and src.count is None and not src.keyed:
                     z.refill_from = SeatZoneRef(src, z.refill_from, self.doc.text_mark(path))
                     continue
+                if z.per_player and z.refill_when == "immediately":
+                    # each seat's zone refills at once from its own seat's: nothing else names one source a seat
+                    named = z.refill_from.split("[")[0].strip() if isinstance(z.refill_from, str) else z.refill_from
+                    self.errors.append(CompileError(
+                        f"`refill_when: immediately` on the per-player zone `{z.name}` refills each seat's from that "
+                        f"seat's own zone, so `refill_from` names a per-player zone bare (one zone a seat), found "
+                        f"`{z.refill_from}`"
+                        + (f"; write `refill_from: {named}`" if named in self.zones and self.zones[named].per_player
+                           and self.zones[named].count is None else "; make the source per-player and name it bare"),
+                        self.doc.text_mark(path)))
+                    z.refill_from, z.refill_when = None, "on_draw"
+                    continue
                 try:
                     z.refill_from = self.zone(z.refill_from, path, self.scope)
                 except RulesetError as exc:
