@@ -513,3 +513,16 @@ def test_check_notes_a_loose_longest_game_and_says_what_a_refused_ruleset_must_d
                                                        "ruleset with 2 players: "), refused
     assert refused[0].endswith("took at most 20 decisions, so the least to declare is `actions: 20` under `limits:` "
                                "(or more): write the true extremes"), refused[0]
+
+
+def test_validate_warns_about_a_row_text_cut_by_a_comma_in_a_flow_mapping(tmp_path, capsys):
+    # met writing Brewers' Yard (issue 47): `{..., text: brew up to 2 beers, a grain and a hops each}`
+    # loads with a field `a grain and a hops each` and no value; the text is cut short silently
+    path = copy_ruleset(tmp_path, "brewers_yard")
+    replace_once(path, 'text: "brew up to 2 beers, a grain and a hops each"', "text: brew up to 2 beers, a grain and a hops each")
+    assert main(["validate", str(path), "--strict"]) == 1
+    err = capsys.readouterr().err
+    line = next(i for i, ln in enumerate(path.read_text().splitlines(), 1) if "text: brew up to 2 beers, a grain" in ln)
+    assert f"{path}:{line}:" in err and ("warning: components: space: items: the row has a field `a grain and a hops "
+                                         "each` with no value: inside `{...}` a `, ` ends a text") in err
+    assert main(["validate", "brewers_yard", "--strict"]) == 0  # quoted, as shipped
