@@ -646,7 +646,15 @@ def _leaves(value: Any, path: tuple, out: dict, texts: set | None) -> None:
     """The scalars inside a JSON value (``encode_value``'s format), by path, into ``out``."""
     if isinstance(value, list):
         for i, v in enumerate(value):
-            _leaves(v, path + (i,), out, texts)
+            t = type(v)
+            if t is int or t is float or t is bool or v is None:  # a list of scalars, the usual case: no call
+                out[path + (i,)] = v
+            elif t is str:
+                out[path + (i,)] = v
+                if texts is not None:
+                    texts.add(v)
+            else:
+                _leaves(v, path + (i,), out, texts)
         out[path + ("len",)] = len(value)
         return
     if isinstance(value, dict):
