@@ -78,7 +78,7 @@ from ..loader.results import lookup, store
 from ..model import Action, Component
 from .domains import option_domain
 
-__all__ = ["Encoding", "EncodingError", "has_chance", "static_actions", "describe_encoding", "CHANCE"]
+__all__ = ["Encoding", "EncodingError", "has_chance", "static_actions", "describe_encoding", "seen_parts", "CHANCE"]
 
 #: Default number of seeded random playouts explored to build the index spaces.
 EXPLORE_GAMES = 32
@@ -266,7 +266,7 @@ class Encoding:
             while True:
                 # one seat's view a step, in turn (observations are the costly part), every seat's at the end
                 for p in range(n) if st.finished or step == 0 else (step % n,):
-                    self._scan_observation(st.observation(p), paths, texts)
+                    self._scan_observation(seen_parts(st, p), paths, texts)
                 step += 1
                 if st.finished:
                     problem = outcome_problem(rs, n, self.returns(st), taken)
@@ -624,6 +624,30 @@ def describe_encoding(rs: Ruleset, num_players: int) -> dict:
             ns = sorted(numbers)
             chance.append([len(comps), len(comps) + len(ns) - 1, f"the numbers {ns[0]} ... {ns[-1]} (die faces, random picks' indexes)"])
     return {"players": num_players, "actions": rows + explored, "derived_actions": len(index), "chance": chance}
+
+
+def seen_parts(st: State, player: int) -> dict:
+    """The parts of ``st.observation(player)`` that lay out the observation tensor's variables
+    (``vars``, ``props``, the keyed zones under ``zones``, ``phase``), the same data, without the
+    rest (the other zones, the decision's labels, the outcome): the seeded playouts read these
+    at every step.  ``tests/interop/test_encoding.py`` checks it against ``State.observation``."""
+    rs = st.ruleset
+    vars_: dict = {}
+    for decl in rs.vars.values():
+        value = st.vars[decl.name]
+        if decl.visibility == "hidden":
+            continue
+        if decl.visibility == "owner" and decl.per_player:
+            value = [v if i == player else None for i, v in enumerate(value)]
+        vars_[decl.name] = encode_value(value)
+    out = {"vars": vars_, "phase": st.phase,
+           "zones": {d.name: d.observe(st.zones[d.name], player) for d in rs.zone_list if d.keyed}}
+    if rs.initial_props:
+        seen = rs.visible_indexes(st, player)
+        props = {c.id: encode_value(st.props[c.index]) for c in rs.components if c.mutable and c.index in seen}
+        if props:
+            out["props"] = props
+    return out
 
 
 def _product(domains: list[list]) -> list[tuple]:

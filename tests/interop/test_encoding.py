@@ -209,3 +209,26 @@ def test_a_second_load_reads_the_playouts_findings_until_a_file_changes(tmp_path
     monkeypatch.setattr(Encoding, "_play", played)
     rebuilt = Encoding(load_ruleset(copy_ruleset(tmp_path / "again", "brewers_yard")), 3, games=3)
     assert [str(a) for a in rebuilt.actions] == [str(a) for a in first.actions] and rebuilt.layout == first.layout
+
+
+def test_the_playouts_read_the_observation_parts_a_seat_sees():
+    # the seeded playouts scan seen_parts (issue 47: the observation's other parts cost them a
+    # third of their time); it must stay what State.observation gives, for every shipped ruleset
+    import random
+
+    from interpreter import available_rulesets
+    from interpreter.interop.encoding import seen_parts
+
+    for name in available_rulesets():
+        rs = load_ruleset(name)
+        rng = random.Random(name)
+        st = rs.new_game(rs.max_players, seed=3)
+        for _ in range(60):
+            for p in range(st.num_players):
+                obs, part = st.observation(p), seen_parts(st, p)
+                assert part["vars"] == obs["vars"] and part.get("props") == obs.get("props"), (name, p)
+                assert part["phase"] == obs["phase"] and part["zones"] == {k: obs["zones"][k] for k in part["zones"]}
+                assert set(part["zones"]) == {d.name for d in rs.zone_list if d.keyed}
+            if st.is_terminal():
+                break
+            st.apply(rng.choice(st.legal_actions()))
