@@ -229,7 +229,7 @@ class Encoding:
             chance_ints = {int(x) for x in hit["chance_ints"]}
             paths = {tuple(p): None for p in hit["paths"]}
             texts = {str(t) for t in hit["texts"]}
-        except (KeyError, TypeError, ValueError, AttributeError):
+        except (KeyError, TypeError, ValueError, AttributeError, RecursionError):
             return None
         return seen, chance_ints, paths, texts
 
