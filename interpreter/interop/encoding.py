@@ -26,6 +26,11 @@ fixed order, and numbered from 0, without playing:
    ``true``/``false`` to both).  Explored options are numbered after every derived one, so the
    derived ids never depend on playing; ``tapster info`` shows which is which and ``tapster
    check`` warns, naming the action.  A value never seen raises :class:`EncodingError`.
+   What the playouts find (these values, the chance numbers, the variables' paths and texts)
+   is remembered by content in ``$TAPSTER_CACHE_DIR/results``
+   (:mod:`interpreter.loader.results`: the engine's source, the ruleset's files, the seats,
+   ``games`` and the seed), so a later load of the same ruleset builds the same spaces without
+   playing them.
 
 The same action text in two decisions has one index.  Chance outcomes (``Action("chance",
 (value,))``) have their own space, numbered from 0: every component id in the ruleset's order
