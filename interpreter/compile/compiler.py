@@ -40,7 +40,7 @@ from .declarations import Declarations
 from .functions import Functions, ruleset_builtins
 from .names import SPECIAL_NAMES
 from .outcome import Outcome
-from .references import check_dynamic_calls
+from .references import check_by_players, check_dynamic_calls
 from .ruleset import Procedure, Ruleset, Trigger, VarDecl, ZoneDecl
 
 __all__ = ["Ruleset", "RulesetErrors", "load_ruleset", "find_ruleset", "RULESETS_DIR", "ZoneDecl", "VarDecl"]
@@ -288,6 +288,8 @@ class Ctx(Declarations, Functions, Outcome):
         self._compile_facts(rs)
         rs.display = self._guard(compile_display, self, d.get("display"))
         self.errors.extend(check_dynamic_calls(self, rs))  # procedure names made from table data
+        if parser.RECORD:  # values per player count in table cells and parameters
+            self.errors.extend(check_by_players(self, rs, parser.RECORD))
         for event in sorted(set(self.triggers) - self.events_emitted):
             t = self.triggers[event][0]
             self.errors.append(CompileError(f"no effect emits event `{event}`", t.block.mark))
