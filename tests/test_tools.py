@@ -234,8 +234,8 @@ def _run_tool(tmp_path: Path, script: str, *args: str, status: int = 0, timeout:
 def test_tools_every_script_has_a_smoke_test():
     tested = {"tic_tac_toe_plain.py", "beer_flights_plain.py", "beer_knight_plain.py", "belgian_beers_race_plain.py",
               "bbr_map.py", "beer_knight_cards.py", "beer_knight_seeds.py", "bench.py", "bench_agents.py", "bench_balance.py",
-              "bench_cfr.py", "bench_openspiel.py", "bench_gymnasium.py", "bench_pettingzoo.py", "game_digest.py", "paired_gain.py",
-              "table_screenshot.py", "opcount.py"}
+              "bench_cfr.py", "bench_openspiel.py", "bench_load_game.py", "bench_gymnasium.py", "bench_pettingzoo.py",
+              "game_digest.py", "paired_gain.py", "table_screenshot.py", "opcount.py"}
     assert {p.name for p in TOOLS.glob("*.py")} == tested
 
 
@@ -356,6 +356,14 @@ def test_tools_openspiel_benchmarks(tmp_path, script, args):
     pytest.importorskip("pyspiel")
     out = _run_tool(tmp_path, script, *args)
     assert json.loads(out)
+
+
+def test_tools_bench_load_game(tmp_path):
+    import json
+
+    pytest.importorskip("pyspiel")
+    out = json.loads(_run_tool(tmp_path, "bench_load_game.py", "kuhn_poker", "--repeat", "1"))
+    assert set(out) == {"kuhn_poker"} and set(out["kuhn_poker"]) == {"load_ruleset", "load_game_cold", "load_game_warm"}
 
 
 def test_tools_bench_gymnasium(tmp_path):

@@ -48,6 +48,7 @@ def check_games_end(rs: Ruleset, seeds: Games) -> tuple[str, list[str]]:
     Raises :class:`CheckFailure`."""
     games = 0
     sums: dict[int, list] = {}  # players -> the sums of the scores of the games played (or the tree's)
+    extremes: dict[int, tuple] = {}  # players -> (lowest score, highest score, most decisions) played
     flow_engine.SHORT_DRAWS.clear()
     for seed in seeds:
         for players in player_counts(rs):
@@ -66,6 +67,9 @@ def check_games_end(rs: Ruleset, seeds: Games) -> tuple[str, list[str]]:
                 raise g.fail(problem)
             total = round(sum(out.scores), 9) if all(type(x) in (int, float) for x in out.scores) else None
             sums.setdefault(players, []).append(total)
+            if total is not None:
+                lo, hi, longest = extremes.get(players, (min(out.scores), max(out.scores), 0))
+                extremes[players] = (min(lo, *out.scores), max(hi, *out.scores), max(longest, len(g.actions)))
             games += 1
     reached = ", ".join(f"{k} {v}" for k, v in sorted(seeds.reached.items(), key=lambda kv: str(kv[0])))
     exact = []
@@ -80,10 +84,17 @@ def check_games_end(rs: Ruleset, seeds: Games) -> tuple[str, list[str]]:
         sums[players] = ["tree", *tree.sums]
     tail = f"; the declared facts are the enumerated tree's with {', '.join(exact)} players" if exact else ""
     return (f"{games} random games ended with an outcome ({games_played(seeds)}; decisions reached: {reached or 'none'}){tail}",
-            coverage_notes(rs, seeds) + _encoding_warnings(rs) + adapter_warnings(rs, sums) + short_draw_notes(games))
+            coverage_notes(rs, seeds) + _encoding_warnings(rs) + adapter_warnings(rs, sums, extremes) + short_draw_notes(games))
 
 
-def adapter_warnings(rs: Ruleset, sums: dict[int, list]) -> list[str]:
+#: ``games end`` notes a declared longest game (``limits: {actions: N}``) at least this many times
+#: the longest game played, and at least :data:`LOOSE_MARGIN` decisions longer: a cap, not the
+#: true longest game, which sizes what the adapters allocate.
+LOOSE_FACTOR = 4
+LOOSE_MARGIN = 100
+
+
+def adapter_warnings(rs: Ruleset, sums: dict[int, list], extremes: dict[int, tuple] | None = None) -> list[str]:
     """Warnings about how the OpenSpiel and PettingZoo adapters will take ``rs``, per seat count:
     that they will refuse it (its utility bounds or longest game neither declared nor derivable:
     the :class:`~interpreter.compile.facts.FactsError` they raise), or that they will load it as
@@ -91,15 +102,40 @@ def adapter_warnings(rs: Ruleset, sums: dict[int, list]) -> list[str]:
     added up to the same number: the sums of the scores of the games played (None for a score
     that is not a number), at least :data:`SUM_GAMES` of them, or ``["tree", *sums]``, every sum
     of the whole enumerated tree.  (OpenSpiel's ``exploitability`` refuses a general-sum game.)
+    ``extremes`` (seat count -> the lowest and highest score and the most decisions of the
+    games played) adds to a refusal the declaration to write, with the least the games played
+    allow, and gives a note for a declared longest game that is only a loose cap: at least
+    :data:`LOOSE_FACTOR` times (and :data:`LOOSE_MARGIN` decisions more than) the longest game
+    played, since the adapters size OpenSpiel's ``max_game_length`` and information-state
+    tensor by it.
     Returns the warnings as note lines (empty when there is nothing to say)."""
     out = []
     played = rs.with_chance("explicit") if has_chance(rs) else rs  # as the adapters play it
     for players in player_counts(rs):
+        lo, hi, longest = (extremes or {}).get(players, (None, None, None))
         try:
             facts = game_facts(played, players)
         except FactsError as e:
-            out.append(f"warning: the OpenSpiel and PettingZoo adapters will refuse this ruleset with {players} players: {e}")
+            declared = rs.facts.get(players)
+            add = []
+            if lo is not None and (declared is None or declared.range is None):
+                add.append(f"`range: [{lo:g}, {hi:g}]` under `outcome:` (or wider)")
+            if longest is not None and (declared is None or declared.actions is None):
+                add.append(f"`actions: {longest}` under `limits:` (or more)")
+            fix = (f"; the games played with {players} players scored from {lo:g} to {hi:g} and took at most {longest} "
+                   f"decisions, so the least to declare is {' and '.join(add)}: write the true extremes"
+                   if add else "")
+            out.append(f"warning: the OpenSpiel and PettingZoo adapters will refuse this ruleset with {players} players: {e}{fix}")
             continue
+        cap = facts.actions
+        if (facts.sources.get("actions") == "declared" and longest and cap >= LOOSE_FACTOR * longest
+                and cap - longest >= LOOSE_MARGIN):
+            out.append(
+                f"note: `limits: {{actions: {cap}}}` with {players} players is {cap // longest} times the longest game played "
+                f"({longest} decisions): the OpenSpiel and PettingZoo adapters take it as the longest game (OpenSpiel's "
+                f"max_game_length; its information-state tensor keeps {players + 1} numbers a decision, {cap * (players + 1):,} "
+                f"for these); if no game can take more than N decisions, declare `limits: {{actions: N}}` (an expression over the "
+                f"params and `num_players` keeps it true under a variant), with a comment saying why no game is longer")
         seen = sums.get(players, [])
         tree = bool(seen) and seen[0] == "tree"
         totals = set(seen[1:] if tree else seen)

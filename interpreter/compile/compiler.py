@@ -33,7 +33,7 @@ from ..lang.expression import BUILTINS, Scope, state_reader
 from ..lang.frags import numeric_depth
 from ..limits import DEFAULT_ACTIONS, DEFAULT_MEMORY, DEFAULT_STEPS, DEFAULT_WORK
 from ..loader import schema
-from ..loader.load import Document, load_yaml
+from ..loader.load import Document, load_yaml, recording
 from ..loader.params import keep_declarations, param_values, variant_chain
 from ..views.render import compile_display
 from .context import constant
@@ -41,7 +41,7 @@ from .declarations import Declarations
 from .functions import Functions, ruleset_builtins
 from .names import SPECIAL_NAMES
 from .outcome import Outcome
-from .references import check_dynamic_calls
+from .references import check_by_players, check_dynamic_calls
 from .ruleset import Procedure, Ruleset, Trigger, VarDecl, ZoneDecl
 
 __all__ = ["Ruleset", "RulesetErrors", "load_ruleset", "find_ruleset", "RULESETS_DIR", "ZoneDecl", "VarDecl"]
@@ -114,6 +114,14 @@ def load_ruleset(
         RulesetError: an unknown variant.
     """
     path = find_ruleset(name_or_path)
+    with recording() as reads:
+        rs = _load(path, variant, overrides, chance, blocks)
+    rs.files = tuple(dict.fromkeys(reads))
+    return rs
+
+
+def _load(path: Path, variant: str | None, overrides: dict | None, chance: str, blocks: bool) -> Ruleset:
+    """:func:`load_ruleset` of the file at ``path``, its reads recorded by the caller."""
     doc = load_yaml(path)
     if not isinstance(doc.data, dict):
         raise LoadError("a ruleset is a YAML mapping (name:, players:, zones:, flow: ...)", doc.mark(()))
@@ -281,6 +289,8 @@ class Ctx(Declarations, Functions, Outcome):
         self._compile_facts(rs)
         rs.display = self._guard(compile_display, self, d.get("display"))
         self.errors.extend(check_dynamic_calls(self, rs))  # procedure names made from table data
+        if parser.RECORD:  # values per player count in table cells and parameters
+            self.errors.extend(check_by_players(self, rs, parser.RECORD))
         for event in sorted(set(self.triggers) - self.events_emitted):
             t = self.triggers[event][0]
             self.errors.append(CompileError(f"no effect emits event `{event}`", t.block.mark))
@@ -357,6 +367,18 @@ class Ctx(Declarations, Functions, Outcome):
                 src = self.zones.get(z.refill_from) if isinstance(z.refill_from, str) else None
                 if z.per_player and src is not None and src.per_player and src.count is None and not src.keyed:
                     z.refill_from = SeatZoneRef(src, z.refill_from, self.doc.text_mark(path))
+                    continue
+                if z.per_player and z.refill_when == "immediately":
+                    # each seat's zone refills at once from its own seat's: nothing else names one source a seat
+                    named = z.refill_from.split("[")[0].strip() if isinstance(z.refill_from, str) else z.refill_from
+                    self.errors.append(CompileError(
+                        f"`refill_when: immediately` on the per-player zone `{z.name}` refills each seat's from that "
+                        f"seat's own zone, so `refill_from` names a per-player zone bare (one zone a seat), found "
+                        f"`{z.refill_from}`"
+                        + (f"; write `refill_from: {named}`" if named in self.zones and self.zones[named].per_player
+                           and self.zones[named].count is None else "; make the source per-player and name it bare"),
+                        self.doc.text_mark(path)))
+                    z.refill_from, z.refill_when = None, "on_draw"
                     continue
                 try:
                     z.refill_from = self.zone(z.refill_from, path, self.scope)

@@ -268,10 +268,11 @@ class Declarations(Context):
                 self.errors.append(self.error(
                     f"`refill_when` is `on_draw` or `immediately`, found {z.refill_when!r}", path + ("refill_when",)))
                 z.refill_when = "on_draw"
-            if z.refill_when == "immediately" and (z.refill_from is None or z.per_player or count is not None):
+            if z.refill_when == "immediately" and (z.refill_from is None or count is not None):
                 self.errors.append(self.error(
-                    "`refill_when: immediately` needs `refill_from` on one shared zone (not `per_player`, no `count`)",
-                    path + ("refill_when",)))
+                    "`refill_when: immediately` needs `refill_from` on one zone, or one zone a seat (no `count`), "
+                    f"found {'no `refill_from`' if z.refill_from is None else '`count`'}; write e.g. "
+                    "`{refill_from: discard, refill_when: immediately}`", path + ("refill_when",)))
                 z.refill_when = "on_draw"
             z.depth = int(z.per_player) + int(count is not None)
             z.keyed = bool(spec.get("keyed", False))

@@ -180,6 +180,25 @@ def ruleset_builtins(rs: Ruleset) -> dict[str, Builtin]:
     def zone_of(env, c):
         return env.state.zone_of(c)
 
+    def by_players(env, v):
+        """``by_players(v)``: a value that depends on the number of players.  ``v`` a record
+        whose keys are seat counts (``{2: 1, 3: 2, 4: 2}``, a table cell or a parameter) gives
+        its value for this game's ``num_players``; any other ``v`` is the same for every count
+        and is itself (``1``).
+
+        Raises:
+            ValueError: ``v`` is a record without the game's number of players among its keys
+                (the message names the counts it has).
+        """
+        if type(v) is not dict:
+            return v
+        n = env.state.num_players
+        if n in v:
+            return v[n]
+        counts = ", ".join(render(k) for k in v)
+        raise ValueError(f"by_players() found no value for {n} players in the record {render(v)} "
+                         f"(it has {counts or 'no counts'}): add `{n}: VALUE` to it")
+
     def edges_of(env, xs):
         if isinstance(xs, (str, dict)) or not hasattr(xs, "__iter__"):
             raise ValueError(f"edges_of() takes a list or a zone of components, not {render(xs)!r}")
@@ -199,6 +218,8 @@ def ruleset_builtins(rs: Ruleset) -> dict[str, Builtin]:
         "component": Builtin(component, "component(id): the component with that id (`card-16`)", (1, 1), True),
         "score": Builtin(score, "score(p): the outcome's score expression for seat p, now", (1, 1), True),
         "zone_of": Builtin(zone_of, "zone_of(c): the name of the zone holding c (`flight[0][1]`), or none", (1, 1), True),
+        "by_players": Builtin(by_players, "by_players(v): v's value for this many players ({2: 1, 3: 2}), "
+                              "or v itself when it is not a record", (1, 1), True),
         "edges_of": Builtin(edges_of, "edges_of(xs): the (a, b) node pairs of the map edge components among xs, in order",
                             (1, 1), True),
     }

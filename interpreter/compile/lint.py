@@ -4,7 +4,9 @@
   ``'false'`` in a place that takes a value (``vars``, ``initial:``, ``params``): ``x is none`` is
   false for it;
 - a string that parses as an expression (``initial: "[-1] * 42"``) in a place that takes a value,
-  not an expression: it stays that text.
+  not an expression: it stays that text;
+- a component's inline row (``items:``) with a field named by words and spaces and no value
+  (``{text: brew two beers, a grain each}``): inside ``{...}`` a ``, `` ended the text before it.
 
 ``tapster validate`` prints them (``file:line:col: warning: ...``) and fails on them with
 ``--strict``.  Which keys take values and which take expressions is listed in docs/reference.md
@@ -84,6 +86,18 @@ def _check(text: str) -> str | None:
     return None
 
 
+def _cut_rows(data: dict, base: tuple = ()) -> Iterator[tuple[tuple, str]]:
+    """(path, key) of every field of a component's inline row (``items:``) whose name holds a
+    space and whose value is null: the rest of a text a ``, `` cut off inside a flow mapping."""
+    kinds = data.get("components")
+    for kind, spec in kinds.items() if isinstance(kinds, dict) else ():
+        items = spec.get("items") if isinstance(spec, dict) else None
+        for i, row in enumerate(items) if isinstance(items, list) else ():
+            for key, value in row.items() if isinstance(row, dict) else ():
+                if isinstance(key, str) and " " in key.strip() and value is None:
+                    yield base + ("components", kind, "items", i, key), key
+
+
 def warnings(doc: Document) -> list[LoadWarning]:
     """The warnings of a ruleset document (its base keys and each variant's), in document order."""
     data = doc.data if isinstance(doc.data, dict) else {}
@@ -99,4 +113,8 @@ def warnings(doc: Document) -> list[LoadWarning]:
             problem = _check(text)
             if problem:
                 out.append(LoadWarning(f"{key}: {problem}", doc.mark(spath)))
+    for path, key in _cut_rows(data):
+        out.append(LoadWarning(
+            f"components: {path[1]}: items: the row has a field `{key}` with no value: inside `{{...}}` a `, ` ends a "
+            f"text, so the words after it became a field; quote the whole text (`\"..., {key}\"`)", doc.mark(path)))
     return out

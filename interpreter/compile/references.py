@@ -32,7 +32,7 @@ from typing import Any
 from ..engine import flow
 from ..errors import CompileError, close_matches
 
-__all__ = ["check_dynamic_calls", "MAX_NAMES"]
+__all__ = ["check_dynamic_calls", "check_by_players", "MAX_NAMES"]
 
 #: Names one dynamic call's parts may make at most for the check (more: left unchecked).
 MAX_NAMES = 100_000
@@ -76,6 +76,62 @@ def check_dynamic_calls(ctx, rs) -> list[CompileError]:
                     continue
                 reported.add(key)
                 errors.append(_error(ctx, eff, name, source))
+    return errors
+
+
+def check_by_players(ctx, rs, texts) -> list[CompileError]:
+    """The errors of every value per player count that some game of ``rs`` cannot read: each
+    ``by_players(c.FIELD)`` or ``by_players(PARAM)`` in the expressions ``texts`` (the texts
+    the compilation parsed) whose table cells of ``FIELD`` (or the parameter) hold a record
+    keyed by seat counts without one of the counts from ``players: min`` to ``max``.  Reported
+    at the cell or parameter (``file:line:col``), naming the missing counts and the fix; a
+    value that is not a record is the same for every count and fine.  One error per cell."""
+    from ..errors import TapsterError
+    from ..lang.parser import parse
+
+    counts = list(range(rs.min_players, rs.max_players + 1))
+    errors: list[CompileError] = []
+    reported: set = set()
+    for text in sorted(texts):
+        try:
+            tree = parse(text)
+        except TapsterError:
+            continue
+        todo = [tree]
+        while todo:
+            node = todo.pop()
+            kids = getattr(node, "children", None)
+            if kids is None:
+                continue
+            todo.extend(kids)
+            if getattr(node, "data", None) != "call" or kids[0] != "by_players" or len(kids) < 2:
+                continue
+            args = getattr(kids[1], "children", None) or []
+            if len(args) != 1:
+                continue
+            arg = args[0]
+            kind = getattr(arg, "data", None)
+            if kind == "attr":
+                field = str(arg.children[1])
+                places = [(c.fields.get(field), f"the table cell `{field}` of `{c.id}`", _cell_mark(ctx, c.id, field))
+                          for c in rs.components if field not in ctx.mutable]
+            elif kind == "name" and str(arg.children[0]) in rs.params:
+                pname = str(arg.children[0])
+                places = [(rs.params[pname], f"the parameter `{pname}`", _param_mark(ctx, pname, None))]
+            else:
+                continue
+            for value, what, mark in places:
+                if not isinstance(value, dict) or (what, text) in reported:
+                    continue
+                missing = [n for n in counts if n not in value]
+                if missing:
+                    reported.add((what, text))
+                    shown = ", ".join(str(n) for n in missing)
+                    errors.append(CompileError(
+                        f"{what} is a value per player count for `{text}` but has none for {shown} player(s) "
+                        f"(the game takes {rs.min_players} to {rs.max_players}; expected a key for each count, found "
+                        f"{', '.join(str(k) for k in value) or 'none'}): add "
+                        f"{', '.join(f'`{n}: VALUE`' for n in missing)}", mark))
     return errors
 
 

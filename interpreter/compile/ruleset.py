@@ -171,6 +171,7 @@ class Ruleset:
     loader = None
     chance = "sample"
     load_args = None
+    files: tuple = ()  # every file the loader read for it (the ruleset, its tables), by path
     facts: dict = {}  # seat count -> GameFacts (set by the compiler)
     metrics: tuple = ()  # MetricDecl, in the order written (set by the compiler)
     cap_reasons: tuple = ()  # `limits: {caps}`: end reasons that mean a cap in the rules stopped the game
@@ -319,13 +320,15 @@ class Ruleset:
 
     def check_length(self, st: State, actions: int) -> None:
         """For drivers playing a game out: raise when ``actions`` actions have been taken and
-        the game goes on (``limits: {actions: N}``, default 100000).
+        the game asks for another decision (``limits: {actions: N}``, default 100000).  A chance
+        point after the last decision (a card drawn once the last worker is placed) is no
+        decision: the limit counts decisions, as the declared longest game does.
 
         Raises:
             FlowError: at the decision pending, which an endless loop keeps asking.
         """
         limit = self.length_limit(st.num_players)
-        if actions >= limit and not st.finished:
+        if actions >= limit and not st.finished and not st.is_chance():
             where = st.pending[0].mark if st.pending is not None else None
             raise FlowError(
                 f"the game has not ended after {actions} actions (`limits: {{actions: {limit}}}` with {st.num_players} players): "

@@ -40,7 +40,7 @@ class Move(Effect):
 
     verb = "move"
     simple = True
-    __slots__ = ("what", "src", "dst", "count", "at", "name", "keyed", "refill_now", "short")  # refill_now: zone names
+    __slots__ = ("what", "src", "dst", "count", "at", "name", "keyed", "refill_now", "short")  # refill_now: (zone name, per player)
 
     @classmethod
     def compile(cls, ctx, spec, path, scope):
@@ -59,7 +59,7 @@ class Move(Effect):
         e.binds = (e.name,) if e.name else ()
         e.keyed = type(e.dst) is KeyedZoneRef or type(e.src) is KeyedZoneRef
         # the zones refilled the moment they run out (shared zones), checked after every move
-        e.refill_now = tuple(z.name for z in ctx.zones.values() if z.refill_when == "immediately")
+        e.refill_now = tuple((z.name, z.per_player) for z in ctx.zones.values() if z.refill_when == "immediately")
         e.short = spec.get("on_empty", "error") == "short"
         return e
 

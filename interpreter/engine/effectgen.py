@@ -698,7 +698,8 @@ def _refill(w: _Writer, eff, indent: str) -> None:
     """After a move in a ruleset with ``refill_when: immediately``: State.refill_immediately
     when one of those zones is empty (it refills each empty one)."""
     w.gen.uses.add("Z")
-    test = " or ".join(f"not Z[{name!r}]" for name in eff.refill_now)
+    # a per-player zone: some seat's list is empty (`[] in`: no builtin needed in generated code)
+    test = " or ".join(f"[] in Z[{name!r}]" if per_player else f"not Z[{name!r}]" for name, per_player in eff.refill_now)
     w.line(f"{indent}if {test}: st.refill_immediately(env)")
 
 

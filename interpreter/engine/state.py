@@ -348,11 +348,17 @@ class State:
 
     def refill_immediately(self, env: Env) -> None:
         """Refill every zone declared ``refill_when: immediately`` that is empty now (run after
-        each move of a ruleset that declares one; such a zone is one shared zone)."""
+        each move of a ruleset that declares one): a shared zone, or each seat's empty zone of a
+        per-player one (from that seat's own source)."""
         zones = self.zones
         for decl in self.ruleset.immediate_zones:
-            if not zones[decl.name]:
-                self.refill(decl, zones[decl.name], env, (decl.name,))
+            z = zones[decl.name]
+            if decl.per_player:
+                for seat, part in enumerate(z):
+                    if not part:
+                        self.refill(decl, part, env, (decl.name, seat))
+            elif not z:
+                self.refill(decl, z, env, (decl.name,))
 
     def remove_anywhere(self, comp: Component, mark=None) -> None:
         """Take ``comp`` out of whichever zone holds it (found through :meth:`locate`).

@@ -26,6 +26,10 @@ fixed order, and numbered from 0, without playing:
    ``true``/``false`` to both).  Explored options are numbered after every derived one, so the
    derived ids never depend on playing; ``tapster info`` shows which is which and ``tapster
    check`` warns, naming the action.  A value never seen raises :class:`EncodingError`.
+   What the playouts find (these values and the chance numbers) is remembered by content in ``$TAPSTER_CACHE_DIR/results``
+   (:mod:`interpreter.loader.results`: the engine's source, the ruleset's files, the seats,
+   ``games`` and the seed), so a later load of the same ruleset builds the same spaces without
+   playing them.
 
 The same action text in two decisions has one index.  Chance outcomes (``Action("chance",
 (value,))``) have their own space, numbered from 0: every component id in the ruleset's order
@@ -62,8 +66,11 @@ from ..compile.facts import game_facts, outcome_problem
 from ..compile.ruleset import Ruleset
 from ..engine.chance import CHANCE
 from ..engine.rng import Rng
+from ..engine.saved import decode_value, encode_value
 from ..engine.state import State, new_game
 from ..errors import TapsterError
+from ..loader.load import recording
+from ..loader.results import lookup, store
 from ..model import Action, Component
 from .domains import option_domain
 from .layout import TensorLayout
@@ -182,6 +189,70 @@ class Encoding:
 
     # -- exploring -------------------------------------------------------------------------
     def _explore(self, games: int, seed: int) -> None:
+        """Build the index spaces from ``games`` seeded playouts, or from what the same playouts
+        found before (:meth:`_remembered`), and the tensor layout from the declarations."""
+        found = self._remembered(games, seed)
+        if found is None:
+            with recording() as reads:  # a ruleset compiled elsewhere: its own files
+                found = self._play(games, seed)
+            self._remember(games, seed, found, [*self.ruleset.files, *reads])
+        seen, chance_ints = found
+        self._build_actions(seen)
+        self._build_chance(chance_ints)
+        self.layout = TensorLayout(self.ruleset, self.num_players)
+        self.tensor_size = self.layout.size
+        self.info_tensor_size = self.tensor_size + self.max_game_length * (self.num_players + 1)
+        # id(listed actions) -> (those actions, their ids): a decision's listing is often the same tuple again
+        self._ids_cache: dict[int, tuple] = {}
+
+    def _cache_parts(self, games: int, seed: int) -> list | None:
+        """What decides the playouts' findings, besides the engine's source and the ruleset's
+        files (:mod:`interpreter.loader.results` adds those); None for a ruleset not loaded
+        from a file."""
+        rs = self.ruleset
+        if not rs.files or rs.load_args is None:
+            return None
+        path, variant, overrides = rs.load_args
+        return [str(path), variant, json.dumps(overrides, sort_keys=True, default=repr), rs.chance,
+                self.num_players, games, seed]
+
+    def _remembered(self, games: int, seed: int) -> tuple | None:
+        """The findings of :meth:`_play` stored by an earlier load of the same ruleset files with
+        the same engine, seats, ``games`` and ``seed`` (JSON data, decoded against this
+        ruleset), or None: none stored, or an entry that does not decode (a miss, never an
+        error)."""
+        parts = self._cache_parts(games, seed)
+        hit = lookup("encoding", parts) if parts is not None else None
+        if not isinstance(hit, dict):
+            return None
+        rs = self.ruleset
+        try:
+            seen = {(int(cid), str(name)): [{decode_value(v, rs) for v in slot} for slot in slots]
+                    for cid, name, slots in hit["seen"]}
+            chance_ints = {int(x) for x in hit["chance_ints"]}
+        except (KeyError, TypeError, ValueError, AttributeError, RecursionError):
+            return None
+        return seen, chance_ints
+
+    def _remember(self, games: int, seed: int, found: tuple, reads: list[str]) -> None:
+        """Store the findings of :meth:`_play` (JSON data only) for :meth:`_remembered`."""
+        parts = self._cache_parts(games, seed)
+        if parts is None:
+            return
+        seen, chance_ints = found
+        value = {"seen": [[cid, name, [[encode_value(v) for v in sorted(slot, key=_sort_key)] for slot in slots]]
+                          for (cid, name), slots in seen.items()],
+                 "chance_ints": sorted(chance_ints)}
+        store("encoding", parts, reads, value)
+
+    def _play(self, games: int, seed: int) -> tuple:
+        """Play ``games`` seeded random playouts and return what they met: ``(seen, chance_ints)``
+        — each explored option's values per argument, and the whole numbers chance gave.
+
+        Raises:
+            EncodingError: a playout ended outside the declared facts.
+            FlowError: a playout went past the longest game.
+        """
         rs, n = self.ruleset, self.num_players
         seen: dict[tuple[int, str], list[set]] = {}  # (choose id, option) -> values per argument
         chance_ints: set[int] = set()
@@ -212,13 +283,7 @@ class Encoding:
                 st.apply(legal[rng.below(len(legal))])
                 taken += 1
                 rs.check_length(st, taken)
-        self._build_actions(seen)
-        self._build_chance(chance_ints)
-        self.layout = TensorLayout(rs, n)
-        self.tensor_size = self.layout.size
-        self.info_tensor_size = self.tensor_size + self.max_game_length * (n + 1)
-        # id(listed actions) -> (those actions, their ids): a decision's listing is often the same tuple again
-        self._ids_cache: dict[int, tuple] = {}
+        return seen, chance_ints
 
     def _build_actions(self, seen: dict) -> None:
         rs = self.ruleset

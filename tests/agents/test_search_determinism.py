@@ -35,6 +35,9 @@ RECORDED = {
     ("beer_knight", "explicit"): "9d7c639ea52e1aa0",
     ("belgian_beers_race", "sample"): "c48d703b51ae735f",
     ("belgian_beers_race", "explicit"): "05ae3fbc5c9508cf",
+    # issue 47's Brewers' Yard, recorded when it was shipped
+    ("brewers_yard", "sample"): "409fbfe40ca242b6",
+    ("brewers_yard", "explicit"): "34ae716d6c92488e",
     ("connect_four", "sample"): "50b41b20cac649cc",
     ("connect_four", "explicit"): "50b41b20cac649cc",
     ("drink_and_beat", "sample"): "d5551dc3d62b252a",

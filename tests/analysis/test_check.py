@@ -486,3 +486,44 @@ def test_check_warns_when_the_adapters_will_refuse_a_ruleset_or_miss_its_constan
     notes = run_check(load_ruleset(str(c4)), "games end", seeds=(1,)).notes
     refused = [n for n in notes if "will refuse" in n]
     assert len(refused) == 1 and "with 2 players" in refused[0] and "outcome: {range: [lowest, highest]}" in refused[0], notes
+
+
+def test_check_notes_a_loose_longest_game_and_says_what_a_refused_ruleset_must_declare(tmp_path):
+    # issue 47: a declared longest game far above any game played only caps it, and the adapters
+    # size OpenSpiel's max_game_length and information-state tensor by it
+    from interpreter import load_ruleset
+
+    def adapter_notes(path, seeds):
+        return [n for n in run_check(load_ruleset(str(path)), "games end", seeds=seeds).notes if "adapters" in n]
+
+    exact = adapter_notes(find_ruleset("brewers_yard"), seeds=(1,))  # exact: rounds x workers x seats
+    assert not exact, exact
+    loose = copy_ruleset(tmp_path, "brewers_yard")
+    replace_once(loose, "  actions: rounds * workers * num_players\n", "  actions: 1000\n")
+    notes = adapter_notes(loose, seeds=(1,))
+    assert len(notes) == 2, notes  # one per seat count checked: 2 (the fewest and the default) and 4
+    assert notes[0].startswith("note: `limits: {actions: 1000}` with 2 players is 50 times the longest game played "
+                               "(20 decisions): ")
+    assert "3 numbers a decision, 3,000 for these" in notes[0] and "declare `limits: {actions: N}`" in notes[0]
+    # undeclared and too large to enumerate: the refusal names the declaration, with what the games reached
+    bare = copy_ruleset(tmp_path / "b", "brewers_yard")
+    replace_once(bare, "  actions: rounds * workers * num_players\n", "  steps: 200000\n")
+    replace_once(bare, "players: {min: 2, max: 4, default: 2}", "players: {min: 2, max: 2, default: 2}")  # one tree to try
+    refused = adapter_notes(bare, seeds=(1,))
+    assert len(refused) == 1 and refused[0].startswith("warning: the OpenSpiel and PettingZoo adapters will refuse this "
+                                                       "ruleset with 2 players: "), refused
+    assert refused[0].endswith("took at most 20 decisions, so the least to declare is `actions: 20` under `limits:` "
+                               "(or more): write the true extremes"), refused[0]
+
+
+def test_validate_warns_about_a_row_text_cut_by_a_comma_in_a_flow_mapping(tmp_path, capsys):
+    # met writing Brewers' Yard (issue 47): `{..., text: brew up to 2 beers, a grain and a hops each}`
+    # loads with a field `a grain and a hops each` and no value; the text is cut short silently
+    path = copy_ruleset(tmp_path, "brewers_yard")
+    replace_once(path, 'text: "brew up to 2 beers, a grain and a hops each"', "text: brew up to 2 beers, a grain and a hops each")
+    assert main(["validate", str(path), "--strict"]) == 1
+    err = capsys.readouterr().err
+    line = next(i for i, ln in enumerate(path.read_text().splitlines(), 1) if "text: brew up to 2 beers, a grain" in ln)
+    assert f"{path}:{line}:" in err and ("warning: components: space: items: the row has a field `a grain and a hops "
+                                         "each` with no value: inside `{...}` a `, ` ends a text") in err
+    assert main(["validate", "brewers_yard", "--strict"]) == 0  # quoted, as shipped

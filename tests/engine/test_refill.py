@@ -107,7 +107,9 @@ def test_immediately_is_the_same_game_with_explicit_chance(tmp_path):
     ("zone", "message"),
     [
         ("deck: {visibility: hidden, refill_when: immediately}", "needs `refill_from`"),
-        ("deck: {per_player: true, refill_from: discard, refill_when: immediately}", "one shared zone"),
+        ("deck: {per_player: true, refill_from: discard, refill_when: immediately}",
+         "refills each seat's from that seat's own zone, so `refill_from` names a per-player zone bare"),
+        ("deck: {per_player: true, count: 2, refill_from: discard, refill_when: immediately}", "found `count`"),
         ("deck: {visibility: hidden, refill_from: discard, refill_when: later}", "refill_when"),
     ],
 )
@@ -187,3 +189,39 @@ def test_a_refill_source_that_names_no_seat_is_refused_with_a_fix(tmp_path, zone
     assert err.mark.line == line, str(err)
     for w in words:
         assert w in str(err), str(err)
+
+
+@pytest.mark.parametrize(("chance", "blocks"), [(None, True), ("explicit", True), (None, False)])
+def test_a_per_player_zone_refills_at_once_from_the_same_seats_zone(tmp_path, chance, blocks):
+    """`refill_when: immediately` on a per-player draw pile (issue 47: a declaration of one seat's
+    zone names the same seat's zone bare): each seat's pile, once empty, takes its own seat's
+    discards at once, in generated code and on the frame runner alike."""
+    text = PER_SEAT.replace("refill_from: discard_pile}", "refill_from: discard_pile, refill_when: immediately}")
+    text = text.replace('''  - move: {from: "draw_pile[0]", to: "hand[0]", count: 3}
+  - move: {from: "draw_pile[1]", to: "hand[1]", count: 2}
+  - set: {seen: "[(len(draw_pile[1]), len(discard_pile[1]), len(discard_pile[0]))]"}
+''', '''  - move: {from: "draw_pile[0]", to: "hand[0]", count: 2}
+  - set: {seen: "[(len(draw_pile[0]), len(discard_pile[0]), len(draw_pile[1]), len(discard_pile[1]))]"}
+''')
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(text)
+    seen, st = _seen(load_ruleset(path, blocks=blocks), chance=chance)
+    # setup: P2's three discards went to its empty pile at once; the flow emptied P1's pile of
+    # two, which took P1's one discard at once
+    assert seen == [(1, 0, 3, 0)]
+    assert {c.fields["value"] for c in st.zones["draw_pile"][1]} == {1, 2, 3} and len(st.zones["hand"][0]) == 2
+    log = st.visible_log(1)
+    assert "P1 shuffles their discard pile into their draw pile" in log
+    assert "P2 shuffles their discard pile into their draw pile" in log
+
+
+def test_an_immediate_per_player_refill_from_one_seats_zone_is_refused_with_the_fix(tmp_path):
+    text = PER_SEAT.replace("refill_from: discard_pile}", 'refill_from: "discard_pile[0]", refill_when: immediately}')
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(text)
+    with pytest.raises(TapsterError) as info:
+        load_ruleset(path)
+    err = getattr(info.value, "errors", [info.value])[0]
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if ln.startswith("  draw_pile:"))
+    assert (err.mark.line, err.mark.column) == (line, text.splitlines()[line - 1].index('discard_pile[0]') + 1), str(err)
+    assert str(err).endswith("found `discard_pile[0]`; write `refill_from: discard_pile`"), str(err)

@@ -180,3 +180,37 @@ def test_the_information_state_tensor_hides_a_secret_action_from_the_others():
         assert t.shape == (enc.info_tensor_size,) and t[slot + actor] == 1.0
         assert t[slot + n] == (enc.index(action) + 1 if q == actor else -1.0)
         assert st.seen_actions(q)[-1] == (f"P{actor + 1}:{action}" if q == actor else f"P{actor + 1}:?")
+
+
+def test_a_second_load_reads_the_playouts_findings_until_a_file_changes(tmp_path, monkeypatch):
+    # issue 47: loading a large game into OpenSpiel played 32 seeded playouts every time; what they
+    # found is stored by content (the engine's source, the ruleset's files, seats, games, seed)
+    from tests.conftest import copy_ruleset, replace_once
+
+    monkeypatch.setenv("TAPSTER_CACHE_DIR", str(tmp_path / "cache"))
+    path = copy_ruleset(tmp_path, "brewers_yard")
+    first = Encoding(load_ruleset(path), 3, games=3)
+
+    def refuse(self, games, seed):
+        raise AssertionError("played the playouts again")
+
+    played = Encoding._play
+    monkeypatch.setattr(Encoding, "_play", refuse)
+    again = Encoding(load_ruleset(path), 3, games=3)
+    assert [str(a) for a in again.actions] == [str(a) for a in first.actions]
+    assert [(o.name, how, ids) for _, o, how, ids in again.action_rows] == [(o.name, how, ids) for _, o, how, ids in first.action_rows]
+    assert (again.tensor_layout(), again.chance_values) == (first.tensor_layout(), first.chance_values)
+    with pytest.raises(AssertionError, match="played the playouts again"):
+        Encoding(load_ruleset(path), 2, games=3)  # another seat count: not stored
+    replace_once(path.parent / "buildings.csv", "malthouse,Malthouse,3", "malthouse,Malthouse,2")
+    with pytest.raises(AssertionError, match="played the playouts again"):
+        Encoding(load_ruleset(path), 3, games=3)  # a table changed: a miss
+    # a damaged entry is a miss, never an error: played again, the same findings
+    for entry in (tmp_path / "cache" / "results").glob("*.json"):
+        entry.write_text('{"files": {}, "value": {"seen": [[0, "place", [[{"c": "no-such-card"}]]]]}}')
+    monkeypatch.setattr(Encoding, "_play", played)
+    rebuilt = Encoding(load_ruleset(copy_ruleset(tmp_path / "again", "brewers_yard")), 3, games=3)
+    assert [str(a) for a in rebuilt.actions] == [str(a) for a in first.actions]
+    assert rebuilt.tensor_layout() == first.tensor_layout()
+
+

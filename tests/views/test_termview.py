@@ -15,7 +15,7 @@ from tests.conftest import coins_swapped, compiled
 
 GAMES = [
     ("tic_tac_toe", None), ("connect_four", None), ("beer_flights", "five_player"), ("beer_cards", None),
-    ("drink_and_beat", "complex"), ("beer_knight", "speed"), ("belgian_beers_race", "short"),
+    ("drink_and_beat", "complex"), ("beer_knight", "speed"), ("belgian_beers_race", "short"), ("brewers_yard", None),
 ]
 
 

@@ -24,6 +24,9 @@ CLICK_GAMES = [g for g in GAMES if g[0] in ("beer_cards", "beer_flights", "beer_
     # to 9) and World Domination (Baronies taken and challenged), short
     ("beer_knight", "tag_teams", 4, ["human", "human", "random", "random"], {"lazy_sunday": True, "knights_to_win": 3}),
     ("beer_knight", "world_domination", 2, ["human", "human"], {"wins_needed": 1, "baronies_to_win": 4}),
+    # Brewers' Yard (issue 47), clicked only: a space to place a brewer on, a market building to
+    # build (three rounds: a short game)
+    ("brewers_yard", None, 2, ["human", "human"], {"rounds": 3}),
 ]
 #: The options a game's clicks must reach (the variant is there for them); seeded, so the same every run.
 MUST_PLAY = {
@@ -31,6 +34,7 @@ MUST_PLAY = {
     # no Card Swap here since issue 43: with one win a Beerhalla every won Combat re-deals, and a
     # Baron Battle's re-deal follows it at once (the Card Swaps are Tag Teams' to click)
     ("beer_knight", "world_domination"): {"take", "take_barony", "challenge_barony"},
+    ("brewers_yard", None): {"place", "build"},
 }
 CLICK_IDS = [g[0] if g[1] in (None, "speed", "five_player", "complex", "short") else f"{g[0]}-{g[1]}" for g in CLICK_GAMES]
 
@@ -78,6 +82,8 @@ STEERED: dict = {
     # happen upon each of them; they are steered to
     ("beer_knight", "tag_teams"): ["no_trade", "trade", "trade_back", "draw_type", "swap", "no_swap"],
     ("beer_knight", "world_domination"): ["take", "challenge_barony", "take_barony"],
+    # a building bought on the Builder's Yard (a market card clicked), whenever one is affordable
+    "brewers_yard": ["build"],
 }
 #: The options taken whenever offered while a STEERED option is still missing: the ones leading
 #: to them (beers bought and a trip by public transport or a night at camp to taste them; an

@@ -26,7 +26,7 @@ from interpreter.web.server import FORBIDDEN, TableServer, build_app  # noqa: E4
 #: Every shipped ruleset, with a variant that keeps a game short (and shows its hidden parts).
 GAMES = [
     ("tic_tac_toe", None), ("connect_four", None), ("beer_flights", "five_player"), ("beer_cards", None),
-    ("drink_and_beat", "complex"), ("beer_knight", "speed"), ("belgian_beers_race", "short"),
+    ("drink_and_beat", "complex"), ("beer_knight", "speed"), ("belgian_beers_race", "short"), ("brewers_yard", None),
 ]
 
 
