@@ -147,7 +147,16 @@ class _View:
         face = face_of(self.rs, cid)
         return (face.short if face is not None else self.label(cid)) + (f" ({shown})" if shown else "")
 
+    def look(self, cid: Any) -> str:
+        """A kind of card the seat knows lies in a pile (not which copy, nor where): its face's
+        short form, or its label."""
+        face = face_of(self.rs, cid)
+        return face.short if face is not None else self.label(cid)
+
     def pile(self, pile: dict) -> str:
+        if "contents" in pile:  # known contents, unknown order
+            kinds = ", ".join(self.look(cid) + ("" if k == 1 else f" ×{k}") for cid, k in pile["contents"])
+            return f"{pile['count']} face down, order unknown: {kinds}" if pile["count"] else "empty"
         if "count" in pile:
             backs = ", ".join(b if k == 1 else f"{b} ×{k}" for b, k in pile.get("backs") or [])
             return (f"{pile['count']} face down" + (f" ({backs})" if backs else "")) if pile["count"] else "empty"
