@@ -35,6 +35,10 @@ RECORDED = {
     ("beer_knight", "explicit"): "9d7c639ea52e1aa0",
     ("belgian_beers_race", "sample"): "c48d703b51ae735f",
     ("belgian_beers_race", "explicit"): "05ae3fbc5c9508cf",
+    # issue 47: the deck-builder, whose draw piles are owner_contents (worlds reshuffle only a
+    # seat's own pile) and whose buys merge identical cards
+    ("brewhouse", "sample"): "8e85333657325c5f",
+    ("brewhouse", "explicit"): "c32d50399e34a233",
     ("connect_four", "sample"): "50b41b20cac649cc",
     ("connect_four", "explicit"): "50b41b20cac649cc",
     ("drink_and_beat", "sample"): "d5551dc3d62b252a",
