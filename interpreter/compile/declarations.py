@@ -283,7 +283,9 @@ class Declarations(Context):
                         path + ("keyed",)))
                 if z.visibility not in ("public", "hidden"):
                     self.errors.append(self.error(
-                        f"a keyed zone is `public` or `hidden`, found `visibility: {z.visibility}`", path + ("keyed",)))
+                        f"a keyed zone is `public` or `hidden`, found `visibility: {z.visibility}`: its stacks belong to no "
+                        f"seat and lie in order; write `visibility: public` or `visibility: hidden`, or drop `keyed: true`",
+                        path + ("visibility",) if "visibility" in spec else path + ("keyed",)))
                 if z.refill_from is not None:
                     self.errors.append(self.error("a keyed zone cannot be refilled", path + ("refill_from",)))
                     z.refill_from = None
