@@ -24,6 +24,10 @@ CLICK_GAMES = [g for g in GAMES if g[0] in ("beer_cards", "beer_flights", "beer_
     # to 9) and World Domination (Baronies taken and challenged), short
     ("beer_knight", "tag_teams", 4, ["human", "human", "random", "random"], {"lazy_sunday": True, "knights_to_win": 3}),
     ("beer_knight", "world_domination", 2, ["human", "human"], {"wins_needed": 1, "baronies_to_win": 4}),
+    # issue 47's deck-builder, short (big hands: a card bought comes round soon): buys and plays
+    # merged over identical cards (a click on any copy takes its kind's action), done on the
+    # hand, pass on the Buys counter
+    ("brewhouse", None, 2, ["human", "human"], {"rounds": 4, "hand_size": 8}),
 ]
 #: The options a game's clicks must reach (the variant is there for them); seeded, so the same every run.
 MUST_PLAY = {
@@ -78,15 +82,20 @@ STEERED: dict = {
     # happen upon each of them; they are steered to
     ("beer_knight", "tag_teams"): ["no_trade", "trade", "trade_back", "draw_type", "swap", "no_swap"],
     ("beer_knight", "world_domination"): ["take", "challenge_barony", "take_barony"],
+    # Brewhouse: an action card played from the hand (merged copies) and the end of the actions
+    # (on the hand); buys lead to them
+    "brewhouse": ["play", "done"],
 }
 #: The options taken whenever offered while a STEERED option is still missing: the ones leading
 #: to them (beers bought and a trip by public transport or a night at camp to taste them; an
 #: ability used, a beer mug token put on a mat for an ability to move).
 LEADING = {"belgian_beers_race": {"buy", "transport", "camp"}, "drink_and_beat": {"use_ability", "mug"},
            # a Hold My Beer played whenever one may be, so a card taking from a discard pile is played
-           ("beer_knight", "world_domination"): {"hmb"}}
+           ("beer_knight", "world_domination"): {"hmb"},
+           # a card bought whenever one may be, so that an action card comes to hand
+           "brewhouse": {"buy"}}
 #: The most games (seeds 27, 28, ...) played to meet every STEERED option.
-GAMES_AT_MOST = {"belgian_beers_race": 4, "drink_and_beat": 12, ("beer_knight", "tag_teams"): 3,
+GAMES_AT_MOST = {"brewhouse": 2, "belgian_beers_race": 4, "drink_and_beat": 12, ("beer_knight", "tag_teams"): 3,
                  ("beer_knight", "world_domination"): 4}
 
 
