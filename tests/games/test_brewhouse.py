@@ -14,6 +14,7 @@ import pytest
 import interpreter.agents.search as search
 from interpreter import load_ruleset
 from interpreter.agents.core import make_agent
+from interpreter.analysis.check import run_check
 from interpreter.analysis.check_rules import contents_warnings
 from interpreter.engine.rng import Rng
 from interpreter.interop.encoding import Encoding
@@ -156,6 +157,16 @@ def test_one_encoding_id_per_kind_and_an_id_takes_the_legal_copy(rs):
     st = _at(rs, "buy", 5)
     for a in st.legal_actions():
         assert enc.legal_action(st, enc.index(a)) == a
+    # the tensor: the owner's draw pile as a count per kind (in each kind's first copy's slot), the
+    # other seat's as its count alone
+    n = len(rs.components)
+    for p in range(2):
+        start = next(s for name, path, _, s in enc.zone_slots if name == "draw_pile" and tuple(path) == (p,))
+        pile = st.zones["draw_pile"][p]
+        mine, theirs = enc.observation_tensor(st, p), enc.observation_tensor(st, 1 - p)
+        assert {c.index: float(k) for c, k in Counter(c.look for c in pile).items()} == \
+            {i: float(mine[start + i]) for i in range(n) if mine[start + i]}
+        assert mine[start + n] == theirs[start + n] == len(pile) and not theirs[start:start + n].any()
 
 
 def test_a_click_on_any_copy_in_the_supply_takes_its_buy(rs):
@@ -170,3 +181,20 @@ def test_a_click_on_any_copy_in_the_supply_takes_its_buy(rs):
             copies = [c for c in st.zones["supply"] if c.look is look]
             assert all(i in acts.get(c.id, ()) for c in copies), text
             assert not any(i in acts.get(c.id, ()) for c in st.zones["hand"][p] + st.zones["in_play"][p])
+
+
+def test_the_secrecy_checks_fail_a_draw_pile_shown_in_order(rs, monkeypatch):
+    """`observations hide` and `views hide` cover owner_contents: the owner shown its draw pile's
+    order, as ids or as a count per card, fails them, naming the pile."""
+    import interpreter.compile.ruleset as declared
+
+    assert run_check(rs, "observations hide", seeds=[1]).ok and run_check(rs, "views hide", seeds=[1]).ok
+    real = declared._seen_as
+    monkeypatch.setattr(declared, "_seen_as", lambda vis, own: (True, False, False) if vis == "owner_contents" and own
+                        else real(vis, own))
+    result = run_check(rs, "observations hide", seeds=[1])
+    assert not result.ok and "zone draw_pile of seat P1 shows" in result.detail, result.detail
+    monkeypatch.undo()
+    monkeypatch.setattr(declared, "contents_of", lambda z: [[c.id, 1] for c in z])  # each card in its place
+    result = run_check(rs, "views hide", seeds=[1])
+    assert not result.ok and "zones.draw_pile" in result.detail, result.detail
