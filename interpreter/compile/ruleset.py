@@ -55,9 +55,10 @@ class ZoneDecl:
         declares ``back:`` fields: ``{"count": n, "backs": [[back, k], ...]}``, the backs in
         order with how many show each (a hand's order is its owner's secret).  A zone whose
         contents the seat knows but not their order (``owner_contents`` to its owner,
-        ``public_contents`` to everyone) shows ``{"count": n, "contents": [[id, k], ...]}``: each
-        kind of look-alike components once, by the id of the first of them in the ruleset
-        (:attr:`Component.look`), with how many of them lie there, in the ruleset's order."""
+        ``public_contents`` to everyone) shows ``{"count": n, "contents": [[id, k], ...], "ids":
+        [id, ...]}``: each kind of look-alike components once, by the id of the first of them in
+        the ruleset (:attr:`Component.look`), with how many of them lie there, and the
+        components themselves, both in the ruleset's order, never the zone's."""
         vis = "public" if player is None else self.visibility
         if self.keyed:
             if vis != "public":
@@ -72,8 +73,8 @@ class ZoneDecl:
             return [self._shown(s, visible, backs, contents) for s in z]
         if visible:
             return [c.id for c in z]
-        if contents:
-            return {"count": len(z), "contents": contents_of(z)}
+        if contents:  # which components, in the ruleset's order (not the zone's), and a count per look
+            return {"count": len(z), "contents": contents_of(z), "ids": [c.id for c in sorted(z, key=_by_index)]}
         if backs and z and z[0].back is not None:
             seen: dict = {}
             for c in z:
@@ -81,6 +82,10 @@ class ZoneDecl:
                     seen[c.back] = seen.get(c.back, 0) + 1
             return {"count": len(z), "backs": [[b, seen[b]] for b in sorted(seen)]}
         return {"count": len(z)}
+
+
+def _by_index(c: Component) -> int:
+    return c.index
 
 
 def _seen_as(vis: str, own: bool) -> tuple[bool, bool, bool]:

@@ -226,7 +226,8 @@ def _required_hint(err) -> str:
     """For a key a condition requires (an ``if``/``then`` of the schema: ``visibility: owner``
     needs ``per_player``): the ``then`` branch's own description of that key, which says why
     and what to write."""
-    if err.validator != "required" or not isinstance(err.schema, dict):
+    path = list(err.absolute_schema_path)
+    if err.validator != "required" or path[-2:] != ["then", "required"] or not isinstance(err.schema, dict):
         return ""
     missing = re.match(r"'([^']+)' is a required property", err.message)
     prop = (err.schema.get("properties") or {}).get(missing.group(1)) if missing else None

@@ -26,7 +26,8 @@ A *pile* is ``{"ids": [component id], "show": "all" | "top" | "count"}``, ``{"co
 "backs": [[back, k], ...]}`` for a zone the viewer may not look into (the backs another seat's
 hand shows, when the cards' kind declares ``back:``), with ``"contents": [[component id, k], ...]``
 when the viewer knows which components lie there but not their order (``owner_contents``,
-``public_contents``: each look by the id of its first component, with how many), or
+``public_contents``: each look by the id of its first component, with how many; the
+observation's ``ids`` are not drawn), or
 ``{"subs": [pile]}`` for a zone with a ``count``.
 Values are the observation's JSON values; ``None`` is a value withheld from the viewer.
 

@@ -57,6 +57,7 @@ def test_a_draw_pile_shows_its_owner_a_count_per_kind_and_the_others_its_count(r
     assert len(pile) == 5 and theirs == {"count": len(st.zones["draw_pile"][1])}
     assert mine["count"] == 5 and dict(map(tuple, mine["contents"])) == dict(_kinds(pile))
     assert set(dict(map(tuple, mine["contents"]))) <= {"card-tip_jar-1", "card-barrel-1"}
+    assert mine["ids"] == [c.id for c in sorted(pile, key=lambda c: c.index)]  # which cards, in no order of the pile's
     # the order is no one's: the same observation whatever the order
     pile.reverse()
     assert st.observation(0)["zones"]["draw_pile"][0] == mine
