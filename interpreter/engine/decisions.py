@@ -38,6 +38,8 @@ def look_key(v, st) -> object:
         return v.look
     if type(v) is tuple:
         return tuple(look_key(x, st) for x in v)
+    if type(v) in (list, dict):  # an item that is a list or a record: compared as written
+        return repr(v)
     return v
 
 

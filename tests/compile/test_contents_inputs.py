@@ -1,13 +1,14 @@
-"""Bad inputs of issue 47's deck-builder features: a zone whose contents are known but not their
-order (``owner_contents``, ``public_contents``) and an option merging identical components
-(``merge_identical``).  Each is refused at its file:line:col, saying what was expected, what was
-found and what to write instead."""
+"""Issue 47's deck-builder features in small rulesets: a zone whose contents are known but not
+their order (``owner_contents``, ``public_contents``) and an option merging identical components
+(``merge_identical``); and their bad inputs, each refused at its file:line:col, saying what was
+expected, what was found and what to write instead."""
 
 from __future__ import annotations
 
 import pytest
 
 from interpreter import load_ruleset
+from interpreter.engine.rng import Rng
 from interpreter.errors import TapsterError
 
 RULESET = """\
@@ -72,3 +73,28 @@ def test_merge_identical_without_for_is_refused_with_the_fix(tmp_path):
     err, lines = _error(tmp_path, option="{action: ok, merge_identical: true}")
     assert lines[err.mark.line - 1][err.mark.column - 1:].startswith("merge_identical: true")
     assert "this option has no `for`" in str(err) and "add `for: c` and `in: ZONE`, or drop `merge_identical`" in str(err)
+
+
+def test_a_public_contents_pile_shows_everyone_its_cards_and_keeps_them_in_every_world(tmp_path):
+    path = tmp_path / "ruleset.yaml"
+    text = RULESET.replace("ZONE", "pile: {visibility: public_contents}").replace("OPTION", "{action: ok}")
+    path.write_text(text.replace("flow:\n", "setup:\n  - move: {from: pool, to: pile, count: 3}\n  - shuffle: pile\nflow:\n"),
+                    encoding="utf-8")
+    rs = load_ruleset(path)
+    st = rs.new_game(2, seed=3)
+    want = {"count": 3, "contents": [["card-1", 2], ["card-3", 1]], "ids": ["card-1", "card-2", "card-3"]}
+    assert st.observation(0)["zones"]["pile"] == st.observation(1)["zones"]["pile"] == want
+    orders = set()
+    for p in range(2):
+        for k in range(8):
+            world = st.determinize(p, Rng(k))
+            assert sorted(c.id for c in world.zones["pile"]) == ["card-1", "card-2", "card-3"]
+            orders.add(tuple(c.id for c in world.zones["pile"]))
+    assert len(orders) > 1  # reshuffled, not copied
+
+
+def test_merged_items_that_are_lists_merge_by_value(tmp_path):
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(RULESET.replace("ZONE", "pile: {}").replace(
+        "OPTION", "{action: pick, for: x, in: \"[[1, 2], [1, 2], [3]]\", merge_identical: true}"), encoding="utf-8")
+    assert [str(a) for a in load_ruleset(path).new_game(2, seed=0).legal_actions()] == ["pick([1, 2])", "pick([3])"]
