@@ -199,3 +199,20 @@ def test_the_secrecy_checks_fail_a_draw_pile_shown_in_order(rs, monkeypatch):
     monkeypatch.setattr(declared, "contents_of", lambda z: [[c.id, 1] for c in z])  # each card in its place
     result = run_check(rs, "views hide", seeds=[1])
     assert not result.ok and "zones.draw_pile" in result.detail, result.detail
+
+
+def test_analyse_counts_a_card_bought_by_kind(rs):
+    """`analyse`'s option statistics: a merged option's actions count under their kind's first
+    copy (`buy(card-barrel-1)`, `buy: Barrel`), one row per kind, whichever copy was taken."""
+    from interpreter.analysis.balance import Tally, metrics
+    from interpreter.analysis.runner import play_run
+    from interpreter.analysis.simulate import SimSpec
+
+    spec = SimSpec(str(Path(rs.path).resolve()), None, (), 2, 11, ("random", "random"))
+    t = Tally(2)
+    assert play_run(spec, range(4), t, jobs=1, ruleset=rs)
+    rows = [a for a in metrics(t)["actions"] if a["key"].startswith("buy(")]
+    assert rows and len({a["label"] for a in rows}) == len(rows)
+    for a in rows:
+        card = rs.by_id[a["key"][4:-1]]
+        assert card.look is card and a["label"] == f"buy: {card.label}"
