@@ -188,8 +188,14 @@ class _View:
 
     def wide_row(self, title: str, pile: dict) -> list[str] | None:
         """A face-up row of more than :data:`KEYED_COLUMNS_FROM` cards too wide for one line of
-        :data:`COLUMNS_WIDTH` characters (a market, a long hand), in columns under ``title``;
-        None for any other pile (drawn on one line as before)."""
+        :data:`COLUMNS_WIDTH` characters (a market, a long hand), in columns under ``title``, or
+        a pile whose contents the seat knows but not their order too wide for one line, its
+        kinds in columns; None for any other pile (drawn on one line as before)."""
+        if "contents" in pile and pile["count"]:  # known contents, unknown order: the kinds in columns
+            items = [self.look(cid) + ("" if k == 1 else f" ×{k}") for cid, k in pile["contents"]]
+            if len(title) + 2 + len(self.pile(pile)) <= COLUMNS_WIDTH:
+                return None
+            return [f"{title}: {pile['count']} face down, order unknown:"] + columns(items, COLUMNS_WIDTH)
         items = self.pile_items(pile)
         if len(items) <= KEYED_COLUMNS_FROM or len(title) + 2 + len(", ".join(items)) <= COLUMNS_WIDTH:
             return None

@@ -68,6 +68,14 @@ def test_a_draw_pile_shows_its_owner_a_count_per_kind_and_the_others_its_count(r
     html = seat_html(rs, view_observation(st, 0), [])
     assert html.count("contents-pile") == 1 and "order unknown" in html
     assert not any(f'data-id="{c.id}"' in html for c in pile)  # no copy is named, only the kinds
+    # a pile of many kinds: its kinds in columns under the seat, within the terminal's width
+    for key in ("till", "hop_garden", "taproom", "drain", "brewery", "beer_market"):
+        card = next(c for c in st.zones["supply"] if c.fields["key"] == key)
+        st.zones["supply"].remove(card)
+        pile.append(card)
+    lines = seat_text(rs, view_observation(st, 0)).splitlines()
+    at = lines.index("  P1 (you): 11 face down, order unknown:")
+    assert all(len(t) <= 78 for t in lines) and "Beer Market" in lines[at + 1] + lines[at + 2]
 
 
 def _worlds_of_ismcts(rs, st, p, monkeypatch) -> list[dict]:
