@@ -13,7 +13,7 @@ from ..engine import flow
 from ..engine.state import Keyed, State, encode_value, new_game
 from ..errors import ExpressionError, FlowError, TapsterError
 from ..lang.expression import Compiled, Env
-from ..model import Component, Outcome, contents_of, render
+from ..model import CONTENTS_VISIBILITIES, Component, Outcome, contents_of, render
 
 __all__ = ["Ruleset", "ZoneDecl", "VarDecl", "Procedure", "Trigger", "Kind"]
 
@@ -64,9 +64,14 @@ class ZoneDecl:
             if vis != "public":
                 return {"count": sum(len(s) for s in z.values())}
             return [[encode_value(k), [c.id for c in s]] for k, s in z.items()]
-        if self.per_player:
-            return [self._shown(sub, *_seen_as(vis, i == player)) for i, sub in enumerate(z)]
-        return self._shown(z, *_seen_as(vis, False))
+        if vis in CONTENTS_VISIBILITIES:
+            if self.per_player:
+                return [self._shown(sub, *_seen_as(vis, i == player)) for i, sub in enumerate(z)]
+            return self._shown(z, *_seen_as(vis, False))
+        if self.per_player:  # public, owner, hidden: written out (observations are a hot path)
+            return [self._shown(sub, vis == "public" or (vis == "owner" and i == player), vis == "owner")
+                    for i, sub in enumerate(z)]
+        return self._shown(z, vis == "public")
 
     def _shown(self, z: list, visible: bool, backs: bool = False, contents: bool = False) -> Any:
         if z and type(z[0]) is list:
