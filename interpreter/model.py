@@ -8,7 +8,10 @@ from typing import Any, NamedTuple
 
 from .limits import MAX_ITEMS
 
-__all__ = ["Component", "Action", "Outcome", "Decision", "render", "order_key", "less", "greater"]
+__all__ = [
+    "Component", "Action", "Outcome", "Decision", "render", "order_key", "less", "greater", "sees_contents",
+    "contents_of", "CONTENTS_VISIBILITIES", "UNORDERED_VISIBILITIES",
+]
 
 
 class Component:
@@ -18,10 +21,12 @@ class Component:
     ``fields`` the static data from its table (plus ``id`` and ``kind``), ``mutable`` the names of
     the kind's mutable properties (their values live in ``State.props``), ``label`` the text shown
     to people, ``index`` a dense integer used for fast lookups, ``back`` the text its back shows
-    when it lies face down (its kind's ``back:`` fields, e.g. ``Knight``; None: a plain back).
+    when it lies face down (its kind's ``back:`` fields, e.g. ``Knight``; None: a plain back),
+    ``look`` the first component of the ruleset identical to it (the same kind and the same
+    fields but ``id``: the copies of one row), itself when it is the first.
     """
 
-    __slots__ = ("id", "kind", "fields", "mutable", "label", "index", "back")
+    __slots__ = ("id", "kind", "fields", "mutable", "label", "index", "back", "look")
 
     def __init__(self, id: str, kind: str, fields: dict, mutable: frozenset, label: str, index: int):
         self.id = id
@@ -31,6 +36,7 @@ class Component:
         self.label = label
         self.index = index
         self.back = None
+        self.look = self
 
     def __repr__(self) -> str:
         return f"Component({self.id!r})"
@@ -42,6 +48,29 @@ class Component:
     # comparison: a class that defines any ordering method makes every `==`, `!=` and `in` on
     # its objects a slot call ten times slower, and every move and listing compares components.
     # The language orders them through `order_key` (sorted, min, max, `<` and `>`).
+
+
+#: The visibilities of a zone whose contents a seat may know without knowing their order.
+CONTENTS_VISIBILITIES = ("owner_contents", "public_contents")
+
+#: The visibilities under which nobody knows a zone's order (its contents may be known).
+UNORDERED_VISIBILITIES = ("hidden", *CONTENTS_VISIBILITIES)
+
+
+def sees_contents(vis: str, own: bool) -> bool:
+    """True when a seat knows which components lie in a part of a zone of visibility ``vis``
+    (``own``: the part is the seat's), whether or not it knows their order."""
+    return vis in ("public", "public_contents") or (own and vis in ("owner", "owner_contents"))
+
+
+def contents_of(z) -> list:
+    """The components of ``z`` (a list) as ``[[id, k], ...]``: each look (:attr:`Component.look`,
+    identical components) once, by its id, with how many lie in ``z``, in the ruleset's order."""
+    counts: dict = {}
+    for c in z:
+        look = c.look
+        counts[look] = counts.get(look, 0) + 1
+    return [[look.id, k] for look, k in sorted(counts.items(), key=lambda item: item[0].index)]
 
 
 class _InOrder:

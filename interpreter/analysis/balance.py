@@ -132,6 +132,7 @@ def _play_game(spec: SimSpec, rs, limit: int, i: int) -> GameRecord:
     try:
         agents = [make_agent(name, agent_seed(gs, p)) for p, name in enumerate(spec.agents)]
         st = rs.new_game(spec.players, seed=gs)
+        merging = {o.name for c in rs.chooses for o in c.options if o.merge}
         trace = _Trace()
         deciders: list[int] = []
 
@@ -161,8 +162,11 @@ def _play_game(spec: SimSpec, rs, limit: int, i: int) -> GameRecord:
             rec.decisions += 1
             used = rec.used[p]
             used[a.name] += 1
+            merged = a.name in merging
             for arg in a.args:
                 if isinstance(arg, Component):
+                    if merged:  # identical copies are one action: counted as the look's first copy
+                        arg = arg.look
                     key = f"{a.name}({arg.id})"
                     used[key] += 1
                     rec.labels.setdefault(key, f"{a.name}: {arg.label}")

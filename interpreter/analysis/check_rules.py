@@ -15,10 +15,12 @@ import json
 from ..compile.facts import FactsError, enumerate_tree, game_facts, outcome_problem
 from ..compile.ruleset import Ruleset
 from ..engine import flow as flow_engine
+from ..engine.places import SeatZoneRef
 from ..engine.rng import Rng
 from ..engine.state import State
 from ..errors import IllegalActionError
 from ..interop.encoding import has_chance, static_actions
+from ..model import sees_contents
 from .check_games import (
     MOVE_LIMIT,
     CheckFailure,
@@ -84,7 +86,8 @@ def check_games_end(rs: Ruleset, seeds: Games) -> tuple[str, list[str]]:
         sums[players] = ["tree", *tree.sums]
     tail = f"; the declared facts are the enumerated tree's with {', '.join(exact)} players" if exact else ""
     return (f"{games} random games ended with an outcome ({games_played(seeds)}; decisions reached: {reached or 'none'}){tail}",
-            coverage_notes(rs, seeds) + _encoding_warnings(rs) + adapter_warnings(rs, sums, extremes) + short_draw_notes(games))
+            coverage_notes(rs, seeds) + _encoding_warnings(rs) + contents_warnings(rs) + adapter_warnings(rs, sums, extremes)
+            + short_draw_notes(games))
 
 
 #: ``games end`` notes a declared longest game (``limits: {actions: N}``) at least this many times
@@ -197,6 +200,28 @@ def _encoding_warnings(rs: Ruleset) -> list[str]:
             out.append(f"warning: action `{o.name}` ({o.mark}): its ids are not derived from its `in:`, which reads values "
                        "not known without playing (a variable, a `let`, an attribute); the OpenSpiel and PettingZoo encoding "
                        "widens the values seen in playouts, creating ids no listing may produce")
+    return out
+
+
+def contents_warnings(rs: Ruleset) -> list[str]:
+    """A warning per per-player ``hidden`` zone refilled from a zone its owner sees (its own
+    seat's discard pile, a public pile): the deck-builder's draw pile, whose owner knows which
+    cards are in it (it saw every one go to the discard pile) but not their order.  Declared
+    ``hidden``, the search agents' worlds deal other seats' hidden cards into it; the fix names
+    ``visibility: owner_contents``.  Returns the warnings as note lines."""
+    out = []
+    for z in rs.zone_list:
+        ref = z.refill_from
+        src = getattr(ref, "decl", None)
+        if not z.per_player or z.visibility != "hidden" or src is None:
+            continue
+        if sees_contents(src.visibility, isinstance(ref, SeatZoneRef)):
+            mark = getattr(ref, "mark", None)
+            where = f" ({mark})" if mark is not None else ""
+            out.append(f"warning: zone `{z.name}`{where}: a per-player `hidden` zone refilled from `{ref.text}`, which its "
+                       f"owner sees, so its owner knows which components are in it, only not their order; declared "
+                       f"`hidden`, the search agents' worlds deal other seats' hidden components into it: declare "
+                       f"`visibility: owner_contents` (its owner knows the contents, nobody the order)")
     return out
 
 

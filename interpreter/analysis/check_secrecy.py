@@ -55,7 +55,9 @@ def _owned_leaves(z, decl) -> Iterator[tuple[int | None, list]]:
 
 def check_observations(rs: Ruleset, seeds) -> str:
     """At every move, each seat's observation is JSON data and shows no component of a hidden
-    zone (an ``owner`` zone of another seat, a ``hidden`` zone).  Raises :class:`CheckFailure`."""
+    zone (an ``owner`` zone of another seat, a ``hidden`` zone) nor, by its id, one of a zone
+    whose order it may not know (``owner_contents``, ``public_contents``: a count per kind
+    only).  Raises :class:`CheckFailure`."""
     looks = 0
     for seed in seeds:
         g = Game(rs, rs.default_players, seed, seeds)

@@ -178,6 +178,7 @@ class Declarations(Context):
                     self.component_rows[ident] = (rmark, rpath)  # where its cells are written
                     kind.components.append(c)
             rs.kinds[kname] = kind
+            _set_looks(kind.components)
         rs.components = tuple(rs.components)
 
     def _row_copies(self, kname: str, rows: list, row_marks: list, row_paths: list) -> list:
@@ -281,8 +282,11 @@ class Declarations(Context):
                     self.errors.append(self.error(
                         "a keyed zone is one shared zone: it cannot be `per_player` or have a `count`",
                         path + ("keyed",)))
-                if z.visibility == "owner":
-                    self.errors.append(self.error("a keyed zone has no owner: use public or hidden", path + ("keyed",)))
+                if z.visibility not in ("public", "hidden"):
+                    self.errors.append(self.error(
+                        f"a keyed zone is `public` or `hidden`, found `visibility: {z.visibility}`: its stacks belong to no "
+                        f"seat and lie in order; write `visibility: public` or `visibility: hidden`, or drop `keyed: true`",
+                        path + ("visibility",) if "visibility" in spec else path + ("keyed",)))
                 if z.refill_from is not None:
                     self.errors.append(self.error("a keyed zone cannot be refilled", path + ("refill_from",)))
                     z.refill_from = None
@@ -439,3 +443,12 @@ class _MapsInPlace(dict):
             old.__init__(gm.name, gm.graph, gm.edge_list, gm.edge_kind, gm.edge_components)
             gm = old
         super().__setitem__(name, gm)
+
+
+def _set_looks(components: list) -> None:
+    """Each component's ``look``: the first of ``components`` (one kind's, in order) whose
+    fields but ``id`` are the same as its own (the copies of one row look alike)."""
+    first: dict = {}
+    for c in components:
+        key = repr(sorted((k, repr(v)) for k, v in c.fields.items() if k != "id"))
+        c.look = first.setdefault(key, c)

@@ -17,7 +17,7 @@ from ..engine import chance
 from ..errors import ExpressionError, TapsterError
 from ..lang.expression import BUILTINS, Builtin, Compiled, Env, FunctionBody, parse
 from ..limits import MAX_FUNCTION_CALLS
-from ..model import render
+from ..model import UNORDERED_VISIBILITIES, render
 from .context import Context
 from .ruleset import Ruleset
 
@@ -79,7 +79,7 @@ class Functions(Context):
     def _chance_reads(self) -> None:
         """For explicit chance: the hidden zones, and what each ruleset function reads of their
         order (through the functions it calls, to a fixed point)."""
-        self.hidden_zones = {z.name for z in self.zones.values() if z.visibility == "hidden" and not z.keyed}
+        self.hidden_zones = {z.name for z in self.zones.values() if z.visibility in UNORDERED_VISIBILITIES and not z.keyed}
         specs = self.data.get("functions") or {}
         texts = {f: [spec.get("value")] for f, spec in specs.items() if isinstance(spec, dict)}
         reads: dict[str, tuple] = {f: () for f in texts}

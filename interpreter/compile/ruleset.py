@@ -13,7 +13,7 @@ from ..engine import flow
 from ..engine.state import Keyed, State, encode_value, new_game
 from ..errors import ExpressionError, FlowError, TapsterError
 from ..lang.expression import Compiled, Env
-from ..model import Component, Outcome, render
+from ..model import CONTENTS_VISIBILITIES, Component, Outcome, contents_of, render
 
 __all__ = ["Ruleset", "ZoneDecl", "VarDecl", "Procedure", "Trigger", "Kind"]
 
@@ -53,22 +53,33 @@ class ZoneDecl:
         contents): component ids, or ``{"count": n}``.  Another
         seat's ``owner`` zone (a hand held up) also shows its components' backs when their kind
         declares ``back:`` fields: ``{"count": n, "backs": [[back, k], ...]}``, the backs in
-        order with how many show each (a hand's order is its owner's secret)."""
+        order with how many show each (a hand's order is its owner's secret).  A zone whose
+        contents the seat knows but not their order (``owner_contents`` to its owner,
+        ``public_contents`` to everyone) shows ``{"count": n, "contents": [[id, k], ...], "ids":
+        [id, ...]}``: each kind of look-alike components once, by the id of the first of them in
+        the ruleset (:attr:`Component.look`), with how many of them lie there, and the
+        components themselves, both in the ruleset's order, never the zone's."""
         vis = "public" if player is None else self.visibility
         if self.keyed:
             if vis != "public":
                 return {"count": sum(len(s) for s in z.values())}
             return [[encode_value(k), [c.id for c in s]] for k, s in z.items()]
-        if self.per_player:
+        if vis in CONTENTS_VISIBILITIES:
+            if self.per_player:
+                return [self._shown(sub, *_seen_as(vis, i == player)) for i, sub in enumerate(z)]
+            return self._shown(z, *_seen_as(vis, False))
+        if self.per_player:  # public, owner, hidden: written out (observations are a hot path)
             return [self._shown(sub, vis == "public" or (vis == "owner" and i == player), vis == "owner")
                     for i, sub in enumerate(z)]
         return self._shown(z, vis == "public")
 
-    def _shown(self, z: list, visible: bool, backs: bool = False) -> Any:
+    def _shown(self, z: list, visible: bool, backs: bool = False, contents: bool = False) -> Any:
         if z and type(z[0]) is list:
-            return [self._shown(s, visible, backs) for s in z]
+            return [self._shown(s, visible, backs, contents) for s in z]
         if visible:
             return [c.id for c in z]
+        if contents:  # which components, in the ruleset's order (not the zone's), and a count per look
+            return {"count": len(z), "contents": contents_of(z), "ids": [c.id for c in sorted(z, key=_by_index)]}
         if backs and z and z[0].back is not None:
             seen: dict = {}
             for c in z:
@@ -76,6 +87,21 @@ class ZoneDecl:
                     seen[c.back] = seen.get(c.back, 0) + 1
             return {"count": len(z), "backs": [[b, seen[b]] for b in sorted(seen)]}
         return {"count": len(z)}
+
+
+def _by_index(c: Component) -> int:
+    return c.index
+
+
+def _seen_as(vis: str, own: bool) -> tuple[bool, bool, bool]:
+    """How a seat sees one part of a zone of visibility ``vis`` (``own``: the part is the
+    seat's): (every component in order, backs only, the contents without their order)."""
+    if vis == "public" or (vis == "owner" and own):
+        return True, False, False
+    if vis == "public_contents" or (vis == "owner_contents" and own):
+        return False, False, True
+    return False, vis == "owner", False
+
 
 
 class VarDecl:
@@ -277,7 +303,9 @@ class Ruleset:
     def visible_indexes(self, st: State, player: int | None) -> set[int]:
         """The indexes of the components ``player`` may see in ``st``: those in public zones and
         in the player's own ``owner`` zones (every zone for None, an observer; one pass over the
-        zones, O(components))."""
+        zones, O(components)).  A component in a zone whose contents the seat knows but not
+        their order (``owner_contents``, ``public_contents``) is not seen one by one: the seat
+        sees how many of each look lie there (:meth:`ZoneDecl.observe`)."""
         seen: set[int] = set()
         for decl in self.zone_list:
             vis = "public" if player is None else decl.visibility
@@ -290,7 +318,7 @@ class Ruleset:
                         seen.update(c.index for c in stack)
             elif decl.per_player:
                 for i, sub in enumerate(z):
-                    if vis == "public" or i == player:
+                    if vis == "public" or (vis == "owner" and i == player):
                         _collect(sub, decl.depth - 1, seen)
             elif vis == "public":
                 _collect(z, decl.depth, seen)

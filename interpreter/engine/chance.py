@@ -12,9 +12,9 @@ A ruleset is played in one of two chance modes:
   ``(CHANCE,)``, ``State.chance_outcomes()`` lists ``(Action("chance", (value,)), probability)``
   and ``State.apply(outcome)`` moves on.
 
-**Lazy deals.**  A ``shuffle`` of a zone nobody may look into (``visibility: hidden``) does not
-order it: the state remembers the components whose order is still unknown (``State.lazy``, zone
-path -> a list of *groups*, sets of components each arranged uniformly at random over the
+**Lazy deals.**  A ``shuffle`` of a zone whose order nobody knows (``visibility: hidden``,
+``owner_contents`` or ``public_contents``) does not order it: the state remembers the components
+whose order is still unknown (``State.lazy``, zone path -> a list of *groups*, sets of components each arranged uniformly at random over the
 positions its members hold; a shuffle makes one group of the whole zone).  Drawing from the top of such a zone, or reading its top
 (``top(deck)``) or its order in an expression, first *reveals* the position read: a chance point
 over the components that may be there (each with probability 1/k for the k still unknown), and
@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import FlowError
 from ..lang.expression import Env
-from ..model import Action, Component, render
+from ..model import UNORDERED_VISIBILITIES, Action, Component, render
 from .flow import Effect, KeyedZoneRef, _bind
 from .rng import below as rng_below
 
@@ -559,7 +559,7 @@ class ExplicitMove(Wrapper):
         inner = self.inner
         if inner.what is not None:
             carried = []
-            if st.lazy and inner.dst.decl.visibility == "hidden" and type(inner.dst) is not KeyedZoneRef:
+            if st.lazy and inner.dst.decl.visibility in UNORDERED_VISIBILITIES and type(inner.dst) is not KeyedZoneRef:
                 # components taken by identity keep their unknown order in a hidden zone
                 env = st.env
                 env.loc = loc
@@ -643,7 +643,7 @@ def wrap(inner: Effect, texts: list, hidden: set[str], functions: dict, register
             texts = [t for t in texts if t is not inner.what.text and t != inner.what.text]
     reads = order_reads(texts, hidden, functions)
     if verb == "shuffle":
-        w = ExplicitShuffle(inner, reads, inner.zone.decl.visibility == "hidden")
+        w = ExplicitShuffle(inner, reads, inner.zone.decl.visibility in UNORDERED_VISIBILITIES)
     elif verb == "random":
         w = ExplicitRandom(inner, reads)
     elif verb == "roll":

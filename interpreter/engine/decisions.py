@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from ..errors import ExpressionError, FlowError
 from ..lang.codegen import WorkExceeded, generate_legal
 from ..lang.expression import Env, _operand
-from ..model import Action, render
+from ..model import Action, Component, render
 from .places import snapshot
 from .runner import Effect, _tuple_new
 
@@ -22,9 +22,44 @@ class Option:
     """One option of a ``choose``: ``name``, ``names`` bound by ``for``, the ``items`` they range
     over, the legality condition ``cond``, the ``label`` template and the ``body`` block;
     ``action``: the option's one action when it binds no names (made once, actions are
-    immutable)."""
+    immutable); ``merge``: identical components give one action (``merge_identical: true``,
+    see :func:`merge_identical`)."""
 
-    __slots__ = ("name", "names", "items", "cond", "label", "body", "mark", "action")
+    __slots__ = ("name", "names", "items", "cond", "label", "body", "mark", "action", "merge")
+
+
+def look_key(v, st) -> object:
+    """What tells a value of an action apart when identical components merge: a component by
+    its look (:attr:`~interpreter.model.Component.look`, the copies of one row alike) and, for a
+    kind with mutable properties, their values now in ``st``; any other value as itself."""
+    if type(v) is Component:
+        if v.mutable:
+            return (v.look, repr(sorted(st.props.get(v.index, {}).items())))
+        return v.look
+    if type(v) is tuple:
+        return tuple(look_key(x, st) for x in v)
+    if type(v) in (list, dict):  # an item that is a list or a record: compared as written
+        return repr(v)
+    return v
+
+
+def merge_identical(actions: tuple, merging: frozenset, st) -> tuple:
+    """``actions`` with the actions of the options named in ``merging`` (``merge_identical:
+    true``) merged: among the actions of one option whose values are identical components
+    (:func:`look_key`), one action, at the place of the first of them and on the last copy
+    listed (a zone's top: ``in:`` lists a zone from its bottom).  Other actions as they are."""
+    out: list = []
+    at: dict = {}
+    for a in actions:
+        if a.name in merging:
+            key = (a.name, tuple(look_key(v, st) for v in a.args))
+            i = at.get(key)
+            if i is not None:
+                out[i] = a  # a later copy: the top one wins
+                continue
+            at[key] = len(out)
+        out.append(a)
+    return tuple(out)
 
 
 class Choose(Effect):
@@ -36,7 +71,7 @@ class Choose(Effect):
     verb = "choose"
     __slots__ = (
         "id", "name", "player", "by_current", "prompt", "options", "by_name", "otherwise", "secret", "plan",
-        "shared_locals", "generated",
+        "shared_locals", "generated", "merging",
     )  # fmt: skip
 
     @classmethod
@@ -66,6 +101,11 @@ class Choose(Effect):
             if o.names and "in" not in ospec:
                 raise ctx.error("an option with `for` needs `in`", opath)
             o.items = ctx.expr(ospec["in"], opath + ("in",), scope) if o.names else None
+            o.merge = bool(ospec.get("merge_identical", False))
+            if o.merge and not o.names:
+                raise ctx.error("`merge_identical: true` merges the actions of an option's `for` over identical "
+                                "components, and this option has no `for`; add `for: c` and `in: ZONE`, or drop "
+                                "`merge_identical`", opath + ("merge_identical",))
             inner = scope.with_locals(o.names)
             o.cond = ctx.expr(ospec["if"], opath + ("if",), inner) if "if" in ospec else None
             default_label = o.name.replace("_", " ") + "".join(" {" + n + "}" for n in o.names)
@@ -78,6 +118,9 @@ class Choose(Effect):
         e.plan = e._plan()
         e.mark = ctx.mark(path)
         e.generated = generate_legal(e, scope.codegen, snapshot)
+        e.merging = frozenset(o.name for o in options if o.merge)
+        if e.merging and e.generated is not None:  # every listing merges (the flow's generated code calls this one)
+            e.generated = _merged(e.generated, e.merging)
         # No option's `for` names hide a local name of the decision's own: then one copy of the
         # locals serves every option in turn (a name an option left bound is read by no other).
         e.shared_locals = not any(n in scope.locals for o in options for n in o.names)
@@ -167,6 +210,8 @@ class Choose(Effect):
                     if cond is None or cond(env):
                         append(Action(action, v))
             env.loc = loc
+        if self.merging:
+            return merge_identical(tuple(actions), self.merging, st)
         return tuple(actions)
 
     def _legal_checked(self, st, loc) -> tuple:
@@ -209,6 +254,8 @@ class Choose(Effect):
                     tmp.update(zip(o.names, v))
                     if cond is None or cond(env):
                         append(Action(o.name, v))
+        if self.merging:
+            return merge_identical(tuple(actions), self.merging, st)
         return tuple(actions)
 
     def run(self, st, loc):
@@ -299,3 +346,13 @@ class Choose(Effect):
         env = Env(st, dict(loc))
         env.loc.update(zip(o.names, action.args))
         return o.label(env)
+
+
+def _merged(listing, merging: frozenset):
+    """The generated ``listing(env)`` with identical components' actions merged
+    (:func:`merge_identical`)."""
+
+    def legal(env):
+        return merge_identical(listing(env), merging, env.state)
+
+    return legal

@@ -474,7 +474,8 @@ class State:
     def determinize(self, player: int, rng) -> State:
         """A new state that ``player`` cannot tell from this one, drawn at random with ``rng``
         (an :class:`~interpreter.engine.rng.Rng`): what ``player`` may not see is redealt among the
-        places it may not see, and the random generator reseeded
+        places it may not see (a place whose contents it knows but not their order, only within
+        itself), and the random generator reseeded
         (:func:`interpreter.engine.worlds.determinize`, which says how).
 
         Raises:

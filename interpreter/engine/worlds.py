@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..errors import TapsterError
-from ..model import Action, Component
+from ..model import Action, Component, sees_contents
 from . import chance as chance_mod
 from . import flow
 from .chance import CHANCE
@@ -38,7 +38,10 @@ def determinize(real: State, player: int, rng) -> State:
     zones, keyed zones that are not public) are redealt uniformly among those places, each
     place keeping its count, and the random generator is reseeded from ``rng`` (an
     :class:`~interpreter.engine.rng.Rng`), so that nothing of the real hidden arrangement or of the
-    real future chance reaches an agent searching the copy.
+    real future chance reaches an agent searching the copy.  A place whose contents ``player``
+    knows but not their order (its own ``owner_contents`` zone, a ``public_contents`` zone: a
+    deck-builder's draw pile) keeps its own components, in a new order: it neither gives nor
+    takes a component from any other place.
 
     Components are exchangeable when they are of one kind and alike in the fields their kind
     shows face down (``back:``, e.g. the deck a card belongs to): a Weapon card is never
@@ -101,30 +104,40 @@ class Worlds:
         st._outcome = None
         st.rng = seed_state(0)  # not the real generator: every draw reseeds its world
         rs = st.ruleset
-        found = []  # (sort key, how to find the place in a copy, list): every place the seat cannot see
+        # (sort key, how to find the place in a copy, list, alone): every place the seat cannot
+        # see, or whose contents it knows but not their order (alone: redealt within itself)
+        found = []
         for decl in rs.zone_list:
             name = decl.name
             z = st.zones[name]
             vis = decl.visibility
             if decl.keyed:
                 if vis != "public":
-                    found.extend(((name, repr(k)), (name, k, ()), sub) for k, sub in z.items())
+                    found.extend(((name, repr(k)), (name, k, ()), sub, False) for k, sub in z.items())
             elif decl.per_player:
                 for i, sub in enumerate(z):
-                    if vis == "hidden" or (vis == "owner" and i != player):
-                        found.extend(((name, i, path), (name, None, (i, *path)), leaf)
-                                     for path, leaf in _leaves_with_path(sub, decl.depth - 1))
+                    if vis == "public" or (vis == "owner" and i == player):
+                        continue
+                    alone = sees_contents(vis, i == player)
+                    found.extend(((name, i, path), (name, None, (i, *path)), leaf, alone)
+                                 for path, leaf in _leaves_with_path(sub, decl.depth - 1))
             elif vis != "public":
-                found.extend(((name, path), (name, None, path), leaf) for path, leaf in _leaves_with_path(z, decl.depth))
+                alone = sees_contents(vis, False)
+                found.extend(((name, path), (name, None, path), leaf, alone) for path, leaf in _leaves_with_path(z, decl.depth))
         found.sort(key=lambda f: repr(f[0]))
         #: How to find each place in a copy: (zone name, the key in a keyed zone or None, indexes).
-        self.places = tuple(where for _, where, _ in found)
-        pools: dict = {}  # (kind, back) -> [slots (place number, index)], [components]
+        self.places = tuple(where for _, where, _, _ in found)
+        # (kind, back) -> [slots (place number, index)], [components]; ("alone", n) for a place
+        # whose contents the seat knows: its own components, in another order
+        pools: dict = {}
         kinds = rs.kinds
-        for n, (_, _, place) in enumerate(found):
+        for n, (_, _, place, alone) in enumerate(found):
             for i, c in enumerate(place):
-                back = kinds[c.kind].back
-                key = (c.kind, tuple(repr(c.fields.get(f)) for f in back)) if back else c.kind
+                if alone:
+                    key = ("alone", n)
+                else:
+                    back = kinds[c.kind].back
+                    key = (c.kind, tuple(repr(c.fields.get(f)) for f in back)) if back else c.kind
                 slots, comps = pools.setdefault(key, ([], []))
                 slots.append((n, i))
                 comps.append(c)

@@ -12,7 +12,9 @@ fixed order, and numbered from 0, without playing:
 1. decisions in the order the compiler meets them (procedures' before the flow's), their
    options in order;
 2. an option without ``for`` is one action (``check``);
-3. an option with ``for`` gives the values its ``in:`` can ever produce, derived from the
+3. an option with ``for`` gives the values its ``in:`` can ever produce (with ``merge_identical:
+   true``, one id per look of identical components, the copies of one row, which every copy's
+   action maps to), derived from the
    expression (:mod:`interpreter.interop.domains`): a constant's items exactly (``range(9)``, a
    parameter's list, a comprehension over constant ranges), every component for a zone, every
    node for a map's nodes or neighbours, the product for tuples, the union for ``+``; an ``if``
@@ -43,7 +45,9 @@ turn counters, phase, zones, every visible variable by its statically derived ty
 for seats, truth values, components and enumerated texts), and filled from the state for one
 seat without building any text (the fast observation path).  Its version is
 :data:`~interpreter.interop.layout.LAYOUT_VERSION`.  :meth:`Encoding.legal_mask` writes the
-legal-action mask without labels.
+legal-action mask without labels.  A zone whose contents a seat knows but not their order
+(``owner_contents``, ``public_contents``) shows that seat, in the slot of the first component of
+each look, how many of that look lie there, never their positions.
 
 **Returns** are the outcome's scores.  The utility bounds, the utility's kind and the longest game
 are the game's exact facts (:func:`interpreter.compile.facts.game_facts`): declared in the ruleset
@@ -298,15 +302,29 @@ class Encoding:
                 actions.append(a)
             return index[a]
 
+        def ids(o, arg_lists) -> list[int]:
+            if not o.merge:
+                return [add(Action(o.name, args)) for args in arg_lists]
+            # identical components merged: one id per look, the action of its first copy;
+            # every copy's action has that id (the legal one is the top copy's)
+            out: list[int] = []
+            for args in arg_lists:
+                a = Action(o.name, args)
+                i = add(Action(o.name, tuple(_first_look(v) for v in args)))
+                index.setdefault(a, i)
+                if i not in out:
+                    out.append(i)
+            return out
+
         static = static_actions(rs, self.num_players)
         for choose, o, derived in static:  # first every derived id: they do not depend on playing
             if derived is not None:
-                self.action_rows.append((choose, o, "derived", [add(Action(o.name, args)) for args in derived]))
+                self.action_rows.append((choose, o, "derived", ids(o, derived)))
         for choose, o, derived in static:  # then the options whose values only playing shows
             if derived is None:
                 slots = seen.get((choose.id, o.name))
                 widened = _product([sorted(self._widen(s), key=_sort_key) for s in slots]) if slots else []
-                self.action_rows.append((choose, o, "explored", [add(Action(o.name, args)) for args in widened]))
+                self.action_rows.append((choose, o, "explored", ids(o, widened)))
         self.actions = tuple(actions)
         self.action_index = index
         self.num_distinct_actions = len(actions)
@@ -543,6 +561,22 @@ class Encoding:
                 "explore more games (the `explore` parameter)")
         return i
 
+    def legal_action(self, st: State, index: int) -> Action:
+        """The action of ``st`` numbered ``index``: its legal action with that index (an option
+        with ``merge_identical: true`` numbers every copy of a look alike, and the legal action
+        is on the copy listed, a pile's top card), else ``actions[index]`` (which
+        ``State.apply`` then refuses as illegal).
+
+        Raises:
+            IndexError: ``index`` is outside the action index space.
+        """
+        a = self.actions[index]
+        legal = st.legal_actions()
+        if a in legal:
+            return a
+        get = self.action_index.get
+        return next((b for b in legal if get(b) == index), a)
+
     def chance_index_of(self, action: Action) -> int:
         """The index of a chance outcome ``Action("chance", (value,))``.
 
@@ -580,6 +614,16 @@ class Encoding:
         return [float(x) for x in scores]
 
 
+def _first_look(v: Any) -> Any:
+    """``v`` with each component replaced by the first component of its look (its row's first
+    copy): the value one encoding id stands for under ``merge_identical: true``."""
+    if type(v) is Component:
+        return v.look
+    if type(v) is tuple:
+        return tuple(_first_look(x) for x in v)
+    return v
+
+
 def static_actions(rs: Ruleset, num_players: int) -> list[tuple]:
     """Every option of every decision of ``rs`` (compiled as the encoding plays it) with the
     argument tuples it can produce, derived without playing: ``(choose, option, args)``, where
@@ -610,6 +654,8 @@ def describe_encoding(rs: Ruleset, num_players: int) -> dict:
             explored.append({"decision": decision, "action": o.name, "arguments": [{"name": n} for n in o.names],
                              "ids": None, "count": None, "derived": False})
             continue
+        if o.merge:  # one id per look of identical components
+            derived = list(dict.fromkeys(tuple(_first_look(v) for v in a) for a in derived))
         ids = [index.setdefault(Action(o.name, args), len(index)) for args in derived]
         args = []
         for k, name in enumerate(o.names):

@@ -22,7 +22,9 @@ seat may see the component), so the tensor of seat ``p`` is a function of ``p``'
   ranking, 1 the best), at the end (0 before; the end's reason, a text, is left out);
 - ``zones.NAME[i]...``: for every single zone (a per-player zone seat by seat, a counted zone
   index by index), one slot per component of the ruleset (its position in the zone from the
-  bottom, plus 1, when the seat may see it there, else 0), one slot with the zone's count (which
+  bottom, plus 1, when the seat may see it there, else 0; in a zone whose contents the seat
+  knows but not their order, ``owner_contents`` to its owner and ``public_contents``, 1 for each
+  component that lies there, whatever its place), one slot with the zone's count (which
   everyone sees; a ``hidden`` zone has this slot only) and, for a zone the seat holds up to others (``owner``) whose components show
   backs (``back:``), one count per back the ruleset's components can show; a keyed zone has three
   slots per component (its height in its stack plus 1, then the key: an ``(x, y)`` place's x and
@@ -913,6 +915,8 @@ class TensorLayout:
                     self.zone_parts.append((decl, path, owner, start, -1))
                     continue
                 start = part(f"zones.{label}", ncomp + 1, f"zone {label} ({decl.visibility})",
+                             "per component: 1 where it lies there (its order unknown); then the count"
+                             if decl.visibility in ("owner_contents", "public_contents") else
                              "per component: position from the bottom + 1; then the count")
                 bstart = -1
                 if decl.visibility == "owner" and decl.per_player and backs:  # as ZoneDecl.observe shows backs
@@ -1034,6 +1038,9 @@ class TensorLayout:
             if vis == "public" or (vis == "owner" and owner == player):
                 for pos, c in enumerate(z):
                     out[start + c.index] = pos + 1
+            elif vis == "public_contents" or (vis == "owner_contents" and owner == player):
+                for c in z:  # which components lie there, never where (ZoneDecl.observe's "ids")
+                    out[start + c.index] = 1.0
             elif bstart >= 0 and z and z[0].back is not None:  # the backs others see, as ZoneDecl.observe shows them
                 bi = self.back_index
                 for c in z:

@@ -371,7 +371,7 @@ class TapsterState(pyspiel.State):
                 node.parent = node.action = None
                 node.table.count -= 1
             st = node.state
-            st.apply(enc.chance_action(action) if is_chance(st) else enc.actions[action])
+            st.apply(enc.chance_action(action) if is_chance(st) else enc.legal_action(st, action))
             node.cache = {}
             return
         children = node.children
@@ -380,7 +380,7 @@ class TapsterState(pyspiel.State):
             child.shared = True  # another state holds it (or did): it never changes now
         else:
             st = node.state.clone()
-            st.apply(enc.chance_action(action) if is_chance(st) else enc.actions[action])
+            st.apply(enc.chance_action(action) if is_chance(st) else enc.legal_action(st, action))
             table = node.table
             child = _Node(st, table)
             if table.count < table.limit:

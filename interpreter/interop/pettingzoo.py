@@ -153,7 +153,7 @@ class TapsterEnv(AECEnv):
             return
         enc = self.encoding
         try:
-            a = enc.actions[int(action)]
+            a = enc.legal_action(self.state, int(action))
         except (IndexError, TypeError, ValueError):
             raise EncodingError(f"action {action!r} is not an index from 0 to {enc.num_distinct_actions - 1}") from None
         self._cumulative_rewards[agent] = 0.0

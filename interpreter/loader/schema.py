@@ -186,7 +186,7 @@ def validate(doc: Document) -> list[SchemaError]:
         # a key that is not a plain word (`"\r"`, `"a b"`) shows quoted, so a message stays one line
         where = "/".join(p if isinstance(p, str) and p.isidentifier() else repr(p) if isinstance(p, str) else str(p)
                          for p in path) or "the ruleset"
-        message = f"{err.message} (at {where})" + _unquoted_hint(err, path)
+        message = f"{err.message} (at {where})" + _unquoted_hint(err, path) + _required_hint(err)
         if message in seen:
             continue
         seen.add(message)
@@ -220,6 +220,19 @@ def _unquoted_hint(err, path: tuple) -> str:
         return ("; a comma (or colon) inside a flow mapping `{...}` ends the value there: "
                 "quote this expression (`{if: \"a, or b\"}`) or write the mapping in block style")
     return ""
+
+
+def _required_hint(err) -> str:
+    """For a key a condition requires (an ``if``/``then`` of the schema: ``visibility: owner``
+    needs ``per_player``): the ``then`` branch's own description of that key, which says why
+    and what to write."""
+    path = list(err.absolute_schema_path)
+    if err.validator != "required" or path[-2:] != ["then", "required"] or not isinstance(err.schema, dict):
+        return ""
+    missing = re.match(r"'([^']+)' is a required property", err.message)
+    prop = (err.schema.get("properties") or {}).get(missing.group(1)) if missing else None
+    text = prop.get("description") if isinstance(prop, dict) else None
+    return f"; {text}" if text else ""
 
 
 def _key_path(err, data) -> tuple:

@@ -147,7 +147,16 @@ class _View:
         face = face_of(self.rs, cid)
         return (face.short if face is not None else self.label(cid)) + (f" ({shown})" if shown else "")
 
+    def look(self, cid: Any) -> str:
+        """A kind of card the seat knows lies in a pile (not which copy, nor where): its face's
+        short form, or its label."""
+        face = face_of(self.rs, cid)
+        return face.short if face is not None else self.label(cid)
+
     def pile(self, pile: dict) -> str:
+        if "contents" in pile:  # known contents, unknown order
+            kinds = ", ".join(self.look(cid) + ("" if k == 1 else f" ×{k}") for cid, k in pile["contents"])
+            return f"{pile['count']} face down, order unknown: {kinds}" if pile["count"] else "empty"
         if "count" in pile:
             backs = ", ".join(b if k == 1 else f"{b} ×{k}" for b, k in pile.get("backs") or [])
             return (f"{pile['count']} face down" + (f" ({backs})" if backs else "")) if pile["count"] else "empty"
@@ -179,8 +188,14 @@ class _View:
 
     def wide_row(self, title: str, pile: dict) -> list[str] | None:
         """A face-up row of more than :data:`KEYED_COLUMNS_FROM` cards too wide for one line of
-        :data:`COLUMNS_WIDTH` characters (a market, a long hand), in columns under ``title``;
-        None for any other pile (drawn on one line as before)."""
+        :data:`COLUMNS_WIDTH` characters (a market, a long hand), in columns under ``title``, or
+        a pile whose contents the seat knows but not their order too wide for one line, its
+        kinds in columns; None for any other pile (drawn on one line as before)."""
+        if "contents" in pile and pile["count"]:  # known contents, unknown order: the kinds in columns
+            items = [self.look(cid) + ("" if k == 1 else f" ×{k}") for cid, k in pile["contents"]]
+            if len(title) + 2 + len(self.pile(pile)) <= COLUMNS_WIDTH:
+                return None
+            return [f"{title}: {pile['count']} face down, order unknown:"] + columns(items, COLUMNS_WIDTH)
         items = self.pile_items(pile)
         if len(items) <= KEYED_COLUMNS_FROM or len(title) + 2 + len(", ".join(items)) <= COLUMNS_WIDTH:
             return None

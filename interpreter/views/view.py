@@ -24,7 +24,11 @@ A section is a dict with a ``kind``:
 
 A *pile* is ``{"ids": [component id], "show": "all" | "top" | "count"}``, ``{"count": n,
 "backs": [[back, k], ...]}`` for a zone the viewer may not look into (the backs another seat's
-hand shows, when the cards' kind declares ``back:``), or ``{"subs": [pile]}`` for a zone with a ``count``.
+hand shows, when the cards' kind declares ``back:``), with ``"contents": [[component id, k], ...]``
+when the viewer knows which components lie there but not their order (``owner_contents``,
+``public_contents``: each look by the id of its first component, with how many; the
+observation's ``ids`` are not drawn), or
+``{"subs": [pile]}`` for a zone with a ``count``.
 Values are the observation's JSON values; ``None`` is a value withheld from the viewer.
 
 With a ``display``, the sections are its header, board, map, table and footer; without one,
@@ -198,7 +202,10 @@ def seat_sections(rs: Ruleset, obs: dict) -> list[dict]:
 
 def _pile(z: Any, show: str = "all") -> dict:
     if isinstance(z, dict) and "count" in z:
-        return {"count": z["count"], "backs": z.get("backs") or []}
+        pile = {"count": z["count"], "backs": z.get("backs") or []}
+        if "contents" in z:  # known contents, unknown order: a count per look
+            pile["contents"] = z["contents"]
+        return pile
     if isinstance(z, list) and z and isinstance(z[0], (list, dict)):
         return {"subs": [_pile(s, show) for s in z]}
     if isinstance(z, list):

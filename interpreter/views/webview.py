@@ -161,11 +161,15 @@ def table_acts(rs: Ruleset, obs: dict) -> dict[str, list[int]]:
             celled.add(item["name"])
     board = disp.get("board") or {}
     sides = set(board.get("side_acts") or ())
+    merging = {o.name for c in getattr(rs, "chooses", ()) for o in c.options if getattr(o, "merge", False)}
+    beside = _copies_beside(rs, obs) if merging else {}
     out: dict[str, list[int]] = {}
     for i, text in enumerate(d.get("actions") or []):
         text = str(text)
         words = set(re.split(r"[(),\s]+", text))
         things = {t for t in words if t in seen}
+        if text.split("(")[0] in merging:  # identical components merged: any copy beside the one named
+            things |= {x for t in list(things) for x in beside.get(t, ())}
         things |= {f"{x},{y}" for x, y in _PLACE.findall(text)}
         things |= {f"node:{t}" for t in words if t in nodes and t not in seen}
         opt = text.split("(")[0]
@@ -184,6 +188,39 @@ def table_acts(rs: Ruleset, obs: dict) -> dict[str, list[int]]:
                 things.add(f"side:{b % 360}")
         for t in sorted(things):
             out.setdefault(t, []).append(i)
+    return out
+
+
+def _copies_beside(rs: Ruleset, obs: dict) -> dict[str, list[str]]:
+    """For each component the observation shows in a pile: the ids of the components identical
+    to it (:attr:`~interpreter.model.Component.look`) in the same pile, itself included, so that
+    an action of an option with ``merge_identical: true`` is taken by a click on any copy."""
+    out: dict[str, list[str]] = {}
+    by_id = rs.by_id
+
+    def walk(z: Any) -> None:
+        if not isinstance(z, list):
+            return
+        ids = [x for x in z if isinstance(x, str) and x in by_id]
+        if ids:
+            looks: dict = {}
+            for x in ids:
+                looks.setdefault(by_id[x].look, []).append(x)
+            for same in looks.values():
+                for x in same:
+                    out[x] = same
+        for x in z:
+            if isinstance(x, list):
+                walk(x)
+
+    for name, z in (obs.get("zones") or {}).items():
+        decl = rs.zones.get(name)
+        if decl is not None and decl.keyed and isinstance(z, list):
+            for entry in z:
+                if isinstance(entry, list) and len(entry) == 2:
+                    walk(entry[1])
+        else:
+            walk(z)
     return out
 
 
@@ -384,6 +421,10 @@ class _View:
             k = pile["count"]
             if not k:
                 return '<div class="pile empty">empty</div>'
+            if "contents" in pile:  # known contents, unknown order: a count per look
+                looks = "".join(f'<span class="back look" title="in it, order unknown">{escape(self.look(cid))}'
+                                f'{" ×" + str(n) if n > 1 else ""}</span>' for cid, n in pile["contents"])
+                return f'<div class="pile hidden-pile contents-pile" title="face down ({k}), order unknown">{looks}</div>'
             backs = "".join(f'<span class="back" title="face down">{escape(str(b))}{" ×" + str(n) if n > 1 else ""}</span>'
                             for b, n in pile.get("backs") or [])
             if backs:
@@ -406,6 +447,12 @@ class _View:
             under = "".join(self.card(cid) for cid in ids[:-1] if isinstance(cid, str) and self.acts.get(cid))
             return (f'<div class="pile top-only">{under}{self.card(ids[-1])}<span class="count">{len(ids)} in all</span></div>')
         return '<div class="pile">' + "".join(self.card(cid) for cid in ids) + "</div>"
+
+    def look(self, cid: str) -> str:
+        """A kind of card the seat knows lies in a pile (not which copy, nor where): its face's
+        short form, or its label."""
+        face = face_of(self.rs, cid)
+        return face.short if face is not None else self.label(cid)
 
     def card(self, cid: str) -> str:
         """A visible card: its label (or its face's title), the properties that changed, and with

@@ -38,6 +38,10 @@ RECORDED = {
     # issue 47's Brewers' Yard, recorded when it was shipped
     ("brewers_yard", "sample"): "409fbfe40ca242b6",
     ("brewers_yard", "explicit"): "34ae716d6c92488e",
+    # issue 47: the deck-builder, whose draw piles are owner_contents (worlds reshuffle only a
+    # seat's own pile) and whose buys merge identical cards
+    ("brewhouse", "sample"): "8e85333657325c5f",
+    ("brewhouse", "explicit"): "c32d50399e34a233",
     ("connect_four", "sample"): "50b41b20cac649cc",
     ("connect_four", "explicit"): "50b41b20cac649cc",
     ("drink_and_beat", "sample"): "d5551dc3d62b252a",

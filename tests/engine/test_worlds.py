@@ -28,26 +28,35 @@ def _reference_determinize(real, player: int, rng):
     st.history = None
     st.record = _masked_record(st.record, player)  # another seat's secret action is not in the world
     rs = st.ruleset
-    places = []  # (sort key, list): every place the seat cannot see, in a canonical order
+    # (sort key, list, alone): every place the seat cannot see, in a canonical order; alone: a
+    # place whose contents the seat knows (owner_contents of its own, public_contents), redealt
+    # only within itself
+    places = []
     for decl in rs.zone_list:
         z = st.zones[decl.name]
         vis = decl.visibility
         if decl.keyed:
             if vis != "public":
-                places.extend(((decl.name, repr(k)), sub) for k, sub in z.items())
+                places.extend(((decl.name, repr(k)), sub, False) for k, sub in z.items())
         elif decl.per_player:
             for i, sub in enumerate(z):
-                if vis == "hidden" or (vis == "owner" and i != player):
-                    places.extend(((decl.name, i, path), leaf) for path, leaf in _leaves_with_path(sub, decl.depth - 1))
+                if vis == "hidden" or (vis in ("owner", "owner_contents") and i != player):
+                    places.extend(((decl.name, i, path), leaf, False) for path, leaf in _leaves_with_path(sub, decl.depth - 1))
+                elif vis == "public_contents" or (vis == "owner_contents" and i == player):
+                    places.extend(((decl.name, i, path), leaf, True) for path, leaf in _leaves_with_path(sub, decl.depth - 1))
         elif vis != "public":
-            places.extend(((decl.name, path), leaf) for path, leaf in _leaves_with_path(z, decl.depth))
+            alone = vis == "public_contents"
+            places.extend(((decl.name, path), leaf, alone) for path, leaf in _leaves_with_path(z, decl.depth))
     places.sort(key=lambda kp: repr(kp[0]))
-    pools: dict = {}  # (kind, back) -> [slots (place, index)], [components]
+    pools: dict = {}  # (kind, back) or ("alone", place number) -> [slots (place, index)], [components]
     kinds = rs.kinds
-    for _, place in places:
+    for n, (_, place, alone) in enumerate(places):
         for i, c in enumerate(place):
             back = kinds[c.kind].back
-            key = (c.kind, tuple(repr(c.fields.get(f)) for f in back)) if back else c.kind
+            if alone:
+                key = ("alone", n)
+            else:
+                key = (c.kind, tuple(repr(c.fields.get(f)) for f in back)) if back else c.kind
             slots, comps = pools.setdefault(key, ([], []))
             slots.append((place, i))
             comps.append(c)
@@ -67,7 +76,7 @@ def _reference_determinize(real, player: int, rng):
     if moved:
         _relabel_unseen(real, st, player, moved)
     if st.lazy:  # a redealt place is in random order already
-        redealt = {id(place) for _, place in places}
+        redealt = {id(place) for _, place, _ in places}
         st.lazy = {k: g for k, g in st.lazy.items() if id(chance_mod.zone_at(st, k)) not in redealt}
     st.rng = seed_state(r.below(1 << 63))
     st._outcome = None

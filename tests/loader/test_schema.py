@@ -215,13 +215,18 @@ def test_players_min_of_the_wrong_type():
 
 def test_bad_visibility_value():
     err = the_problem(broken("{visibility: hidden}", "{visibility: secret}"))
-    assert err.message == "'secret' is not one of ['public', 'owner', 'hidden'] (at zones/deck/visibility)"
+    assert err.message == ("'secret' is not one of ['public', 'owner', 'hidden', 'owner_contents', 'public_contents'] "
+                           "(at zones/deck/visibility)")
     assert (err.mark.line, err.mark.column) == (4, 10)
 
 
 def test_owner_visibility_needs_a_per_player_zone():
     err = the_problem(broken("    per_player: true\n    visibility: owner", "    visibility: owner"))
-    assert err.message == "'per_player' is a required property (at zones/hand)"
+    # what is missing, then the schema's own why and fix (issue 47)
+    assert err.message == ("'per_player' is a required property (at zones/hand); `visibility: owner` and "
+                           "`owner_contents` need `per_player: true`: only a zone that belongs to a seat has an "
+                           "owner; add `per_player: true`, or for one shared zone use `hidden` (nobody sees it) or "
+                           "`public_contents` (everyone knows its contents, nobody their order).")
     assert (err.mark.line, err.mark.column) == (5, 3)
 
 

@@ -55,6 +55,7 @@ def games(name: str, variant: str | None, n: int = 4, players: int | None = None
     ("beer_flights", "five_player", {}, None),
     ("little_railways", None, {"rounds": 6}, None),
     ("beer_cards", None, {"games": 1}, None),
+    ("brewhouse", None, {}, None),  # every action: a copy in the supply or the hand, the hand, the Buys counter
     ("beer_knight", "speed", {}, {"pick", "hmb", "pass", "last_call", "no_last_call", "stand"}),
     ("beer_knight", None, {}, {"pick", "hmb", "pass", "last_call", "no_last_call", "stand", "no_swap", "reroll",
                                "reroll_doubles", "swap_in", "keep_dice", "swap_foe", "keep_foe", "swap", "take",
@@ -85,6 +86,8 @@ def test_moves_are_taken_by_clicking_table_things_alone(name, variant, params, o
         assert {"draw", "take", "keep", "start", "front", "back", "trash"} <= seen
     if name == "beer_cards":
         assert {"play", "stop"} <= seen
+    if name == "brewhouse":
+        assert {"buy", "pass", "play", "done", "trash", "keep"} <= seen
 
 
 def test_beer_flights_the_things_carry_their_moves():

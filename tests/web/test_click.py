@@ -27,6 +27,10 @@ CLICK_GAMES = [g for g in GAMES if g[0] in ("beer_cards", "beer_flights", "beer_
     # Brewers' Yard (issue 47), clicked only: a space to place a brewer on, a market building to
     # build (three rounds: a short game)
     ("brewers_yard", None, 2, ["human", "human"], {"rounds": 3}),
+    # issue 47's deck-builder, short (big hands: a card bought comes round soon): buys and plays
+    # merged over identical cards (a click on any copy takes its kind's action), done on the
+    # hand, pass on the Buys counter
+    ("brewhouse", None, 2, ["human", "human"], {"rounds": 4, "hand_size": 8}),
 ]
 #: The options a game's clicks must reach (the variant is there for them); seeded, so the same every run.
 MUST_PLAY = {
@@ -84,15 +88,20 @@ STEERED: dict = {
     ("beer_knight", "world_domination"): ["take", "challenge_barony", "take_barony"],
     # a building bought on the Builder's Yard (a market card clicked), whenever one is affordable
     "brewers_yard": ["build"],
+    # Brewhouse: an action card played from the hand (merged copies) and the end of the actions
+    # (on the hand); buys lead to them
+    "brewhouse": ["play", "done"],
 }
 #: The options taken whenever offered while a STEERED option is still missing: the ones leading
 #: to them (beers bought and a trip by public transport or a night at camp to taste them; an
 #: ability used, a beer mug token put on a mat for an ability to move).
 LEADING = {"belgian_beers_race": {"buy", "transport", "camp"}, "drink_and_beat": {"use_ability", "mug"},
            # a Hold My Beer played whenever one may be, so a card taking from a discard pile is played
-           ("beer_knight", "world_domination"): {"hmb"}}
+           ("beer_knight", "world_domination"): {"hmb"},
+           # a card bought whenever one may be, so that an action card comes to hand
+           "brewhouse": {"buy"}}
 #: The most games (seeds 27, 28, ...) played to meet every STEERED option.
-GAMES_AT_MOST = {"belgian_beers_race": 4, "drink_and_beat": 12, ("beer_knight", "tag_teams"): 3,
+GAMES_AT_MOST = {"brewhouse": 2, "belgian_beers_race": 4, "drink_and_beat": 12, ("beer_knight", "tag_teams"): 3,
                  ("beer_knight", "world_domination"): 4}
 
 

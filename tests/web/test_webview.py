@@ -26,7 +26,7 @@ from interpreter.web.server import FORBIDDEN, TableServer, build_app  # noqa: E4
 #: Every shipped ruleset, with a variant that keeps a game short (and shows its hidden parts).
 GAMES = [
     ("tic_tac_toe", None), ("connect_four", None), ("beer_flights", "five_player"), ("beer_cards", None),
-    ("drink_and_beat", "complex"), ("beer_knight", "speed"), ("belgian_beers_race", "short"), ("brewers_yard", None),
+    ("drink_and_beat", "complex"), ("beer_knight", "speed"), ("belgian_beers_race", "short"), ("brewers_yard", None), ("brewhouse", None),
 ]
 
 
@@ -75,11 +75,31 @@ def hidden_from(st: State, p: int) -> list:
     return out
 
 
+def known_looks(st: State, p: int) -> set[str]:
+    """The kinds of card seat ``p`` knows lie in a zone whose order it does not know
+    (``owner_contents``, ``public_contents``): the ids of their looks, from its observation."""
+    out: set = set()
+
+    def walk(z) -> None:
+        if isinstance(z, dict):
+            out.update(cid for cid, _ in z.get("contents", ()))
+        elif isinstance(z, list):
+            for x in z:
+                walk(x)
+
+    for z in st.observation(p)["zones"].values():
+        walk(z)
+    return out
+
+
 def allowed_text(st: State, p: int) -> str:
-    """Every text seat ``p`` may read: the labels of what it sees, its account, its decision."""
+    """Every text seat ``p`` may read: the labels of what it sees (and of the kinds it knows lie
+    in a pile whose order it does not know), its account, its decision."""
     rs = st.ruleset
     obs = st.observation(p)
-    parts = [rs.by_id[i].label for i in visible_ids(st, p)] + st.visible_log(p)
+    looks = known_looks(st, p)
+    parts = [rs.by_id[i].label for i in visible_ids(st, p) | looks] + st.visible_log(p)
+    parts += [face_of(rs, i).short for i in looks if face_of(rs, i)]
     # what is printed on the cards p sees (their faces name other cards: "Pairing: Helles Hare")
     parts += [line for i in visible_ids(st, p) if face_of(rs, i) for line in (face_of(rs, i).title, face_of(rs, i).short,
                                                                                  *face_of(rs, i).lines)]
