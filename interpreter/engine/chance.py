@@ -257,7 +257,28 @@ class ChancePoint:
 
     def resume(self, st: State, loc: dict, action: Action) -> None:
         """Apply the outcome ``action`` and continue the effect (which may stop at another chance
-        point or a decision)."""
+        point or a decision).
+
+        With chance explicit, every outcome is a move of its own, with a new step budget; a rule
+        that loops through chance alone (a die rolled until it shows 7) would never end, and a
+        driver taking outcomes (an adapter's exploring, OpenSpiel's playouts) would hang.  So
+        the outcomes taken in a row with no decision between them are counted, and more than the
+        step budget of them (``limits: {steps}``, each outcome at least one effect) fails as
+        that budget does in sample mode, naming the rule.
+
+        Raises:
+            FlowError: more chance outcomes in a row than the step budget.
+        """
+        env = st.env
+        if env.chance_since is not st.record:  # a decision since the last outcome: a new run
+            env.chance_since = st.record
+            env.chance_run = 0
+        env.chance_run += 1
+        if env.chance_run > st.ruleset.step_budget:
+            raise FlowError(
+                f"{env.chance_run - 1:,} chance events in a row with no decision between them (the step budget of "
+                f"{st.ruleset.step_budget:,} effects, with chance explicit): a rule seems to loop forever on chance "
+                "(raise it with `limits: {steps: N}`)", self.mark)
         self.effect.resume_chance(st, loc, self, action.args[0])
 
     def label(self, st: State, loc: dict, action: Action) -> str:

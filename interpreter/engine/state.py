@@ -460,7 +460,8 @@ class State:
         st.finished = self.finished
         st.reason = self.reason
         st.log = self.log[:] if self.log is not None else None
-        st.env = Env(st, {})
+        st.env = env = Env(st, {})
+        env.chance_run, env.chance_since = self.env.chance_run, self.env.chance_since  # a run of chance goes on in a copy
         st._outcome = self._outcome
         st.chance = self.chance
         st.lazy = {k: [set(g) for g in v] for k, v in self.lazy.items()} if self.lazy else {}

@@ -34,14 +34,22 @@ class Env:
 
     ``pick`` is None, or while a playout runs (:func:`interpreter.engine.playout.playout`) the
     function that takes its decisions where the generated code lists them.
+
+    ``chance_run`` counts the chance outcomes taken in a row since the last decision
+    (``chance_since``: the state's ``record`` at the first of them), for the step budget's
+    guarantee under explicit chance (:meth:`~interpreter.engine.chance.ChancePoint.resume`).
     """
 
-    __slots__ = ("state", "loc", "zones", "vars", "left", "budget", "mem", "memory", "pick")
+    __slots__ = ("state", "loc", "zones", "vars", "left", "budget", "mem", "memory", "pick", "chance_run", "chance_since")
 
     def __init__(self, state: Any, loc: dict):
         self.state = state
         self.loc = loc
         self.pick = None
+        # chance outcomes taken since the decision ``chance_since`` (the state's ``record`` then;
+        # see interpreter.engine.chance.ChancePoint.resume)
+        self.chance_run = 0
+        self.chance_since = None
         self.zones = getattr(state, "zones", None)
         self.vars = getattr(state, "vars", None)
         rs = getattr(state, "ruleset", None)

@@ -17,6 +17,7 @@ from interpreter.compile.compiler import available_rulesets
 from interpreter.engine.chance import CHANCE
 from interpreter.engine.rng import Rng
 from interpreter.engine.state import State
+from interpreter.errors import FlowError
 
 HEAD = """\
 name: Chance
@@ -308,3 +309,70 @@ def test_a_roll_of_many_dice_draws_the_sequence_of_one_die_at_a_time():
                     t, v = below(t, sides)
                     one_by_one.append(v + 1)
                 assert dice(s, n, sides) == (t, one_by_one)
+
+
+ENDLESS = """\
+name: Endless dice
+players: {min: 2, max: 2}
+limits: {steps: STEPS}
+vars:
+  d: {initial: 0}
+  rolls: {initial: 0}
+flow:
+  - while:
+      cond: "d < 7"
+      do:
+        - roll: {dice: 1, sides: 6, as: r}
+        - set: {d: "r[0]"}
+        - add: {rolls: 1}
+outcome:
+  score: "0"
+"""
+
+
+def test_a_rule_that_loops_on_chance_alone_fails_as_the_step_budget_does(tmp_path):
+    """A die rolled until it shows 7: with chance sampled the move runs out of steps; with chance
+    explicit every roll is an outcome of its own, and more outcomes in a row than the step budget,
+    with no decision between them, fail at the rule, leaving the state as it was (no driver
+    taking outcomes hangs: an adapter's exploring, OpenSpiel's playouts, a clone at every step)."""
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(ENDLESS.replace("STEPS", "60"), encoding="utf-8")
+    rs = load_ruleset(path)
+    with pytest.raises(FlowError, match="step budget of 60 effects in one move"):
+        rs.new_game(2)
+    st = rs.new_game(2, chance="explicit")
+    for _ in range(60):
+        assert st.is_chance()
+        st = st.clone()  # the run goes on in a copy
+        st.apply(st.chance_outcomes()[0][0])
+    before = json.dumps(st.to_json(), sort_keys=True)
+    with pytest.raises(FlowError) as info:
+        st.apply(st.chance_outcomes()[0][0])
+    assert "60 chance events in a row with no decision" in str(info.value) and "ruleset.yaml:11:11" in str(info.value)
+    assert "`limits: {steps: N}`" in str(info.value)
+    assert json.dumps(st.to_json(), sort_keys=True) == before and st.vars["rolls"] == 60
+
+
+def test_chance_between_decisions_never_counts_as_a_run(tmp_path):
+    """Outcomes with a decision between them start a new count: a game of many more chance
+    events than the step budget plays to its end when each roll follows a choice."""
+    rs = ruleset(tmp_path, """\
+limits: {steps: 40}
+flow:
+  - repeat:
+      times: 30
+      do:
+        - choose:
+            options: [{action: go}]
+        - roll: {dice: 2, sides: 6, as: r}
+        - add: {v: "r[0] + r[1]"}
+""")
+    st = rs.new_game(2, chance="explicit")
+    outcomes = 0
+    while not st.is_terminal():
+        if st.is_chance():
+            outcomes += 1
+            st.apply(st.chance_outcomes()[0][0])
+        else:
+            st.apply(st.legal_actions()[0])
+    assert outcomes == 60 and st.vars["v"] == 60
