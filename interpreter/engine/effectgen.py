@@ -131,9 +131,8 @@ class _Writer:
             self.line(f"{target} = {self.ns.const(compiled.constant)}")
             return type(compiled.constant) not in _CONTAINERS
         try:
-            # what it evaluates first (a comprehension's list, charged) as statements; an
-            # expression that reads `current` more than once reads it into a local first
-            # (nothing changes it while one expression is evaluated)
+            # what it evaluates first (a comprehension's list, charged) as statements, and what
+            # it reads more than once read into locals first (see _operand_frag)
             pre, frag = self._operand_frag(compiled)
         except GenerationFailed:  # a form the generator leaves to the evaluator (`**`)
             self.line(f"{target} = {self.ns.bind(compiled, 'X')}(env)")

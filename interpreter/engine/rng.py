@@ -74,7 +74,12 @@ def seed_state(seed: int | str) -> int:
         if seed.startswith(SECURE_PREFIX) and _SECURE_SEED.match(seed):
             return SECURE | int(seed[len(SECURE_PREFIX):], 16) << 64
         seed = _fnv(seed.encode("utf-8"), _FNV_OFFSET)
-    return (int(seed) * 0xD1B54A32D192ED03 + 0x8CB92BA72F3D8DD7) & MASK
+    return _from_seed(int(seed))
+
+
+def _from_seed(seed: int) -> int:
+    """The SplitMix64 state of the whole-number seed ``seed``."""
+    return (seed * 0xD1B54A32D192ED03 + 0x8CB92BA72F3D8DD7) & MASK
 
 
 _FNV_OFFSET = 1469598103934665603
@@ -94,7 +99,7 @@ def seed_states(prefix: str, suffixes) -> list[int]:
     if SECURE_PREFIX.startswith(prefix[: len(SECURE_PREFIX)]):
         return [seed_state(prefix + s) for s in suffixes]
     h = _fnv(prefix.encode("utf-8"), _FNV_OFFSET)
-    return [(_fnv(s.encode("utf-8"), h) * 0xD1B54A32D192ED03 + 0x8CB92BA72F3D8DD7) & MASK for s in suffixes]
+    return [_from_seed(_fnv(s.encode("utf-8"), h)) for s in suffixes]
 
 
 def next_state(s: int) -> tuple[int, int]:

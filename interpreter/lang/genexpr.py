@@ -112,10 +112,9 @@ class ExpressionForms:
         self.hoist_current = True  # False where `current` may change (the flow's runs)
         #: where ``current`` may change between expressions (the flow's runs, see
         #: :meth:`~interpreter.engine.effectgen._Writer.expr`): the Python local one expression
-        #: reads it from, assigned before the expression, and how many reads it wrote; None: read
-        #: ``env.state.current`` at each read
+        #: reads it from, assigned before the expression; None: read ``env.state.current`` at
+        #: each read
         self.cur_name: str | None = None
-        self.cur_reads = 0
         #: the same for a variable's or a zone's value: name -> the Python local one expression
         #: reads it from (see :meth:`~interpreter.engine.effectgen._Writer.expr`); None: none
         self.read_cache: dict[str, str] | None = None
@@ -244,21 +243,17 @@ class ExpressionForms:
         reads = getattr(getter, "reads", None)
         if reads is not None:
             kind, rname = reads
+            cached = self.read_cache.get(name) if self.read_cache else None
             if kind == "zone":
                 self.uses.add("Z")
                 depth = getattr(getter, "depth", -1)  # -1: keyed, not followed
-                cached = self.read_cache.get(name) if self.read_cache else None
                 return Frag(cached or f"Z[{rname!r}]", zdepth=depth if depth >= 0 else None)
             if kind == "var":
                 self.uses.add("V")
-                cached = self.read_cache.get(name) if self.read_cache else None
                 return Frag(cached or f"V[{rname!r}]", ndepth=getattr(getter, "ndepth", None))
             if kind == "current":
                 if not self.hoist_current:
-                    if self.cur_name is not None:
-                        self.cur_reads += 1
-                        return Frag(self.cur_name, bits=_SEAT_BITS)
-                    return Frag("env.state.current", bits=_SEAT_BITS)
+                    return Frag(self.cur_name or "env.state.current", bits=_SEAT_BITS)
                 self.uses.add("CUR")
                 return Frag("CUR", bits=_SEAT_BITS)
         source = getattr(getter, "inline_source", None)  # the seats (see compiler._seats_reader)

@@ -169,6 +169,17 @@ def test_a_per_player_zone_refills_from_the_same_seats_zone(tmp_path, chance):
         assert "P2 shuffles their discard pile into their draw pile" in st.visible_log(seat)
 
 
+def _refused_at_draw_pile(tmp_path, text: str) -> tuple:
+    """Load ``text`` as a ruleset, which must be refused: (the first error, the line of its
+    `draw_pile:` declaration)."""
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(text)
+    with pytest.raises(TapsterError) as info:
+        load_ruleset(path)
+    err = getattr(info.value, "errors", [info.value])[0]
+    return err, next(i for i, ln in enumerate(text.splitlines(), 1) if ln.startswith("  draw_pile:"))
+
+
 @pytest.mark.parametrize(("zones", "words"), [
     # a shared deck names no seat: the old error, with the way out
     ("  draw_pile: {visibility: hidden, refill_from: discard_pile}\n",
@@ -180,12 +191,7 @@ def test_a_per_player_zone_refills_from_the_same_seats_zone(tmp_path, chance):
 ])
 def test_a_refill_source_that_names_no_seat_is_refused_with_a_fix(tmp_path, zones, words):
     text = PER_SEAT.replace("  draw_pile: {per_player: true, visibility: hidden, refill_from: discard_pile}\n", zones)
-    path = tmp_path / "ruleset.yaml"
-    path.write_text(text)
-    with pytest.raises(TapsterError) as info:
-        load_ruleset(path)
-    err = getattr(info.value, "errors", [info.value])[0]
-    line = next(i for i, ln in enumerate(text.splitlines(), 1) if ln.startswith("  draw_pile:"))
+    err, line = _refused_at_draw_pile(tmp_path, text)
     assert err.mark.line == line, str(err)
     for w in words:
         assert w in str(err), str(err)
@@ -217,11 +223,6 @@ def test_a_per_player_zone_refills_at_once_from_the_same_seats_zone(tmp_path, ch
 
 def test_an_immediate_per_player_refill_from_one_seats_zone_is_refused_with_the_fix(tmp_path):
     text = PER_SEAT.replace("refill_from: discard_pile}", 'refill_from: "discard_pile[0]", refill_when: immediately}')
-    path = tmp_path / "ruleset.yaml"
-    path.write_text(text)
-    with pytest.raises(TapsterError) as info:
-        load_ruleset(path)
-    err = getattr(info.value, "errors", [info.value])[0]
-    line = next(i for i, ln in enumerate(text.splitlines(), 1) if ln.startswith("  draw_pile:"))
+    err, line = _refused_at_draw_pile(tmp_path, text)
     assert (err.mark.line, err.mark.column) == (line, text.splitlines()[line - 1].index('discard_pile[0]') + 1), str(err)
     assert str(err).endswith("found `discard_pile[0]`; write `refill_from: discard_pile`"), str(err)

@@ -10,23 +10,22 @@ import pytest
 
 from interpreter import load_ruleset
 from interpreter.errors import ExpressionError
-from interpreter.lang import codegen
 from interpreter.lang.frags import numeric_depth
-
-
-def _both(fn):
-    """``fn()`` with generated code, then with the reference evaluator only: (fast, reference)."""
-    fast = fn()
-    codegen.ENABLED = False
-    try:
-        reference = fn()
-    finally:
-        codegen.ENABLED = True
-    return fast, reference
+from tests.lang.test_codegen import _both
 
 
 def _source(rs) -> str:
     return "\n".join(src for _, src in rs.sources)
+
+
+def _out(path) -> tuple:
+    """A new game of the ruleset at ``path``: (its variable ``out``, or ``error: `` and the
+    error's message without its place; the generated source)."""
+    rs = load_ruleset(path)
+    try:
+        return rs.new_game(2).vars["out"], _source(rs)
+    except ExpressionError as exc:
+        return "error: " + str(exc).split(": ", 1)[1], _source(rs)
 
 
 @pytest.mark.parametrize(("value", "depth"), [
@@ -55,15 +54,7 @@ outcome:
 def _play(tmp_path, first: str, then: str):
     (tmp_path / "ruleset.yaml").write_text(RULESET % (first, then))
 
-    def run():
-        rs = load_ruleset(tmp_path / "ruleset.yaml")
-        try:
-            st = rs.new_game(2)
-        except ExpressionError as exc:
-            return "error: " + str(exc).split(": ", 1)[1]
-        return st.vars["out"]
-
-    return run
+    return lambda: _out(tmp_path / "ruleset.yaml")[0]
 
 
 @pytest.mark.parametrize(("first", "then", "expected"), [
@@ -117,14 +108,7 @@ def _map(tmp_path, expr: str, length: str = "2"):
     (tmp_path / "roads.csv").write_text(f"a,b,length\na,b,{length}\nb,c,3\n")
     (tmp_path / "ruleset.yaml").write_text(MAP_RULESET % expr)
 
-    def run():
-        rs = load_ruleset(tmp_path / "ruleset.yaml")
-        try:
-            return rs.new_game(2).vars["out"], _source(rs)
-        except ExpressionError as exc:
-            return "error: " + str(exc).split(": ", 1)[1], _source(rs)
-
-    return run
+    return lambda: _out(tmp_path / "ruleset.yaml")
 
 
 def test_a_map_attribute_of_whole_numbers_is_read_unchecked(tmp_path):
