@@ -235,7 +235,8 @@ def test_tools_every_script_has_a_smoke_test():
     tested = {"tic_tac_toe_plain.py", "beer_flights_plain.py", "beer_knight_plain.py", "belgian_beers_race_plain.py",
               "bbr_map.py", "beer_knight_cards.py", "beer_knight_seeds.py", "bench.py", "bench_agents.py", "bench_balance.py",
               "bench_cfr.py", "bench_openspiel.py", "bench_load_game.py", "bench_gymnasium.py", "bench_pettingzoo.py",
-              "game_digest.py", "paired_gain.py", "table_screenshot.py", "opcount.py"}
+              "game_digest.py", "paired_gain.py", "table_screenshot.py", "opcount.py",
+              "tic_tac_toe_inlined.py"}
     assert {p.name for p in TOOLS.glob("*.py")} == tested
 
 
@@ -402,3 +403,32 @@ def test_tools_table_screenshot_says_why_a_table_is_refused(tmp_path):
     out = _run_tool(tmp_path, "table_screenshot.py", str(tmp_path / "x.png"), "--ruleset", "belgian_beers_race", "--variant", "complex",
                     status=1, timeout=240)
     assert "no variant 'complex'" in out and not (tmp_path / "x.png").exists()
+
+
+def test_tools_tic_tac_toe_inlined_plays_the_engines_games(tmp_path):
+    """The flow written out by hand (the frameless compiler's measure) takes the same actions,
+    leaves the same variables, turns, order, history, record and reason as the engine's playout
+    loop, seed for seed (both drawing from one agent generator each, seeded alike)."""
+    sys.path.insert(0, str(TOOLS))
+    try:
+        import tic_tac_toe_inlined as inl
+    finally:
+        sys.path.remove(str(TOOLS))
+    from interpreter import load_ruleset
+    from interpreter.engine.playout import playout
+    from interpreter.engine.rng import Rng
+
+    rs = load_ruleset("tic_tac_toe")
+    reasons = set()
+    for seed in range(300):
+        a, b = rs.new_game(2, seed=seed), rs.new_game(2, seed=seed)
+        ra, rb = Rng(seed), Rng(seed)
+        playout(a, lambda c, acts, s: ra.below(len(acts)))
+        inl.playout_inlined(b, lambda c, acts, s: rb.below(len(acts)))
+        assert (a.vars, a.turns, a.order, a.history, a.record, a.reason, a.finished) == \
+               (b.vars, b.turns, b.order, b.history, b.record, b.reason, b.finished), seed
+        assert b.outcome() == a.outcome() and b.pending is None and not b.stack
+        reasons.add(a.reason)
+    assert reasons == {"X completed a line", "O completed a line", inl._DRAW}  # every ending reached
+    out = _run_tool(tmp_path, "tic_tac_toe_inlined.py", "--seconds", "0.3")
+    assert "games/s" in out and "inlined by hand" in out

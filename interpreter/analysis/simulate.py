@@ -232,8 +232,10 @@ class Tally:
         self.wins = [0.0] * n
         self.draws = 0
         self.no_winner = 0  # draws with no winner (the others: every seat won, each counted 1/n)
-        self.sums: list = [Fraction(0)] * n  # None once a seat's score is not a number
-        self.squares: list = [Fraction(0)] * n
+        # exact sums: whole numbers as ints, a fraction once a float score comes (Fraction(x) is
+        # exact); None once a seat's score is not a number
+        self.sums: list = [0] * n
+        self.squares: list = [0] * n
         self.length_sum = 0
         self.length_min: int | None = None
         self.length_max: int | None = None
@@ -277,10 +279,12 @@ class Tally:
             if self.sums[p] is None:
                 continue
             x = scores[p]
-            if type(x) not in (int, float, bool) or x != x or x in (math.inf, -math.inf):
-                self.sums[p] = self.squares[p] = None
-                continue
-            x = Fraction(x)
+            t = type(x)
+            if t is not int:
+                if t is not float and t is not bool or x != x or x in (math.inf, -math.inf):
+                    self.sums[p] = self.squares[p] = None
+                    continue
+                x = Fraction(x)
             self.sums[p] += x
             self.squares[p] += x * x
         self.length_sum += length
@@ -293,14 +297,15 @@ class Tally:
         games = self.games
 
         def mean(p):
-            return None if self.sums[p] is None or not games else float(self.sums[p] / games)
+            return None if self.sums[p] is None or not games else float(Fraction(self.sums[p]) / games)
 
         def sd(p):
             if self.sums[p] is None or not games:
                 return None
             if games == 1:
                 return 0.0
-            var = (self.squares[p] - self.sums[p] * self.sums[p] / games) / (games - 1)
+            total = Fraction(self.sums[p])
+            var = (self.squares[p] - total * total / games) / (games - 1)
             return math.sqrt(var)
 
         return {

@@ -117,12 +117,18 @@ class VarDecl:
         return _fresh(self.value)
 
 
+_NESTED = (list, dict, tuple)
+
+
 def _fresh(v: Any) -> Any:
     """A copy of the plain data ``v`` (YAML's lists, mappings, scalars): every list and dict
     new, everything else shared (immutable): a game never shares the ruleset's data."""
     t = type(v)
     if t is list:
-        return [_fresh(x) for x in v] if any(type(x) in (list, dict, tuple) for x in v) else v[:]
+        for x in v:
+            if type(x) in _NESTED:
+                return [_fresh(x) for x in v]
+        return v[:]
     if t is dict:
         return {k: _fresh(x) for k, x in v.items()}
     if t is tuple:
@@ -247,8 +253,10 @@ class Ruleset:
         n = st.num_players
         scores = []
         keys = []
+        env = Env(st, {})
         for p in range(n):
-            env = Env(st, {"p": p})
+            env.loc = {"p": p}
+            env.refill()  # each seat's score evaluated with a fresh budget, as in an Env of its own
             s = self.score_expr(env)
             scores.append(s)
             keys.append((s, *[t(env) for t in self.tiebreaks]))
@@ -260,7 +268,9 @@ class Ruleset:
                 f"cannot rank the players: scores (and tie-breaks) must be alike to compare, numbers for one; "
                 f"found {shown}", self.score_expr.mark) from None
         if self.winners_expr is not None:
-            w = self.winners_expr(Env(st, {}))
+            env.loc = {}
+            env.refill()
+            w = self.winners_expr(env)
             if not isinstance(w, (list, tuple)):  # one seat where a list is expected (the load catches most)
                 raise ExpressionError(f"`winners` must give a list of seats from 0 to {n - 1}, found {render(w)!r}: "
                                       f"write `[...]` around one winner", self.winners_expr.mark)

@@ -220,9 +220,22 @@ class Rng:
         return rng
 
     def below(self, n: int) -> int:
-        """A uniform integer in ``[0, n)``."""
-        self.state, v = below(self.state, n)
-        return v
+        """A uniform integer in ``[0, n)``: the module's :func:`below`, its SplitMix64 step
+        written out here for the sizes drawn before (an agent's draw is on the hot path of every
+        random playout; one call less), the same sequence."""
+        limit = _LIMITS.get(n)
+        s = self.state
+        if limit is None or s > 0xFFFFFFFFFFFFFFFF:
+            self.state, v = below(s, n)
+            return v
+        while True:
+            s = (s + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+            z = ((s ^ (s >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+            z ^= z >> 31
+            if z < limit:
+                self.state = s
+                return z % n
 
     def choice(self, seq):
         """A uniformly chosen item of the non-empty sequence ``seq``."""
