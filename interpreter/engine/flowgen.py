@@ -228,6 +228,7 @@ def _generate_block(block, simple_of: dict, table, recursive: tuple, owner=None,
     ``inline_only``: ids of the blocks that get no function (bodies of decision-free effects)."""
     w = effectgen._Writer(table)
     w.fin = "return -1 - S"
+    w.simple_of = simple_of  # for the option bodies a playout's decision runs in place (_inline_body)
     w.ns.d.update({"H_EACH": flow.EACH, "H_TIMES": flow.TIMES, "H_dict": dict, "H_len": len, "H_next": _next_pass,
                    "H_seat": effectgen._seat, "H_items": effectgen._items, "H_times": effectgen._times, "H_zip": zip,
                    "BLK": block})
@@ -485,7 +486,9 @@ def _picked_in_place(w, eff, ch: str, acts: str, seats: str, k: int, n: int, cal
         else:
             w.line(f"{test} {a}.name == {o.name!r}:")
         w.depth += 1
-        if o.names:
+        if _inlinable(w, o.body):
+            _inline_body(w, o, a)
+        elif o.names:
             w.line("new = H_dict(loc)")
             if len(o.names) == 1:
                 w.line(f"new[{o.names[0]!r}] = {a}.args[0]")
@@ -496,6 +499,47 @@ def _picked_in_place(w, eff, ch: str, acts: str, seats: str, k: int, n: int, cal
             _call_block(w, o.body, "loc", "None", k, n, calls)
         w.depth -= 1
     w.depth -= 1
+
+
+#: Most effects (nested ones counted) of an option body a playout's decision runs written out
+#: where it is taken (:func:`_inline_body`); a larger body is called through its function.
+MAX_INLINE_BODY = 40
+
+
+def _inlinable(w, body) -> bool:
+    """Whether the option body ``body`` is written out where a playout takes its decision: every
+    effect decision-free (it cannot stop, so it needs no frame of its own) and at most
+    :data:`MAX_INLINE_BODY` effects, nested ones counted."""
+    simple = w.simple_of.get(body.id)
+    return bool(simple) and all(simple) and sum(map(effectgen._size, body.effects)) <= MAX_INLINE_BODY
+
+
+def _inline_body(w, o, a: str) -> None:
+    """The decision-free body of option ``o`` run where the playout's decision is taken, as its
+    block's function would run it when called with pc 0 and no loop: its names bound in a new
+    frame dict (the option's ``for`` names from the action ``a``; with none, the frame of the
+    ``choose`` itself, as the call passes it), its effects counted and marked in this function
+    (the same step count: the budget was just restarted), a Python error turned into the
+    ruleset's error at the effect that raised it, an ``end_game`` returning as the call's
+    result would be returned; then this block's frame dict back.  Saves the call, the body
+    function's protocol and the test of its result at every decision of a playout."""
+    saved = w.fresh("saved")
+    w.line(f"{saved} = loc")
+    if o.names:
+        w.line("loc = H_dict(loc)")
+        if len(o.names) == 1:
+            w.line(f"loc[{o.names[0]!r}] = {a}.args[0]")
+        else:
+            w.line(f"loc.update(H_zip({o.names!r}, {a}.args))")
+    w.line(f"# the body of option {comment(o.name)}, written out")
+    w.line("try:")
+    w.depth += 1
+    for eff in o.body.effects:
+        effectgen._effect(w, eff)
+    w.depth -= 1
+    w.line("except (TapsterError, KeyboardInterrupt): raise")
+    w.line("except Exception as exc: raise H_unexpected(exc, MARKS[m]) from None")
+    w.line(f"loc = {saved}")
 
 
 def _call_args(w, eff) -> str:

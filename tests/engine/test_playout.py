@@ -308,3 +308,52 @@ def test_the_balance_report_plays_the_agents_games(monkeypatch, name, players, a
     assert all(row["error"] is None for row, *_ in fast)
     if actions is not None:
         assert all(row["limit_hit"] and row["decisions"] == actions for row, *_ in fast)
+
+
+RUNAWAY = """\
+name: Runs away in a body
+players: {min: 2, max: 2}
+vars:
+  moves: {initial: 0}
+flow:
+  - repeat:
+      times: 3
+      do:
+        - choose:
+            name: step
+            options:
+              - action: step
+                for: n
+                in: range(2)
+                do:
+                  - add: {moves: 1}
+                  - while:
+                      cond: "moves > 1 and n == 1"
+                      do:
+                        - add: {moves: 1}
+outcome:
+  score: "0"
+"""
+
+
+def test_a_body_run_in_place_that_runs_away_fails_as_apply_fails(tmp_path):
+    """A decision-free option body written out where a playout takes its decision (see
+    flowgen._inline_body) counts its steps as its own function does: an endless loop in it
+    fails with the step budget's error at the same rule as through ``apply``, and the state is
+    left at that move's decision."""
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(RUNAWAY, encoding="utf-8")
+    rs = load_ruleset(str(path))
+    assert any("# the body of option step, written out" in src for _, src in rs.sources)
+    st_api = rs.new_game(2, seed=0)
+    st_api.apply(st_api.legal_actions()[0])
+    with pytest.raises(TapsterError) as api_error:
+        st_api.apply(st_api.legal_actions()[1])
+    st = rs.new_game(2, seed=0)
+    answers = iter([0, 1])
+    with pytest.raises(TapsterError) as fast_error:
+        playout(st, lambda choose, actions, seats: next(answers))
+    assert str(fast_error.value) == str(api_error.value)
+    assert "step budget" in str(fast_error.value) and "ruleset.yaml:20:" in str(fast_error.value)  # the `add` in the loop
+    _same(st_api, st)
+    assert st.vars["moves"] == 1

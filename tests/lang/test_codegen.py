@@ -186,6 +186,38 @@ def test_no_ruleset_text_becomes_code(tmp_path, monkeypatch, index):
 
 
 @pytest.mark.parametrize("index", range(len(PAYLOADS)))
+def test_no_ruleset_text_becomes_code_in_an_option_body_run_in_place(tmp_path, monkeypatch, index):
+    """A playout runs a decision-free option body written out where its decision is taken
+    (flowgen._inline_body): the payload in the body's expressions, its log and the option's
+    items plays as text, and the canary never appears."""
+    from interpreter.engine.playout import playout
+
+    monkeypatch.chdir(tmp_path)
+    payload = PAYLOADS[index]
+    lit = repr(payload)
+    doc = {
+        "name": payload,
+        "players": {"min": 2, "max": 2},
+        "vars": {"t": ""},
+        "flow": [{"repeat": {"times": 3, "do": [{"choose": {"prompt": _braces(payload), "options": [
+            {"action": "a", "for": "i", "in": f"[{lit}, 'x']", "label": "{i}",
+             "do": [{"set": {"t": f"t + i + {lit}"}}, {"log": _braces(payload) + " {i}"},
+                    {"if": f"len(t) > 1000 * len({lit})", "then": [{"end_game": _braces(payload)}]}]}]}}]}}],
+        "outcome": {"score": "len(t)"},
+    }
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(yaml.safe_dump(doc, allow_unicode=True), encoding="utf-8")
+    rs = load_ruleset(path)
+    assert any("# the body of option a, written out" in src for _, src in rs.sources)
+    st = rs.new_game(2, seed=0, log=True)
+    playout(st, lambda choose, actions, seats: 0)  # the first decision by take, the next two in place
+    assert st.finished and st.vars["t"] == (payload + payload) * 3
+    assert st.visible_log()[-3:] == [payload + " " + payload] * 3
+    assert not (tmp_path / "CANARY").exists()
+    assert list(tmp_path.iterdir()) == [path]
+
+
+@pytest.mark.parametrize("index", range(len(PAYLOADS)))
 def test_a_name_that_is_not_a_name_is_refused(tmp_path, monkeypatch, index):
     """Names (zones, parameters, fields, options) must be identifiers: the payload as a name is
     refused with a clean error before anything is compiled."""
