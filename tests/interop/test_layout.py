@@ -152,7 +152,7 @@ def test_a_seats_tensor_is_the_same_in_every_world_it_cannot_tell_apart(name, va
 def test_info_prints_the_layout():
     out = CliRunner().invoke(cli, ["info", "tic_tac_toe", "--tensor"])
     assert out.exit_code == 0
-    assert "36 float32 values, layout version 2" in out.output
+    assert f"36 float32 values, layout version {LAYOUT_VERSION}" in out.output
     row = next(line for line in out.output.splitlines() if "vars.board" in line)
     assert [c.strip() for c in row.split("│")[1:6]] == ["16", "18", "vars.board", "list[9] of seat", "9 × one-hot seat"]
     data = json.loads(CliRunner().invoke(cli, ["info", "beer_knight", "--tensor", "--json"]).output)
