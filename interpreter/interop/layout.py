@@ -1364,8 +1364,21 @@ class TensorLayout:
 
     def describe(self) -> list[dict]:
         """The layout as JSON data, one entry per part: ``offset``, ``size``, ``name``, ``what``,
-        ``encoding``."""
-        return [{"offset": s, "size": k, "name": name, "what": what, "encoding": enc} for name, s, k, what, enc in self.parts]
+        ``encoding``, ``low`` and ``high`` (the least low and greatest high of its slots,
+        :meth:`bounds`; None for an unbounded side)."""
+        low, high = self.bounds()
+        out = []
+        for name, s, k, what, enc in self.parts:
+            lo = float(low[s:s + k].min()) if k else 0.0
+            hi = float(high[s:s + k].max()) if k else 0.0
+            out.append({"offset": s, "size": k, "name": name, "what": what, "encoding": enc,
+                        "low": None if lo == -np.inf else _plain(lo), "high": None if hi == np.inf else _plain(hi)})
+        return out
+
+
+def _plain(x: float) -> float | int:
+    """A bound as JSON shows it: a whole number without its ``.0``."""
+    return int(x) if x == int(x) else x
 
 
 def _zone_paths(z: Any, depth: int, path: tuple = ()) -> list[tuple]:
