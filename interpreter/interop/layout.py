@@ -39,9 +39,13 @@ seat may see the component), so the tensor of seat ``p`` is a function of ``p``'
 value, the values of every ``set``/``add``/``roll``/``random`` that writes it (read from the
 expressions, never played), the parameters, the component tables and the seats, to a fixed
 point.  Names are typed where they are bound: ``current``, a ``for_each`` over ``players`` and
-``... % num_players`` are seats; a ``for_each``/option ``for`` over a zone gives components; a
-``repeat`` counter is a number; a procedure's parameters take the types of its calls' ``with``
-values; a trigger's parameters, and anything the reading does not know, are *any* (a code):
+``... % num_players`` are seats; a ``for_each``/option ``for`` over a zone, ``component(id)`` and
+a ``move``'s ``as:`` give components; a component's ``id`` is a text over the ids of its kinds;
+a ``repeat`` counter is a number; a procedure's parameters take the types of its calls' ``with``
+values and a trigger's those of its event's ``emit`` (a parameter nothing has given a value
+yet is *nothing* while the fixed point grows, *any* only when nothing ever gives it one); a
+list written out of items of different types (``[c, 1]``) is a tuple; anything the reading
+does not know is *any* (a code):
 
 =================  ===================================================================  ==========
 type               encoding                                                              slots
@@ -54,6 +58,10 @@ number             the number (none 0); a number that may be none: ``[set, value
 list, fixed size   its items' slots one after the other                                  size × item
 list               its length, then ``capacity`` items (later items are cut)             1 + cap × item
 tuple              its parts' slots one after the other                                  sum
+record             text keys the rules spell out (``{'act': x}``, ``r['k']``):          keys ×
+                   per key, sorted, 1 when there, then its value by its own type        (1 + value)
+dict               keys of a finite domain (seats, enumerated texts, components,        keys ×
+                   whole numbers), per key as a record, one value type                  (1 + value)
 other              one *code*: a number itself, true 1, false/none 0, a list its
                    length, a text or component 1 + its index in the ruleset's
                    vocabulary (every component id, map node, phase, parameter text,
@@ -66,6 +74,12 @@ ruleset's component count, its longest constant list (parameters, initial values
 count.  Its length slot always holds the true length.  A text outside its enumeration is
 written as nothing (all 0); a value of another type than derived gets its code in the first
 slot (never an error: the type is a static estimate, the code says what was there).
+
+**Bounds** (:meth:`TensorLayout.bounds`): every slot's least and greatest value, from the
+declarations only (the same for every seat): one-hot, multi-hot and flag slots in [0, 1]; zone
+counts and positions (plus 1) in [0, components]; turn counters and list lengths at least 0;
+ranks in [0, seats]; scores within the declared ``outcome: {range}``; a number within its
+constants when every value written to it is a constant, else unbounded; codes unbounded.
 """
 
 from __future__ import annotations
