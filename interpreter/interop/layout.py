@@ -41,7 +41,8 @@ expressions, never played), the parameters, the component tables and the seats, 
 point.  Names are typed where they are bound: ``current``, a ``for_each`` over ``players`` and
 ``... % num_players`` are seats; a ``for_each``/option ``for`` over a zone, ``component(id)`` and
 a ``move``'s ``as:`` give components; a component's ``id`` is a text over the ids of its kinds;
-a ``repeat`` counter is a number; a procedure's parameters take the types of its calls' ``with``
+a ``repeat`` counter (and ``range(n)``'s items) is a number, 0 to n - 1 when ``n`` is a known
+whole number up to 64; a procedure's parameters take the types of its calls' ``with``
 values and a trigger's those of its event's ``emit`` (a parameter nothing has given a value
 yet is *nothing* while the fixed point grows, *any* only when nothing ever gives it one); a
 list written out of items of different types (``[c, 1]``) is a tuple; anything the reading
@@ -231,6 +232,14 @@ def _as_dict(t: tuple) -> tuple:
     for _k, x in t[1]:
         value = merge(value, x)
     return ("dict", ("text", frozenset(k for k, _x in t[1])) if t[1] else _BOTTOM, value)
+
+
+def _counter(times: tuple) -> tuple:
+    """The type of a counter running from 0 below ``times`` (``repeat``'s ``as``, ``range(n)``):
+    its values when ``times`` is a known whole number up to 64, else any number."""
+    if times[0] == "num" and times[1] and all(type(x) is int for x in times[1]) and 0 < max(times[1]) <= 64:
+        return _num(frozenset(range(max(times[1]))))
+    return _NUM
 
 
 def _list_literal(items: list) -> tuple:
@@ -470,6 +479,12 @@ class _Inferrer:
         if fname in _ITEM_CALLS and args:
             return _item(args[0])
         if fname == "range":
+            if len(args) == 1:
+                return _list(_counter(args[0]), None)
+            if len(args) == 2 and all(a[0] == "num" and a[1] and all(type(x) is int for x in a[1]) for a in args):
+                lo, hi = min(args[0][1]), max(args[1][1])
+                if 0 < hi - lo <= 64:
+                    return _list(_num(frozenset(range(lo, hi))), None)
             return _list(_NUM, None)
         if fname == "component":  # the component with that id: of the kinds of the ids it may be
             ids = args[0] if args else _ANY
@@ -529,7 +544,7 @@ class _Inferrer:
         rp = eff.get("repeat")
         if isinstance(rp, dict) and "as" in rp:  # `repeat: {times: N, as: i}`: i counts 0, 1, ...
             inner = dict(env)
-            inner[str(rp["as"])] = _NUM
+            inner[str(rp["as"])] = _counter(self.expr(rp.get("times"), env))
             self.walk(rp, inner)
             return
         if isinstance(eff.get("set"), dict):

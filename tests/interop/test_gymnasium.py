@@ -129,7 +129,7 @@ def test_the_factored_action_space_passes_the_checker_and_plays(ruleset):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         warnings.filterwarnings("ignore", message=".*Box observation space m(in|ax)imum value is -?infinity")
-        # Beer Knight's next_mod and next_extra_all are only ever set to 0: their slots are [0, 0]
+        # Beer Knight's next_mod and next_extra_all are only ever set to 0, a card's slot is 0 with one Combo: [0, 0]
         warnings.filterwarnings("ignore", message=".*Box observation space maximum and minimum values are equal")
         check_env(e, skip_render_check=True)
     rng = np.random.RandomState(0)

@@ -164,7 +164,7 @@ def test_info_prints_the_layout():
     assert out.exit_code == 0
     assert f"36 float32 values, layout version {LAYOUT_VERSION}" in out.output
     row = next(line for line in out.output.splitlines() if "vars.board" in line)
-    assert [c.strip() for c in row.split("│")[1:6]] == ["16", "18", "vars.board", "list[9] of seat", "9 × one-hot seat"]
+    assert [c.strip() for c in row.split("│")[1:7]] == ["16", "18", "vars.board", "list[9] of seat", "9 × one-hot seat", "0 … 1"]
     data = json.loads(CliRunner().invoke(cli, ["info", "beer_knight", "--tensor", "--json"]).output)
     assert data["version"] == LAYOUT_VERSION and data["size"] == Encoding.of(compiled("beer_knight"), 2, 1).tensor_size
     at = 0
@@ -173,6 +173,12 @@ def test_info_prints_the_layout():
         at += part["size"]
     assert at == data["size"]
     assert {"vars.lastcall[0]", "vars.lastcall[1]", "turns", "phase"} <= {p["name"] for p in data["parts"]}
+    low, high = TensorLayout(Encoding.of(compiled("beer_knight"), 2, 1).ruleset, 2).bounds()
+    assert data["low"] == [None if x == -np.inf else float(x) for x in low.tolist()] and len(data["high"]) == data["size"]
+    parts = {p["name"]: p for p in data["parts"]}
+    assert (parts["seat"]["low"], parts["seat"]["high"], parts["turns"]["high"]) == (0, 1, None)
+    # a card's Combo slot: `repeat: {times: combos, as: i}` with combos 1 by default, so only ever 0
+    assert (parts["props.card-k01.slot"]["low"], parts["props.card-k01.slot"]["high"]) == (0, 0)
 
 
 def test_factored_actions():
