@@ -131,7 +131,7 @@ def _saved_state(rs, path: str):
 @_variant_opt
 @_param_opt
 @click.option("--source", is_flag=True, help="Print the Python source generated from the ruleset instead.")
-@click.option("--tensor", is_flag=True, help="Print the observation tensor's layout instead (offset, size, what, encoding).")
+@click.option("--tensor", is_flag=True, help="Print the observation tensor's layout instead (offset, size, what, encoding, bounds).")
 @_json_opt
 def info(ruleset, variant, params, source, tensor, as_json) -> int:
     """Describe a ruleset: players, variants, parameters, components, zones, decisions,
@@ -198,12 +198,19 @@ def _info_tensor(rs, as_json: bool) -> int:
 
     layout = TensorLayout(rs, rs.default_players)
     if as_json:
-        _echo_json({"players": rs.default_players, "version": LAYOUT_VERSION, "size": layout.size, "parts": layout.describe()})
+        low, high = layout.bounds()
+        _echo_json({"players": rs.default_players, "version": LAYOUT_VERSION, "size": layout.size, "parts": layout.describe(),
+                    "low": [None if x == -float("inf") else float(x) for x in low.tolist()],
+                    "high": [None if x == float("inf") else float(x) for x in high.tolist()]})
         return EXIT_OK
     out = _stdout()
+
+    def bound(lo, hi) -> str:
+        return f"{'-inf' if lo is None else lo} … {'inf' if hi is None else hi}"
     _info_table(out, f"observation tensor ({rs.default_players} players: {layout.size} float32 values, layout version {LAYOUT_VERSION})",
-                ["offset>", "size>", "part", "what", "encoding"],
-                [(str(p["offset"]), str(p["size"]), p["name"], p["what"], p["encoding"]) for p in layout.describe()])
+                ["offset>", "size>", "part", "what", "encoding", "bounds"],
+                [(str(p["offset"]), str(p["size"]), p["name"], p["what"], p["encoding"], bound(p["low"], p["high"]))
+                 for p in layout.describe()])
     return EXIT_OK
 
 

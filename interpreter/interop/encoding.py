@@ -79,7 +79,7 @@ from ..model import Action, Component
 from .domains import option_domain
 from .layout import TensorLayout
 
-__all__ = ["Encoding", "EncodingError", "has_chance", "static_actions", "describe_encoding", "CHANCE"]
+__all__ = ["Encoding", "EncodingError", "FactoredActions", "has_chance", "static_actions", "describe_encoding", "CHANCE"]
 
 _CHANCE_ONLY = (CHANCE,)
 
@@ -612,6 +612,100 @@ class Encoding:
         if not all(isinstance(x, (int, float)) for x in scores):
             raise EncodingError(f"{self.ruleset.name}: returns are the outcome's scores, which must be numbers; found {list(scores)!r}")
         return [float(x) for x in scores]
+
+
+class FactoredActions:
+    """An encoding's flat action ids as factors ``(head, arg1, ..., argK)``, for a
+    ``MultiDiscrete`` action space (the adapters' ``factored=True``).
+
+    The *heads* are, in id order, each factored option of :meth:`Encoding.action_factors` (one
+    head for all its ids) and every other flat id (one head each); ``argk`` is the index of the
+    option's k-th argument's value.  ``nvec`` (int64, ``1 + K``): the number of heads, then for
+    each argument position the most values any factored option has there (``K`` is the largest
+    factored arity, 0 when no option is factored: then the factors are the flat id alone).
+    An argument position a head does not use is ignored (written 0 by :meth:`encode`).
+    """
+
+    def __init__(self, enc: Encoding):
+        self.encoding = enc
+        rows = enc.action_factors()
+        width = max((len(r["sizes"]) for r in rows), default=0)
+        starts = {r["first"]: r for r in rows}
+        #: per head: (first flat id, sizes or () for a single id)
+        self.heads: list[tuple[int, tuple[int, ...]]] = []
+        self.head_of = np.zeros(enc.num_distinct_actions, np.int64)  # flat id -> its head
+        i = 0
+        while i < enc.num_distinct_actions:
+            row = starts.get(i)
+            if row is None:
+                self.head_of[i] = len(self.heads)
+                self.heads.append((i, ()))
+                i += 1
+                continue
+            total = int(np.prod(row["sizes"]))
+            self.head_of[i:i + total] = len(self.heads)
+            self.heads.append((i, tuple(row["sizes"])))
+            i += total
+        arg_sizes = [max([r["sizes"][k] for r in rows if len(r["sizes"]) > k], default=1) for k in range(width)]
+        self.nvec = np.array([len(self.heads), *arg_sizes], np.int64)
+        self.width = width
+
+    def encode(self, action_id: int) -> np.ndarray:
+        """The factors (int64, ``len(nvec)``) of the flat id ``action_id``.
+
+        Raises:
+            EncodingError: ``action_id`` is not an id of the action space.
+        """
+        enc = self.encoding
+        if type(action_id) not in (int, np.int64) or not 0 <= action_id < enc.num_distinct_actions:
+            raise EncodingError(f"action id {action_id!r} is not an id from 0 to {enc.num_distinct_actions - 1}")
+        out = np.zeros(len(self.nvec), np.int64)
+        head = int(self.head_of[action_id])
+        out[0] = head
+        first, sizes = self.heads[head]
+        k = action_id - first
+        for j in range(len(sizes) - 1, -1, -1):
+            out[1 + j] = k % sizes[j]
+            k //= sizes[j]
+        return out
+
+    def decode(self, factors) -> int:
+        """The flat id of ``factors`` (a sequence of ``len(nvec)`` whole numbers), or -1 when
+        they name no action (a head or an argument index outside its option's values)."""
+        try:
+            f = [int(x) for x in np.asarray(factors).reshape(-1)]
+        except (TypeError, ValueError):
+            return -1
+        if len(f) != len(self.nvec) or not 0 <= f[0] < len(self.heads):
+            return -1
+        first, sizes = self.heads[f[0]]
+        k = 0
+        for j, size in enumerate(sizes):
+            if not 0 <= f[1 + j] < size:
+                return -1
+            k = k * size + f[1 + j]
+        return first + k
+
+    def mask(self, ids, out: np.ndarray | None = None) -> np.ndarray:
+        """The per-factor masks of the legal flat ``ids``, one after the other (int8,
+        ``sum(nvec)``; the layout sb3-contrib's MaskablePPO reads for a ``MultiDiscrete``):
+        the heads with a legal action, then for each argument position the indexes some legal
+        action of a head using that position takes (index 0 when a legal head does not use
+        it).  Each factor's mask is the marginal of the legal actions: a combination of
+        allowed factors may still be illegal (the flat ``action_mask`` is exact)."""
+        size = int(self.nvec.sum())
+        if out is None:
+            out = np.zeros(size, np.int8)
+        else:
+            out.fill(0)
+        offsets = np.concatenate(([0], np.cumsum(self.nvec)[:-1]))
+        for i in ids:
+            f = self.encode(int(i))
+            head_sizes = self.heads[int(f[0])][1]
+            out[offsets[0] + f[0]] = 1
+            for j in range(self.width):
+                out[offsets[1 + j] + (f[1 + j] if j < len(head_sizes) else 0)] = 1
+        return out
 
 
 def _first_look(v: Any) -> Any:

@@ -25,7 +25,20 @@ the end, then the learner's score in the outcome.  A game that reaches the rules
 ``limits: {actions: N}`` is truncated.  An action outside the mask ends the episode
 (``terminated``) with the lowest score the game can give (``min_utility``) and
 ``info["illegal"] = True``, as PettingZoo's classic games do; ``illegal="raise"`` raises
-:class:`~interpreter.errors.IllegalActionError` instead.
+:class:`~interpreter.errors.IllegalActionError` instead.  The observation's Box carries each
+slot's bounds (:meth:`TensorLayout.bounds <interpreter.interop.layout.TensorLayout.bounds>`:
+one-hot slots in [0, 1], counts and positions up to the ruleset's components, -inf/inf where
+nothing is known); :func:`observation_space` builds it.
+
+``factored=True`` (both environments) makes the action space ``MultiDiscrete(nvec)`` over
+:class:`~interpreter.interop.encoding.FactoredActions`' factors ``(head, arg1, ..., argK)``:
+a factored option (:meth:`Encoding.action_factors
+<interpreter.interop.encoding.Encoding.action_factors>`, Beer Knight's ``last_call(a, b)``:
+120 × 120) is one head and takes one index per argument, every other id is a head of its own
+(its argument factors ignored).  The observation gains ``factor_mask`` (int8, ``sum(nvec)``:
+the per-factor marginal masks one after the other, as sb3-contrib's MaskablePPO reads them);
+``action_mask`` stays the exact flat mask.  Factors naming no action, or naming an action
+outside the mask, are an illegal action (``illegal=``).
 
 :func:`vector_env` steps ``num_envs`` such games in one process on numpy arrays (observations
 ``(num_envs, size)``, masks ``(num_envs, num_distinct_actions)``, rewards, terminations and
@@ -45,6 +58,7 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import Env, spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
 
 from ..agents.core import make_agent
 from ..engine.playout import playout
@@ -53,13 +67,14 @@ from ..engine.state import new_game
 from ..errors import IllegalActionError, TapsterError
 from ..views.render import view_observation
 from ..views.termview import seat_text
-from .encoding import EXPLORE_GAMES, Encoding, encoding_for
+from .encoding import EXPLORE_GAMES, Encoding, FactoredActions, encoding_for
 
-__all__ = ["env", "vector_env", "TapsterGymEnv", "TapsterVectorEnv"]
+__all__ = ["env", "vector_env", "observation_space", "TapsterGymEnv", "TapsterVectorEnv"]
 
 
 def env(ruleset: str, opponent: str = "random", seat: int = 0, players: int | None = None, variant: str | None = None,
-        render_mode: str | None = None, explore: int = EXPLORE_GAMES, illegal: str = "lose", **params) -> TapsterGymEnv:
+        render_mode: str | None = None, explore: int = EXPLORE_GAMES, illegal: str = "lose", factored: bool = False,
+        **params) -> TapsterGymEnv:
     """The single-agent environment of ``ruleset`` (a name under rulesets/ or a path) for the
     learner at ``seat``, the other seats played by ``opponent`` (an agent spec); ``params``:
     ruleset parameters by name (``turns=8``).  See the module's notes.
@@ -68,11 +83,13 @@ def env(ruleset: str, opponent: str = "random", seat: int = 0, players: int | No
         TapsterError: the ruleset, variant or a parameter does not load; ``players`` outside its
             range; ``seat`` not a seat; an unknown agent spec, ``render_mode`` or ``illegal``.
     """
-    return TapsterGymEnv(encoding_for(ruleset, players, variant, explore, params), opponent, seat, render_mode, illegal)
+    return TapsterGymEnv(encoding_for(ruleset, players, variant, explore, params), opponent, seat, render_mode, illegal,
+                         factored)
 
 
 def vector_env(ruleset: str, num_envs: int = 8, opponent: str = "random", seat: int = 0, players: int | None = None,
-               variant: str | None = None, explore: int = EXPLORE_GAMES, illegal: str = "lose", **params) -> TapsterVectorEnv:
+               variant: str | None = None, explore: int = EXPLORE_GAMES, illegal: str = "lose", factored: bool = False,
+               **params) -> TapsterVectorEnv:
     """``num_envs`` games of ``ruleset`` as one ``gymnasium.vector.VectorEnv`` (see the module's
     notes; the arguments as for :func:`env`).
 
@@ -82,7 +99,41 @@ def vector_env(ruleset: str, num_envs: int = 8, opponent: str = "random", seat: 
     if not isinstance(num_envs, int) or num_envs < 1:
         raise TapsterError(f"num_envs is at least 1, not {num_envs!r}")
     enc = encoding_for(ruleset, players, variant, explore, params)
-    return TapsterVectorEnv([_Game(enc, opponent, seat, illegal) for _ in range(num_envs)])
+    return TapsterVectorEnv([_Game(enc, opponent, seat, illegal) for _ in range(num_envs)], factored)
+
+
+def observation_space(enc: Encoding, factors: FactoredActions | None = None) -> spaces.Dict:
+    """One seat's observation space: ``observation`` (float32, ``tensor_size``, each slot within
+    :meth:`TensorLayout.bounds <interpreter.interop.layout.TensorLayout.bounds>`),
+    ``action_mask`` (int8, ``num_distinct_actions``) and, with ``factors``, ``factor_mask``
+    (int8, ``sum(factors.nvec)``: :meth:`FactoredActions.mask`)."""
+    low, high = enc.layout.bounds()
+    parts = {
+        "observation": spaces.Box(low, high, (enc.tensor_size,), np.float32),
+        "action_mask": spaces.Box(0, 1, (enc.num_distinct_actions,), np.int8),
+    }
+    if factors is not None:
+        parts["factor_mask"] = spaces.Box(0, 1, (int(factors.nvec.sum()),), np.int8)
+    return spaces.Dict(parts)
+
+
+def _factors(enc: Encoding, factored: bool) -> FactoredActions | None:
+    if not isinstance(factored, bool):
+        raise TapsterError(f"factored={factored!r}: expected true or false")
+    return FactoredActions(enc) if factored else None
+
+
+def _decode(factors: FactoredActions, game: _Game, action) -> int:
+    """The flat id of a factored ``action`` (-1, an illegal action, when the factors name none).
+
+    Raises:
+        IllegalActionError: no action has these factors, with ``illegal="raise"``.
+    """
+    flat = factors.decode(action)
+    if flat < 0 and game.illegal == "raise":
+        raise IllegalActionError(f"factors {np.asarray(action).tolist()!r} name no action (within {factors.nvec.tolist()}: "
+                                 "the head, then each argument's index)", tuple(game.enc.actions[i] for i in game.ids))
+    return flat
 
 
 class _Game:
@@ -206,17 +257,17 @@ class TapsterGymEnv(Env):
     metadata = {"render_modes": ["ansi", "human"]}
 
     def __init__(self, encoding: Encoding, opponent: str = "random", seat: int = 0, render_mode: str | None = None,
-                 illegal: str = "lose"):
+                 illegal: str = "lose", factored: bool = False):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise TapsterError(f"render_mode {render_mode!r}: expected one of {', '.join(self.metadata['render_modes'])}")
         self.encoding = enc = encoding
         self.render_mode = render_mode
         self._game = _Game(enc, opponent, seat, illegal)
-        self.observation_space = spaces.Dict({
-            "observation": spaces.Box(-np.inf, np.inf, (enc.tensor_size,), np.float32),
-            "action_mask": spaces.Box(0, 1, (enc.num_distinct_actions,), np.int8),
-        })
-        self.action_space = spaces.Discrete(enc.num_distinct_actions)
+        #: the factors of the action ids (``factored=True``), else None
+        self.factors = _factors(enc, factored)
+        self.observation_space = observation_space(enc, self.factors)
+        self.action_space = spaces.Discrete(enc.num_distinct_actions) if self.factors is None else spaces.MultiDiscrete(
+            self.factors.nvec)
 
     @property
     def state(self):
@@ -231,7 +282,10 @@ class TapsterGymEnv(Env):
         info = {"action_mask": mask.copy()}
         if illegal:
             info["illegal"] = True
-        return {"observation": obs, "action_mask": mask}, info
+        out = {"observation": obs, "action_mask": mask}
+        if self.factors is not None:
+            out["factor_mask"] = self.factors.mask(self._game.ids)
+        return out, info
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         """A new game, played on to the learner's first decision (or its end): ``(observation,
@@ -240,16 +294,20 @@ class TapsterGymEnv(Env):
         self._game.reset(seed)
         return self._observation()
 
-    def step(self, action: int) -> tuple[dict, float, bool, bool, dict]:
-        """The learner takes ``action`` (an id), the others play on to its next decision:
-        ``(observation, reward, terminated, truncated, info)``.
+    def step(self, action) -> tuple[dict, float, bool, bool, dict]:
+        """The learner takes ``action`` (an id; with ``factored=True`` its factors, see
+        :class:`~interpreter.interop.encoding.FactoredActions`), the others play on to its next
+        decision: ``(observation, reward, terminated, truncated, info)``.
 
         Raises:
             TapsterError: no game (``reset`` first).
-            IllegalActionError: an action outside the mask, with ``illegal="raise"``.
+            IllegalActionError: an action outside the mask (or factors naming no action), with
+                ``illegal="raise"``.
         """
         if self._game.state is None:
             raise TapsterError("reset the environment before stepping it")
+        if self.factors is not None:
+            action = _decode(self.factors, self._game, action)
         reward, terminated, truncated, illegal = self._game.step(action)
         obs, info = self._observation(illegal)
         if self.render_mode == "human":
@@ -275,20 +333,17 @@ class TapsterVectorEnv(VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
 
-    def __init__(self, games: list[_Game]):
+    def __init__(self, games: list[_Game], factored: bool = False):
         self._games = games
         self.num_envs = n = len(games)
         enc = self.encoding = games[0].enc
-        self.single_observation_space = spaces.Dict({
-            "observation": spaces.Box(-np.inf, np.inf, (enc.tensor_size,), np.float32),
-            "action_mask": spaces.Box(0, 1, (enc.num_distinct_actions,), np.int8),
-        })
-        self.single_action_space = spaces.Discrete(enc.num_distinct_actions)
-        self.observation_space = spaces.Dict({
-            "observation": spaces.Box(-np.inf, np.inf, (n, enc.tensor_size), np.float32),
-            "action_mask": spaces.Box(0, 1, (n, enc.num_distinct_actions), np.int8),
-        })
-        self.action_space = spaces.MultiDiscrete(np.full(n, enc.num_distinct_actions))
+        #: the factors of the action ids (``factored=True``), else None
+        self.factors = _factors(enc, factored)
+        self.single_observation_space = observation_space(enc, self.factors)
+        self.single_action_space = spaces.Discrete(enc.num_distinct_actions) if self.factors is None else spaces.MultiDiscrete(
+            self.factors.nvec)
+        self.observation_space = batch_space(self.single_observation_space, n)
+        self.action_space = batch_space(self.single_action_space, n)
         self._done = np.zeros(n, bool)
 
     def _observations(self) -> dict:
@@ -307,7 +362,12 @@ class TapsterVectorEnv(VectorEnv):
                 cols += ids
         if rows:
             mask[rows, cols] = 1
-        return {"observation": obs, "action_mask": mask}
+        out = {"observation": obs, "action_mask": mask}
+        if self.factors is not None:
+            fm = out["factor_mask"] = np.zeros((n, int(self.factors.nvec.sum())), np.int8)
+            for i, g in enumerate(games):
+                self.factors.mask(g.ids, fm[i])
+        return out
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None) -> tuple[dict, dict]:
         """Every game anew: ``(observations, infos)``; ``seed`` an int (game ``i`` gets
@@ -324,12 +384,14 @@ class TapsterVectorEnv(VectorEnv):
         return obs, {"action_mask": obs["action_mask"].copy()}
 
     def step(self, actions) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, dict]:
-        """One action id per game (an array of ``num_envs``): ``(observations, rewards,
-        terminations, truncations, infos)``, arrays of ``num_envs`` rows; a game that ended on the
-        previous step is reset instead (its action ignored).  ``infos["illegal"]``: a bool array.
+        """One action id per game (an array of ``num_envs``; with ``factored=True``, one row of
+        factors per game, ``(num_envs, len(nvec))``): ``(observations, rewards, terminations,
+        truncations, infos)``, arrays of ``num_envs`` rows; a game that ended on the previous step
+        is reset instead (its action ignored).  ``infos["illegal"]``: a bool array.
 
         Raises:
-            IllegalActionError: an action outside its game's mask, with ``illegal="raise"``.
+            IllegalActionError: an action outside its game's mask (or factors naming no action),
+                with ``illegal="raise"``.
         """
         n = self.num_envs
         rewards = np.zeros(n, np.float64)
@@ -338,11 +400,12 @@ class TapsterVectorEnv(VectorEnv):
         illegal = np.zeros(n, bool)
         done = self._done.tolist()
         acts = np.asarray(actions).tolist()
+        factors = self.factors
         for i, g in enumerate(self._games):
             if done[i]:
                 g.reset(None)
                 continue
-            r, term, trunc, ill = g.step(acts[i])
+            r, term, trunc, ill = g.step(acts[i] if factors is None else _decode(factors, g, acts[i]))
             if r:
                 rewards[i] = r
             if term:

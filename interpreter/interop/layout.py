@@ -39,9 +39,14 @@ seat may see the component), so the tensor of seat ``p`` is a function of ``p``'
 value, the values of every ``set``/``add``/``roll``/``random`` that writes it (read from the
 expressions, never played), the parameters, the component tables and the seats, to a fixed
 point.  Names are typed where they are bound: ``current``, a ``for_each`` over ``players`` and
-``... % num_players`` are seats; a ``for_each``/option ``for`` over a zone gives components; a
-``repeat`` counter is a number; a procedure's parameters take the types of its calls' ``with``
-values; a trigger's parameters, and anything the reading does not know, are *any* (a code):
+``... % num_players`` are seats; a ``for_each``/option ``for`` over a zone, ``component(id)`` and
+a ``move``'s ``as:`` give components; a component's ``id`` is a text over the ids of its kinds;
+a ``repeat`` counter (and ``range(n)``'s items) is a number, 0 to n - 1 when ``n`` is a known
+whole number up to 64; a procedure's parameters take the types of its calls' ``with``
+values and a trigger's those of its event's ``emit`` (a parameter nothing has given a value
+yet is *nothing* while the fixed point grows, *any* only when nothing ever gives it one); a
+list written out of items of different types (``[c, 1]``) is a tuple; anything the reading
+does not know is *any* (a code):
 
 =================  ===================================================================  ==========
 type               encoding                                                              slots
@@ -54,6 +59,10 @@ number             the number (none 0); a number that may be none: ``[set, value
 list, fixed size   its items' slots one after the other                                  size × item
 list               its length, then ``capacity`` items (later items are cut)             1 + cap × item
 tuple              its parts' slots one after the other                                  sum
+record             text keys the rules spell out (``{'act': x}``, ``r['k']``):          keys ×
+                   per key, sorted, 1 when there, then its value by its own type        (1 + value)
+dict               keys of a finite domain (seats, enumerated texts, components,        keys ×
+                   whole numbers), per key as a record, one value type                  (1 + value)
 other              one *code*: a number itself, true 1, false/none 0, a list its
                    length, a text or component 1 + its index in the ruleset's
                    vocabulary (every component id, map node, phase, parameter text,
@@ -66,6 +75,12 @@ ruleset's component count, its longest constant list (parameters, initial values
 count.  Its length slot always holds the true length.  A text outside its enumeration is
 written as nothing (all 0); a value of another type than derived gets its code in the first
 slot (never an error: the type is a static estimate, the code says what was there).
+
+**Bounds** (:meth:`TensorLayout.bounds`): every slot's least and greatest value, from the
+declarations only (the same for every seat): one-hot, multi-hot and flag slots in [0, 1]; zone
+counts and positions (plus 1) in [0, components]; turn counters and list lengths at least 0;
+ranks in [0, seats]; scores within the declared ``outcome: {range}``; a number within its
+constants when every value written to it is a constant, else unbounded; codes unbounded.
 """
 
 from __future__ import annotations
@@ -85,8 +100,10 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["TensorLayout", "infer_types", "describe_type", "LAYOUT_VERSION"]
 
 #: The layout's version: research code that stores tensors can check it (1: laid out from
-#: playouts, raw numbers; 2: from the declarations, one-hot, this module).
-LAYOUT_VERSION = 2
+#: playouts, raw numbers; 2: from the declarations, one-hot, this module; 3: records and dicts
+#: key by key, list literals of mixed items as tuples, procedure and trigger parameters typed
+#: from every call before any is *any*, ``component(id)``, ``c.id`` and ``move ... as`` typed).
+LAYOUT_VERSION = 3
 
 #: An enumerated text type with more values than this is encoded as one code slot instead.
 MAX_ONE_HOT = 512
@@ -145,8 +162,17 @@ def merge(a: tuple, b: tuple) -> tuple:
             if len(a[1]) == len(b[1]):
                 return ("tuple", tuple(merge(x, y) for x, y in zip(a[1], b[1])))
             return _ANY
+        if ka == "dict":
+            return ("dict", merge(a[1], b[1]), merge(a[2], b[2]))
+        if ka == "rec":
+            fields = dict(a[1])
+            for k, t in b[1]:
+                fields[k] = merge(fields.get(k, _BOTTOM), t)
+            return _rec(fields)
         return a
     kinds = {ka, kb}
+    if kinds == {"rec", "dict"}:
+        return merge(_as_dict(a), _as_dict(b))
     if kinds == {"seat", "num"}:
         n = a if ka == "num" else b
         if n[1] is not None and all(c < 0 for c in n[1]):  # a seat or a sentinel (-1: nobody)
@@ -183,12 +209,56 @@ def _const_type(v: Any) -> tuple:
         return _list(item, len(v))
     if isinstance(v, tuple):
         return ("tuple", tuple(_const_type(x) for x in v))
+    if isinstance(v, dict):
+        if all(type(k) is str for k in v):
+            return _rec({k: _const_type(x) for k, x in v.items()})
+        key, value = _BOTTOM, _BOTTOM
+        for k, x in v.items():
+            key, value = merge(key, _const_type(k)), merge(value, _const_type(x))
+        return ("dict", key, value)
     return _ANY
+
+
+def _rec(fields: dict) -> tuple:
+    """A record whose keys are known texts: ``("rec", ((key, type), ...))``, keys sorted."""
+    return ("rec", tuple(sorted(fields.items())))
+
+
+def _as_dict(t: tuple) -> tuple:
+    """A record as a dict of text keys and one value type (or ``t`` itself)."""
+    if t[0] != "rec":
+        return t
+    value = _BOTTOM
+    for _k, x in t[1]:
+        value = merge(value, x)
+    return ("dict", ("text", frozenset(k for k, _x in t[1])) if t[1] else _BOTTOM, value)
+
+
+def _counter(times: tuple) -> tuple:
+    """The type of a counter running from 0 below ``times`` (``repeat``'s ``as``, ``range(n)``):
+    its values when ``times`` is a known whole number up to 64, else any number."""
+    if times[0] == "num" and times[1] and all(type(x) is int for x in times[1]) and 0 < max(times[1]) <= 64:
+        return _num(frozenset(range(max(times[1]))))
+    return _NUM
+
+
+def _list_literal(items: list) -> tuple:
+    """The type of a list written out item by item: a list of the items' common type, or, when
+    they have none (``[c, 1]``: a component then a number), a tuple of the items' types (a pair
+    stored as a list reads the same by index)."""
+    item = _BOTTOM
+    for t in items:
+        item = merge(item, t)
+    if item == _ANY and 1 < len(items) <= 8 and all(t != _ANY for t in items):
+        return ("tuple", tuple(items))
+    return _list(item, len(items))
 
 
 def _item(t: tuple) -> tuple:
     if t[0] == "list":
         return t[1]
+    if t[0] in ("dict", "rec"):  # iterating a record gives its keys
+        return _as_dict(t)[1]
     if t[0] == "tuple":
         out = _BOTTOM
         for p in t[1]:
@@ -220,6 +290,8 @@ class _Inferrer:
         procs = (getattr(getattr(rs, "doc", None), "data", None) or {}).get("procedures") or {}
         self.proc_params: dict[str, dict[str, tuple]] = {
             name: dict.fromkeys(spec.get("params") or (), _BOTTOM) for name, spec in procs.items() if isinstance(spec, dict)}
+        #: event -> its parameters' types, from the ``emit`` effects' ``with`` values
+        self.event_params: dict[str, dict[str, tuple]] = {}
         self.changed = False
 
     # expressions ---------------------------------------------------------------------------
@@ -279,10 +351,20 @@ class _Inferrer:
             items = [c for c in ch if c is not None]
             if len(items) == 1 and getattr(items[0], "data", None) == "exprs":
                 items = items[0].children
-            item = _BOTTOM
-            for it in items:
-                item = merge(item, self.node(it, env, depth + 1))
-            return _list(item, len(items))
+            return _list_literal([self.node(it, env, depth + 1) for it in items])
+        if kind == "dict":
+            pairs = [(self.node(pair.children[0], env, depth + 1), self.node(pair.children[1], env, depth + 1))
+                     for pair in (ch[0].children if ch and ch[0] is not None else ())]
+            if all(k[0] == "text" and k[1] is not None and len(k[1]) == 1 for k, _v in pairs):
+                fields: dict = {}
+                for k, v in pairs:
+                    key = next(iter(k[1]))
+                    fields[key] = merge(fields.get(key, _BOTTOM), v)
+                return _rec(fields)
+            key, value = _BOTTOM, _BOTTOM
+            for k, v in pairs:
+                key, value = merge(key, k), merge(value, v)
+            return ("dict", key, value)
         if kind == "listcomp":
             return _list(self._comprehension(ch[0], ch[1].children, env, depth), None)
         if kind == "index":
@@ -293,11 +375,25 @@ class _Inferrer:
                     i = next(iter(idx[1]))
                     if type(i) is int and -len(base[1]) <= i < len(base[1]):
                         return base[1][i]
+            if base[0] == "rec":
+                idx = self.node(ch[1], env, depth + 1)
+                if idx[0] == "text" and idx[1] is not None and len(idx[1]) == 1:
+                    return dict(base[1]).get(next(iter(idx[1])), _NONE)
+                base = _as_dict(base)
+            if base[0] == "dict":
+                return base[2]
             return _item(base)
         if kind == "slice":
             return self.node(ch[0], env, depth + 1)
         if kind == "attr":
             field = str(ch[1])
+            base = self.node(ch[0], env, depth + 1)
+            if field == "id" and base[0] == "comp":  # the ids of the components of its kinds
+                return ("text", frozenset(c.id for c in self.rs.components if c.kind in base[1]))
+            if base[0] == "rec":  # a record's field by its key
+                return dict(base[1]).get(field, _ANY)
+            if base[0] == "dict":
+                return base[2]
             if field == "id":
                 return ("text", None)
             if field == "kind":
@@ -383,7 +479,23 @@ class _Inferrer:
         if fname in _ITEM_CALLS and args:
             return _item(args[0])
         if fname == "range":
+            if len(args) == 1:
+                return _list(_counter(args[0]), None)
+            if len(args) == 2 and all(a[0] == "num" and a[1] and all(type(x) is int for x in a[1]) for a in args):
+                lo, hi = min(args[0][1]), max(args[1][1])
+                if 0 < hi - lo <= 64:
+                    return _list(_num(frozenset(range(lo, hi))), None)
             return _list(_NUM, None)
+        if fname == "component":  # the component with that id: of the kinds of the ids it may be
+            ids = args[0] if args else _ANY
+            by_id = getattr(self.rs, "by_id", {})
+            if ids[0] == "text" and ids[1] is not None and all(i in by_id for i in ids[1]):
+                return ("comp", frozenset(by_id[i].kind for i in ids[1]))
+            return ("comp", frozenset(self.rs.kinds))
+        if fname == "adjacent4":
+            return _list(("tuple", (_NUM, _NUM)), 4)
+        if fname == "wrap":
+            return ("tuple", (_NUM, _NUM))
         if fname == "components" and len(ch) > 1:
             raw = list(ch[1].children) if getattr(ch[1], "data", None) == "args" else []
             kinds = self.node(raw[0], env, depth + 1) if raw else _ANY
@@ -432,7 +544,7 @@ class _Inferrer:
         rp = eff.get("repeat")
         if isinstance(rp, dict) and "as" in rp:  # `repeat: {times: N, as: i}`: i counts 0, 1, ...
             inner = dict(env)
-            inner[str(rp["as"])] = _NUM
+            inner[str(rp["as"])] = _counter(self.expr(rp.get("times"), env))
             self.walk(rp, inner)
             return
         if isinstance(eff.get("set"), dict):
@@ -460,6 +572,17 @@ class _Inferrer:
                 self.assign(str(rnd["set"]), value, env)
             if "as" in rnd:
                 env[str(rnd["as"])] = value
+        mv = eff.get("move")
+        if isinstance(mv, dict) and isinstance(mv.get("as"), str):  # the components it moved, as a list
+            env[mv["as"]] = _list(("comp", frozenset(self.rs.kinds)), None)
+        em = eff.get("emit")
+        if isinstance(em, dict) and isinstance(em.get("event"), str) and isinstance(em.get("with"), dict):
+            params = self.event_params.setdefault(em["event"], {})
+            for pname, expr in em["with"].items():
+                t = merge(params.get(pname, _BOTTOM), self.expr(expr, env))
+                if t != params.get(pname):
+                    params[pname] = t
+                    self.changed = True
         call = eff.get("call")
         if isinstance(call, dict) and isinstance(call.get("with"), dict):
             names = [call["procedure"]] if isinstance(call.get("procedure"), str) else list(self.proc_params)
@@ -482,7 +605,7 @@ class _Inferrer:
                 self.walk(o.get("do"), inner)
             return
         for k, v in eff.items():
-            if k not in ("set", "add", "roll", "random", "let"):
+            if k not in ("set", "add", "roll", "random", "let", "move", "emit"):
                 self.walk(v, env)
 
     def assign(self, target: str, value: tuple, env: dict, adding: bool = False) -> None:
@@ -490,11 +613,12 @@ class _Inferrer:
             tree = parse(target)
         except Exception:
             return
-        indexes = 0
+        keys: list[tuple] = []  # the types of the indexes, outermost first
         node = tree
         while getattr(node, "data", None) == "index":
-            indexes += 1
+            keys.insert(0, self.node(node.children[1], env, 0))
             node = node.children[0]
+        indexes = len(keys)
         kind = getattr(node, "data", None)
         if kind == "attr" and indexes == 0:
             prop = str(node.children[1])
@@ -510,32 +634,43 @@ class _Inferrer:
             if indexes == 0:  # the whole per-seat list at once
                 value = _item(value)
             else:
-                indexes -= 1
+                keys = keys[1:]
         old = self.vars[name]
-        new = _set_at(old, indexes, value, adding)
+        new = _set_at(old, keys, value, adding)
         if new != old:
             self.vars[name] = new
             self.changed = True
 
     def _update_prop(self, prop: str, value: tuple, adding: bool) -> None:
         old = self.props[prop]
-        new = _set_at(old, 0, value, adding)
+        new = _set_at(old, [], value, adding)
         if new != old:
             self.props[prop] = new
             self.changed = True
 
 
-def _set_at(t: tuple, depth: int, value: tuple, adding: bool) -> tuple:
-    """``t`` after a value of type ``value`` is written ``depth`` indexes inside it (an appending
-    ``add`` of a list makes the list's length unknown)."""
-    if depth == 0:
+def _set_at(t: tuple, keys: list, value: tuple, adding: bool) -> tuple:
+    """``t`` after a value of type ``value`` is written inside it at indexes of the types
+    ``keys``, outermost first (an appending ``add`` of a list makes the list's length unknown;
+    a record gets a key, a dict a key of the index's type)."""
+    if not keys:
         if adding and t[0] == "list":
             return _list(merge(t[1], value[1] if value[0] == "list" else value), None)
         return merge(t, value)
+    key, rest = keys[0], keys[1:]
     if t[0] == "list":
-        return _list(_set_at(t[1], depth - 1, value, adding), t[2])
+        return _list(_set_at(t[1], rest, value, adding), t[2])
+    if t[0] == "rec":
+        if key[0] == "text" and key[1] is not None and len(key[1]) == 1:
+            fields = dict(t[1])
+            k = next(iter(key[1]))
+            fields[k] = _set_at(fields.get(k, _BOTTOM), rest, value, adding)
+            return _rec(fields)
+        t = _as_dict(t)
+    if t[0] == "dict":
+        return ("dict", merge(t[1], key), _set_at(t[2], rest, value, adding))
     if t[0] in ("bottom", "none"):
-        return _list(_set_at(_BOTTOM, depth - 1, value, adding), None)
+        return _list(_set_at(_BOTTOM, rest, value, adding), None)
     return _ANY
 
 
@@ -546,16 +681,30 @@ def infer_types(rs: Ruleset, num_players: int) -> tuple[dict[str, tuple], dict[s
     expressions that write them, to a fixed point; never played."""
     inf = _Inferrer(rs, num_players)
     data = getattr(getattr(rs, "doc", None), "data", None) or {}
-    for _ in range(8):
+
+    def one_pass(unknown: tuple) -> None:
+        # a parameter no call or emit has given a value yet is `unknown`: nothing (bottom) while
+        # the types grow, so a procedure read before its callers adds no `any`; *any* in the last
+        # pass, for a parameter nothing ever gives
         inf.changed = False
-        for key in ("setup", "flow", "triggers"):
+        for key in ("setup", "flow"):
             if key in data:
                 inf.walk(data[key], {})
+        for trig in data.get("triggers") or ():
+            if isinstance(trig, dict):
+                given = inf.event_params.get(trig.get("on"), {}) if isinstance(trig.get("on"), str) else {}
+                env = {str(p): (unknown if given.get(p, _BOTTOM) == _BOTTOM else given[p]) for p in trig.get("params") or ()}
+                inf.walk(trig, env)
+            else:
+                inf.walk(trig, {})
         for name, spec in (data.get("procedures") or {}).items():
-            env = {p: (_ANY if t == _BOTTOM else t) for p, t in inf.proc_params.get(name, {}).items()}
+            env = {p: (unknown if t == _BOTTOM else t) for p, t in inf.proc_params.get(name, {}).items()}
             inf.walk(spec.get("do") if isinstance(spec, dict) else spec, env)
+    for _ in range(12):
+        one_pass(_BOTTOM)
         if not inf.changed:
             break
+    one_pass(_ANY)
     return inf.vars, inf.props
 
 
@@ -576,6 +725,10 @@ def describe_type(t: tuple) -> str:
         return ("list" if t[2] is None else f"list[{t[2]}]") + " of " + describe_type(t[1])
     if k == "tuple":
         return "(" + ", ".join(describe_type(p) for p in t[1]) + ")"
+    if k == "rec":
+        return "record {" + ", ".join(f"{key}: {describe_type(x)}" for key, x in t[1]) + "}"
+    if k == "dict":
+        return f"dict of {describe_type(t[1])} to {describe_type(t[2])}"
     return "any"
 
 
@@ -583,9 +736,14 @@ def describe_type(t: tuple) -> str:
 class _Enc:
     """How one typed value is written: ``size`` slots, ``encoding`` (text for the layout),
     ``write(v, t, at)``; ``batch(values, block)`` (or None) writes one value per row of
-    ``block`` (a zeroed ``(rows, size)`` view) with numpy, the same slots as ``write``."""
+    ``block`` (a zeroed ``(rows, size)`` view) with numpy, the same slots as ``write``;
+    ``low``/``high`` (float32, ``size``): the least and greatest value each slot can hold for a
+    value of the type (always 0 included: a slot nothing was written to is 0)."""
 
-    __slots__ = ("size", "encoding", "write", "batch")
+    __slots__ = ("size", "encoding", "write", "batch", "low", "high")
+
+
+_INF = float("inf")
 
 
 def _code_writer(vocab: dict):
@@ -608,18 +766,77 @@ def _code_writer(vocab: dict):
     return write
 
 
+def _number_bounds(t: tuple) -> tuple[float, float]:
+    """The range of a number of type ``t`` (its constants when the reading knows them all; 0
+    always in: none and an unwritten slot are 0)."""
+    consts = t[1] if t[0] == "num" else None
+    if not consts:
+        return -_INF, _INF
+    return float(min(0, *consts)), float(max(0, *consts))
+
+
 class _Encoders:
     def __init__(self, rs: Ruleset, n: int, vocab: dict, capacity: int):
         self.rs, self.n, self.vocab, self.capacity = rs, n, vocab, capacity
         self.code = _code_writer(vocab)
 
-    def _make(self, size: int, encoding: str, write) -> _Enc:
+    def _make(self, size: int, encoding: str, write, low=None, high=None) -> _Enc:
         e = _Enc()
         e.size, e.encoding, e.write, e.batch = size, encoding, write, None
+        e.low = np.full(size, -np.inf, np.float32) if low is None else np.asarray(low, np.float32).reshape(size)
+        e.high = np.full(size, np.inf, np.float32) if high is None else np.asarray(high, np.float32).reshape(size)
         return e
+
+    def _hot(self, size: int, encoding: str, write) -> _Enc:
+        """A one-hot or multi-hot encoder: every slot in [0, 1]."""
+        return self._make(size, encoding, write, np.zeros(size), np.ones(size))
 
     def code_enc(self) -> _Enc:
         return self._make(1, "code", self.code)
+
+    def keys(self, key: tuple) -> tuple[list, Any, str] | None:
+        """A dict key type's finite domain: ``(keys in order, key -> hashable lookup, what)``,
+        or None when the reading knows no finite domain."""
+        k = key[0]
+        if k == "seat":
+            return list(range(self.n)), (lambda v: v if type(v) is int else None), f"seat ({self.n})"
+        if k == "text" and key[1] is not None and 0 < len(key[1]) <= MAX_ONE_HOT:
+            values = sorted(key[1], key=str)
+            return values, (lambda v: v if type(v) is str else None), "text (" + ", ".join(map(str, values[:4])) + (
+                ", ..." if len(values) > 4 else "") + ")"
+        if k == "comp":
+            comps = [c for c in self.rs.components if c.kind in key[1]]
+            if comps and len(comps) <= MAX_ONE_HOT:
+                return [c.index for c in comps], (lambda v: v.index if type(v) is Component else None), \
+                    f"component ({', '.join(sorted(key[1]))}: {len(comps)})"
+        if k == "num" and key[1] and all(type(x) is int for x in key[1]) and len(key[1]) <= MAX_ONE_HOT:
+            values = sorted(key[1])
+            return values, (lambda v: v if type(v) is int else None), "number (" + ", ".join(map(str, values[:4])) + (
+                ", ..." if len(values) > 4 else "") + ")"
+        return None
+
+    def _keyed(self, keys: list, lookup, what: str, values: list[_Enc]) -> _Enc:
+        """One block per key (``keys``, in order): 1 when the key is there, then its value's
+        slots (``values[i]``); a key outside ``keys`` is not written."""
+        offsets, at0 = {}, 0
+        for key, enc in zip(keys, values):
+            offsets[key] = (at0, enc.write)
+            at0 += 1 + enc.size
+        code = self.code
+
+        def write(v, out, at):
+            if isinstance(v, dict):
+                for key, x in v.items():
+                    hit = offsets.get(lookup(key))
+                    if hit is not None:
+                        out[at + hit[0]] = 1.0
+                        hit[1](x, out, at + hit[0] + 1)
+            elif v is not None:
+                code(v, out, at)
+        low = np.concatenate([np.concatenate(([0.0], e.low)) for e in values]) if values else np.zeros(0)
+        high = np.concatenate([np.concatenate(([1.0], e.high)) for e in values]) if values else np.zeros(0)
+        inner = values[0].encoding if values and all(e.encoding == values[0].encoding for e in values) else "by its type"
+        return self._make(at0, f"per key of {what}: [present, {inner}]", write, low, high)
 
     def of(self, t: tuple, budget: int = MAX_PART) -> _Enc:
         k = t[0]
@@ -630,7 +847,7 @@ class _Encoders:
             def write(v, out, at):
                 if type(v) is int and 0 <= v < n:
                     out[at + v] = 1.0
-            e = self._make(n, "one-hot seat", write)
+            e = self._hot(n, "one-hot seat", write)
             e.batch = _seat_batch(n)
             return e
         if k == "bool":
@@ -641,15 +858,16 @@ class _Encoders:
                     out[at] = 1.0
                 elif v is not None:
                     code(v, out, at)
-            return self._make(2, "one-hot [false, true]", write)
+            return self._hot(2, "one-hot [false, true]", write)
         if k == "num":
+            lo, hi = _number_bounds(t)
             if t[2]:
                 def write(v, out, at):
                     if v is not None:
                         out[at] = 1.0
                         code(v, out, at + 1)
-                return self._make(2, "[set, number]", write)
-            return self._make(1, "number", code)
+                return self._make(2, "[set, number]", write, [0.0, lo], [1.0, hi])
+            return self._make(1, "number", code, [lo], [hi])
         if k == "comp":
             comps = [c for c in self.rs.components if c.kind in t[1]]
             if not comps or len(comps) > budget:
@@ -663,7 +881,7 @@ class _Encoders:
                         out[at + i] = 1.0
                 elif v is not None:
                     code(v, out, at)
-            return self._make(len(comps), f"one-hot component ({', '.join(sorted(t[1]))}: {len(comps)})", write)
+            return self._hot(len(comps), f"one-hot component ({', '.join(sorted(t[1]))}: {len(comps)})", write)
         if k == "text" and t[1] is not None and 0 < len(t[1]) <= min(MAX_ONE_HOT, budget):
             values = sorted(t[1], key=str)
             where = {v: i for i, v in enumerate(values)}
@@ -672,7 +890,25 @@ class _Encoders:
                 i = where.get(v) if type(v) is str else None
                 if i is not None:
                     out[at + i] = 1.0
-            return self._make(len(values), f"one-hot text ({', '.join(map(str, values[:4]))}{', ...' if len(values) > 4 else ''})", write)
+            return self._hot(len(values), f"one-hot text ({', '.join(map(str, values[:4]))}{', ...' if len(values) > 4 else ''})",
+                             write)
+        if k == "rec":
+            fields = [key for key, _x in t[1]]
+            if fields:
+                each = max(1, budget // len(fields) - 1)
+                values = [self.of(x, each) for _key, x in t[1]]
+                if sum(1 + e.size for e in values) <= budget:
+                    return self._keyed(fields, lambda v: v if type(v) is str else None,
+                                       "text (" + ", ".join(fields[:4]) + (", ..." if len(fields) > 4 else "") + ")", values)
+            return self.code_enc()
+        if k == "dict":
+            domain = self.keys(t[1])
+            if domain is not None:
+                keys, lookup, what = domain
+                item = self.of(t[2], max(1, budget // len(keys) - 1))
+                if len(keys) * (1 + item.size) <= budget:
+                    return self._keyed(keys, lookup, what, [item] * len(keys))
+            return self.code_enc()
         if k == "tuple":
             parts = [self.of(p, budget) for p in t[1]]
             offsets = []
@@ -688,7 +924,9 @@ class _Encoders:
                         w(x, out, at + off)
                 elif v is not None:
                     code(v, out, at)
-            return self._make(at0, "tuple (" + ", ".join(p.encoding for p in parts) + ")", write)
+            low = np.concatenate([p.low for p in parts]) if parts else np.zeros(0)
+            high = np.concatenate([p.high for p in parts]) if parts else np.zeros(0)
+            return self._make(at0, "tuple (" + ", ".join(p.encoding for p in parts) + ")", write, low, high)
         if k == "list":
             length = t[2]
             cap = length if length is not None else self._capacity(t[1])
@@ -696,6 +934,7 @@ class _Encoders:
             if cap * item.size > budget:
                 item = self.code_enc()
             size, w = item.size, item.write
+            low, high = np.tile(item.low, cap), np.tile(item.high, cap)
             if length is not None and t[1][0] == "seat" and item.size == self.n:
                 n = self.n
 
@@ -709,7 +948,7 @@ class _Encoders:
                             at += n
                     elif v is not None:
                         code(v, out, at)
-                e = self._make(cap * size, f"{cap} × {item.encoding}", write)
+                e = self._make(cap * size, f"{cap} × {item.encoding}", write, low, high)
                 e.batch = _seat_list_batch(n, length, write)
                 return e
             if length is not None and t[1][0] == "num" and not t[1][2]:
@@ -721,7 +960,7 @@ class _Encoders:
                             code(x, out, at + i)
                     elif v is not None:
                         code(v, out, at)
-                return self._make(cap * size, f"{cap} × {item.encoding}", write)
+                return self._make(cap * size, f"{cap} × {item.encoding}", write, low, high)
             if length is not None:
                 def write(v, out, at):
                     if type(v) is list or type(v) is tuple:
@@ -729,7 +968,7 @@ class _Encoders:
                             w(x, out, at + i * size)
                     elif v is not None:
                         code(v, out, at)
-                return self._make(cap * size, f"{cap} × {item.encoding}", write)
+                return self._make(cap * size, f"{cap} × {item.encoding}", write, low, high)
 
             def write(v, out, at):
                 if type(v) is list or type(v) is tuple:
@@ -739,7 +978,8 @@ class _Encoders:
                         w(x, out, base + i * size)
                 elif v is not None:
                     code(v, out, at)
-            return self._make(1 + cap * size, f"length, then up to {cap} × {item.encoding}", write)
+            return self._make(1 + cap * size, f"length, then up to {cap} × {item.encoding}", write,
+                              np.concatenate(([0.0], low)), np.concatenate(([np.inf], high)))
         return self.code_enc()
 
     def _capacity(self, item: tuple) -> int:
@@ -1094,10 +1334,80 @@ class TensorLayout:
             enc.batch([st.vars[name] for st in states], out[:, start:start + enc.size])
         return out
 
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """The least and greatest value of every slot, from the declarations: ``(low, high)``,
+        two float32 vectors of ``size`` (copies; ``-inf``/``inf`` where nothing bounds a slot).
+        One-hot and multi-hot slots and flags are in [0, 1]; a zone's count and a component's
+        position in it (plus 1) in [0, components]; a count of backs up to the components
+        showing that back; turn counters and list lengths at least 0; ranks in [0, seats]; the
+        scores within the declared ``outcome: {range}`` (or 0 when none is declared for this
+        seat count, unbounded); a number within its constants when every value written
+        to it is a constant the rules spell out (:func:`infer_types`), else unbounded; a code
+        unbounded.  The bounds are the same for every seat (they depend on the declarations
+        only), and hold for every value of the derived type (a value of another type, which no
+        shipped ruleset writes, may fall outside them)."""
+        cached = getattr(self, "_bounds", None)
+        if cached is None:
+            cached = self._bounds = self._compute_bounds()
+        return cached[0].copy(), cached[1].copy()
+
+    def _compute_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        rs, n = self.ruleset, self.num_players
+        ncomp = len(rs.components)
+        low = np.zeros(self.size, np.float32)
+        high = np.ones(self.size, np.float32)  # the flags and the one-hot header parts
+        high[self.o_turns:self.o_turns + n] = np.inf
+        declared = (getattr(rs, "facts", None) or {}).get(n)
+        lo, hi = declared.range if declared is not None and declared.range is not None else (-np.inf, np.inf)
+        low[self.o_scores:self.o_scores + n] = min(0.0, lo)
+        high[self.o_scores:self.o_scores + n] = max(0.0, hi)
+        high[self.o_ranks:self.o_ranks + n] = n
+        back_counts: dict = {}
+        for c in rs.components:
+            if c.back is not None:
+                back_counts[c.back] = back_counts.get(c.back, 0) + 1
+        for decl, _path, _owner, start, bstart in self.zone_parts:
+            count_at = start + (3 if decl.keyed else 1) * ncomp
+            high[count_at] = ncomp
+            if decl.visibility == "hidden":
+                continue
+            if decl.keyed:
+                for i in range(ncomp):
+                    high[start + 3 * i] = ncomp
+                    low[start + 3 * i + 1:start + 3 * i + 3] = -np.inf  # a key's x and y, or its code (-1: unknown)
+                    high[start + 3 * i + 1:start + 3 * i + 3] = np.inf
+                continue
+            if decl.visibility not in ("owner_contents", "public_contents"):
+                high[start:start + ncomp] = ncomp
+            if bstart >= 0:
+                for back, i in self.back_index.items():
+                    high[bstart + i] = back_counts[back]
+        for _name, per_player, _vis, start, enc in self.var_parts:
+            for p in range(n if per_player else 1):
+                at = start + p * enc.size
+                low[at:at + enc.size], high[at:at + enc.size] = enc.low, enc.high
+        for _index, entries in self.prop_parts:
+            for _prop, start, enc in entries:
+                low[start:start + enc.size], high[start:start + enc.size] = enc.low, enc.high
+        return low, high
+
     def describe(self) -> list[dict]:
         """The layout as JSON data, one entry per part: ``offset``, ``size``, ``name``, ``what``,
-        ``encoding``."""
-        return [{"offset": s, "size": k, "name": name, "what": what, "encoding": enc} for name, s, k, what, enc in self.parts]
+        ``encoding``, ``low`` and ``high`` (the least low and greatest high of its slots,
+        :meth:`bounds`; None for an unbounded side)."""
+        low, high = self.bounds()
+        out = []
+        for name, s, k, what, enc in self.parts:
+            lo = float(low[s:s + k].min()) if k else 0.0
+            hi = float(high[s:s + k].max()) if k else 0.0
+            out.append({"offset": s, "size": k, "name": name, "what": what, "encoding": enc,
+                        "low": None if lo == -np.inf else _plain(lo), "high": None if hi == np.inf else _plain(hi)})
+        return out
+
+
+def _plain(x: float) -> float | int:
+    """A bound as JSON shows it: a whole number without its ``.0``."""
+    return int(x) if x == int(x) else x
 
 
 def _zone_paths(z: Any, depth: int, path: tuple = ()) -> list[tuple]:

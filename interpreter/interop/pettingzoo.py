@@ -14,7 +14,14 @@ Agents are ``player_0`` ... ``player_<n-1>`` (seat p is ``player_p``).  An obser
 of ``observation`` (the float32 tensor of :class:`interpreter.interop.encoding.Encoding`, built from the
 seat's own view) and ``action_mask`` (int8, 1 for each legal action; all 0 when the agent is not
 to move); the action space is ``Discrete(num_distinct_actions)`` with the encoding's stable
-indices (the OpenSpiel adapter's numbering).  Chance is sampled inside the environment: the
+indices (the OpenSpiel adapter's numbering); the observation's Box carries each slot's bounds
+(:meth:`TensorLayout.bounds <interpreter.interop.layout.TensorLayout.bounds>`).  There is no
+``factored=`` here (the Gymnasium adapter has one): PettingZoo's tools (its ``api_test``,
+most training loops) sample ``action_space.sample(mask=observation["action_mask"])``, which for
+a ``MultiDiscrete`` space wants one mask per factor, and per-factor masks are marginals that
+can combine into an illegal action, which an AEC environment must refuse; a factored policy
+maps its choice with :meth:`Encoding.unfactor <interpreter.interop.encoding.Encoding.unfactor>`
+(or :class:`~interpreter.interop.encoding.FactoredActions`) and steps the flat id.  Chance is sampled inside the environment: the
 game plays chance as explicit outcomes and the environment draws each from its own generator,
 seeded by ``reset(seed=...)`` (a reset without a seed goes on with the generator as it is, first
 seeded with 0), so the same seed and actions give the same game.  Rewards come at the end: each
@@ -36,6 +43,7 @@ from ..errors import TapsterError
 from ..views.render import view_observation
 from ..views.termview import seat_text
 from .encoding import EXPLORE_GAMES, Encoding, EncodingError, encoding_for, is_chance, new_state
+from .gymnasium import observation_space
 
 __all__ = ["env", "raw_env", "TapsterEnv"]
 
@@ -75,10 +83,7 @@ class TapsterEnv(AECEnv):
         self.metadata = {**self.metadata, "name": name}
         self.possible_agents = [f"player_{p}" for p in range(enc.num_players)]
         self.agent_name_mapping = {a: p for p, a in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict({
-            "observation": spaces.Box(-np.inf, np.inf, (enc.tensor_size,), np.float32),
-            "action_mask": spaces.Box(0, 1, (enc.num_distinct_actions,), np.int8),
-        })
+        obs_space = observation_space(enc)  # the tensor's slots within the layout's bounds
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(enc.num_distinct_actions) for a in self.possible_agents}
         self._rng = Rng(0)

@@ -22,7 +22,7 @@ def test_gymnasiums_checker_passes(ruleset):
     e = env(ruleset)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        # the tensor's numbers (turn counters, scores, variables' numbers, codes) have no static bounds
+        # some of the tensor's numbers (turn counters, codes, numbers no constant bounds) have no static bounds
         warnings.filterwarnings("ignore", message=".*Box observation space m(in|ax)imum value is -?infinity")
         check_env(e, skip_render_check=True)
 
@@ -115,3 +115,66 @@ def test_an_illegal_action_loses_or_raises():
     strict.step(4)
     with pytest.raises(IllegalActionError):
         strict.step(4)
+
+
+@pytest.mark.parametrize("ruleset", ["tic_tac_toe", "beer_knight"])
+def test_the_factored_action_space_passes_the_checker_and_plays(ruleset):
+    e = env(ruleset, factored=True)
+    f = e.factors
+    assert e.action_space.nvec.tolist() == f.nvec.tolist()
+    if ruleset == "beer_knight":  # last_call(a, b) is one head of 120 × 120
+        assert f.nvec.tolist()[1:] == [120, 120]
+    else:  # nothing factored: the head is the flat id
+        assert f.nvec.tolist() == [9]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", message=".*Box observation space m(in|ax)imum value is -?infinity")
+        # Beer Knight's next_mod and next_extra_all are only ever set to 0, a card's slot is 0 with one Combo: [0, 0]
+        warnings.filterwarnings("ignore", message=".*Box observation space maximum and minimum values are equal")
+        check_env(e, skip_render_check=True)
+    rng = np.random.RandomState(0)
+    obs, _ = e.reset(seed=3)
+    offsets = np.concatenate(([0], np.cumsum(f.nvec)[:-1]))
+    for _ in range(60):  # the legal ids' factors are allowed by the factor masks; stepping them is legal
+        ids = np.flatnonzero(obs["action_mask"])
+        if not len(ids):
+            obs, _ = e.reset()
+            continue
+        factors = f.encode(int(rng.choice(ids)))
+        assert all(obs["factor_mask"][offsets[k] + factors[k]] for k in range(len(f.nvec)))
+        obs, _r, term, trunc, info = e.step(factors)
+        assert not info.get("illegal")
+        if term or trunc:
+            obs, _ = e.reset()
+
+
+def test_factors_naming_no_legal_action_lose_or_raise():
+    e = env("beer_knight", factored=True)
+    obs, _ = e.reset(seed=0)
+    lc = next(h for h, (_first, sizes) in enumerate(e.factors.heads) if sizes == (120, 120))
+    assert e.factors.decode([lc, 120, 0]) == -1 and e.factors.decode([len(e.factors.heads), 0, 0]) == -1
+    assert e.factors.decode([lc, 3, 7]) == e.encoding.unfactor("last_call", (3, 7))
+    _obs, r, term, _trunc, info = e.step(np.array([lc, 120, 0]))  # outside last_call's values
+    assert (r, term, info.get("illegal")) == (e.encoding.min_utility, True, True)
+    strict = env("beer_knight", factored=True, illegal="raise")
+    strict.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="name no action"):
+        strict.step(np.array([lc, 120, 0]))
+    with pytest.raises(TapsterError, match="factored="):
+        env("tic_tac_toe", factored="yes")
+
+
+def test_the_factored_vector_env():
+    v = vector_env("beer_knight", num_envs=3, factored=True)
+    obs, _ = v.reset(seed=1)
+    assert obs["factor_mask"].shape == (3, int(v.factors.nvec.sum())) and v.action_space.shape == (3, 3)
+    rng = np.random.RandomState(1)
+    for _ in range(30):
+        acts = np.zeros((3, 3), np.int64)
+        for i in range(3):
+            ids = np.flatnonzero(obs["action_mask"][i])
+            if len(ids):
+                acts[i] = v.factors.encode(int(rng.choice(ids)))
+        obs, _r, _term, _trunc, info = v.step(acts)
+        assert not info["illegal"].any()
+    assert v.observation_space["observation"].contains(obs["observation"])

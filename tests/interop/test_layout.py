@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from interpreter import available_rulesets
 from interpreter.cli import cli, main
 from interpreter.engine.rng import Rng
-from interpreter.interop.encoding import Encoding, EncodingError, new_state
+from interpreter.interop.encoding import Encoding, EncodingError, FactoredActions, new_state
 from interpreter.interop.layout import LAYOUT_VERSION, TensorLayout
 
 from ..conftest import all_configurations, compiled
@@ -131,7 +131,8 @@ def test_a_seats_tensor_is_the_same_in_every_world_it_cannot_tell_apart(name, va
     n = rs.default_players
     enc = Encoding.of(rs, n, 1)
     rng = Rng(f"secrecy:{name}:{variant}")
-    checked = differ = seed = 0
+    factors = FactoredActions(enc)
+    checked = differ = seed = masks = 0
     while checked < 12 and seed < 40:
         seed += 1
         for k, st in enumerate(_walk(enc, seed, every=3)):
@@ -141,10 +142,19 @@ def test_a_seats_tensor_is_the_same_in_every_world_it_cannot_tell_apart(name, va
             world = st.determinize(p, rng)
             assert np.array_equal(enc.observation_tensor(st, p), enc.observation_tensor(world, p)), (name, k, p)
             assert np.array_equal(enc.information_state_tensor(st, p), enc.information_state_tensor(world, p))
+            if p in st.current_players():  # its masks, flat and per factor, are the same too
+                assert st.legal_actions() == world.legal_actions()
+                try:
+                    ids = enc.legal_ids(st)
+                except EncodingError:  # an action one explored game never met (explore=1): no ids to compare
+                    ids = None
+                if ids is not None:
+                    assert np.array_equal(factors.mask(ids), factors.mask(enc.legal_ids(world)))
+                    masks += 1
             differ += json.dumps(st.observation(None)["zones"], sort_keys=True) != json.dumps(world.observation(None)["zones"],
                                                                                               sort_keys=True)
             checked += 1
-    assert checked >= 12
+    assert checked >= 12 and masks
     if not enc.perfect_information and any(z.visibility != "public" for z in rs.zone_list):
         assert differ, f"{name}: no world differed in a hidden zone"
 
@@ -152,9 +162,9 @@ def test_a_seats_tensor_is_the_same_in_every_world_it_cannot_tell_apart(name, va
 def test_info_prints_the_layout():
     out = CliRunner().invoke(cli, ["info", "tic_tac_toe", "--tensor"])
     assert out.exit_code == 0
-    assert "36 float32 values, layout version 2" in out.output
+    assert f"36 float32 values, layout version {LAYOUT_VERSION}" in out.output
     row = next(line for line in out.output.splitlines() if "vars.board" in line)
-    assert [c.strip() for c in row.split("│")[1:6]] == ["16", "18", "vars.board", "list[9] of seat", "9 × one-hot seat"]
+    assert [c.strip() for c in row.split("│")[1:7]] == ["16", "18", "vars.board", "list[9] of seat", "9 × one-hot seat", "0 … 1"]
     data = json.loads(CliRunner().invoke(cli, ["info", "beer_knight", "--tensor", "--json"]).output)
     assert data["version"] == LAYOUT_VERSION and data["size"] == Encoding.of(compiled("beer_knight"), 2, 1).tensor_size
     at = 0
@@ -163,6 +173,12 @@ def test_info_prints_the_layout():
         at += part["size"]
     assert at == data["size"]
     assert {"vars.lastcall[0]", "vars.lastcall[1]", "turns", "phase"} <= {p["name"] for p in data["parts"]}
+    low, high = TensorLayout(Encoding.of(compiled("beer_knight"), 2, 1).ruleset, 2).bounds()
+    assert data["low"] == [None if x == -np.inf else float(x) for x in low.tolist()] and len(data["high"]) == data["size"]
+    parts = {p["name"]: p for p in data["parts"]}
+    assert (parts["seat"]["low"], parts["seat"]["high"], parts["turns"]["high"]) == (0, 1, None)
+    # a card's Combo slot: `repeat: {times: combos, as: i}` with combos 1 by default, so only ever 0
+    assert (parts["props.card-k01.slot"]["low"], parts["props.card-k01.slot"]["high"]) == (0, 0)
 
 
 def test_factored_actions():
@@ -294,3 +310,165 @@ def test_variables_are_typed_from_what_writes_them(tmp_path):
         assert part(t, "vars.best") == best and part(t, "vars.played") == [1.0] + best + [0.0] * 12
         assert part(t, "vars.done") == [0.0, 1.0, 1.0, 0.0]  # [true, false] as [false, true] pairs
         assert part(t, "vars.tally[0]") == ([1.0] if seat == 0 else [0.0])  # its owner's only
+
+
+@pytest.mark.parametrize(("name", "variant"), all_configurations())
+def test_sampled_observations_stay_within_the_bounds(name, variant):
+    # 2,000 observations of random games, seats in turn: every slot within TensorLayout.bounds()
+    rs = compiled(name, variant)
+    n = rs.default_players
+    enc = Encoding.of(rs, n, 1)
+    low, high = enc.layout.bounds()
+    assert low.shape == high.shape == (enc.tensor_size,) and low.dtype == high.dtype == np.float32
+    assert (low <= 0).all() and (high >= 0).all()  # an unwritten slot (0) is always in
+    parts = {p[0]: (p[1], p[1] + p[2], p[4]) for p in enc.layout.parts}
+    for part in ("seat", "current", "deciding", "chance", "finished", "winners"):
+        a, b, _ = parts[part]
+        assert (low[a:b] == 0).all() and (high[a:b] == 1).all()
+    for part, (a, b, encoding) in parts.items():  # one-hot parts in [0, 1]; zone slots up to the components
+        if encoding.startswith("one-hot") or encoding.startswith("multi-hot"):
+            assert (low[a:b] == 0).all() and (high[a:b] == 1).all(), part
+    for decl, _path, _owner, start, _b in enc.layout.zone_parts:  # a zone's count: up to the components
+        assert high[start + (3 if decl.keyed else 1) * len(rs.components)] == len(rs.components), decl.name
+    taken = seed = 0
+    while taken < 2000:
+        seed += 1
+        for st in _walk(enc, seed):
+            t = enc.observation_tensor(st, taken % n)
+            out = np.flatnonzero((t < low) | (t > high))
+            assert not len(out), [(next(p[0] for p in enc.layout.parts if p[1] <= i < p[1] + p[2]), float(t[i]),
+                                   float(low[i]), float(high[i])) for i in out[:5]]
+            taken += 1
+    assert np.array_equal(enc.layout.bounds()[0], low)  # the same for every call (copies)
+
+
+def test_bounds_follow_the_declarations():
+    lay = Encoding.of(compiled("tic_tac_toe"), 2, 1).layout
+    low, high = lay.bounds()
+    parts = {p[0]: (p[1], p[1] + p[2]) for p in lay.parts}
+
+    def span(name):
+        a, b = parts[name]
+        return low[a:b].tolist(), high[a:b].tolist()
+    assert span("turns") == ([0.0, 0.0], [np.inf, np.inf]) and span("scores") == ([-1.0, -1.0], [1.0, 1.0])
+    assert span("ranks") == ([0.0, 0.0], [2.0, 2.0]) and span("vars.board") == ([0.0] * 18, [1.0] * 18)
+    knight = {p["name"]: p for p in Encoding.of(compiled("beer_knight"), 2, 1).layout.describe()}
+    ncomp = len(compiled("beer_knight").components)
+    assert knight["zones.Knight_discard"]["high"] == ncomp and knight["vars.combats"]["high"] is None  # a count: no constant bounds it
+    # the variables typed *any* before issue 46's last part: one-hot now, or numbers
+    one_hot = f"one-hot component (barony, card, challenge: {ncomp})"
+    assert knight["vars.contested"]["encoding"] == knight["vars.champion[0]"]["encoding"] == one_hot
+    assert knight["vars.paired"]["what"] == "list of (component (barony, card, challenge), number)"
+    assert knight["vars.paired"]["encoding"].startswith("length, then up to")
+    assert knight["props.card-k01.slot"]["encoding"] == "number"
+
+
+RECORDS = """\
+name: Records
+players: {min: 2, max: 2, default: 2}
+params: {colours: [red, blue]}
+components:
+  card:
+    items: [{n: 1}]
+    start: deck
+zones:
+  deck: {}
+vars:
+  votes: {initial: {}}
+  tally: {initial: {}}
+  seen: {initial: {red: false, blue: false}}
+  note: {initial: {}, visibility: owner, per_player: true}
+flow:
+  - repeat:
+      times: 2
+      as: r
+      do:
+        - for_each:
+            in: players
+            as: p
+            do:
+              - turn:
+                  player: p
+                  do:
+                    - choose:
+                        name: vote
+                        options:
+                          - action: vote
+                            for: c
+                            in: colours
+                            do:
+                              - set: {"votes[current]": c, "tally[c]": "r + 1", "seen[c]": true, "note[current]['last']": c}
+outcome:
+  score: "0"
+  range: [0, 0]
+limits:
+  actions: 4
+"""
+
+
+def test_records_and_dicts_are_laid_out_key_by_key(tmp_path):
+    path = tmp_path / "records.yaml"
+    path.write_text(RECORDS)
+    from interpreter import load_ruleset
+
+    rs = load_ruleset(path)
+    enc = Encoding(rs, 2, games=1)
+    parts = {name: (start, size, encoding) for name, start, size, _w, encoding in enc.layout.parts}
+    # keyed by seats, by the texts the parameter gives, by the texts a record literal spells out
+    assert parts["vars.votes"][1:] == (6, "per key of seat (2): [present, one-hot text (blue, red)]")
+    assert parts["vars.tally"][1:] == (4, "per key of text (blue, red): [present, number]")
+    assert parts["vars.seen"][1:] == (6, "per key of text (blue, red): [present, one-hot [false, true]]")
+    assert parts["vars.note[0]"][1:] == (3, "per key of text (last): [present, one-hot text (blue, red)]")
+    low, high = enc.layout.bounds()
+    a, k, _ = parts["vars.votes"]
+    assert (low[a:a + k] == 0).all() and (high[a:a + k] == 1).all()
+
+    def part(t, name):
+        start, size, _ = parts[name]
+        return t[start:start + size].tolist()
+    st = new_state(enc, 0)
+    blue = next(a for a in st.legal_actions() if a.args == ("blue",))
+    st.apply(blue)  # P1 votes blue in round 0
+    red = next(a for a in st.legal_actions() if a.args == ("red",))
+    st.apply(red)  # P2 votes red
+    for seat in (0, 1):
+        t = enc.observation_tensor(st, seat)
+        assert part(t, "vars.votes") == [1, 1, 0, 1, 0, 1]  # seat 0: blue; seat 1: red
+        assert part(t, "vars.tally") == [1, 1, 1, 1]  # blue: 1, red: 1 (r + 1 in round 0)
+        assert part(t, "vars.seen") == [1, 0, 1, 1, 0, 1]  # both true
+        assert part(t, f"vars.note[{seat}]") == ([1, 1, 0] if seat == 0 else [1, 0, 1])  # its owner's only
+        assert part(t, f"vars.note[{1 - seat}]") == [0, 0, 0]
+    # every reachable state: the slices determine the values (no two values share a slice)
+    seen: dict = {}
+    todo = [new_state(enc, 0)]
+    while todo:
+        s = todo.pop()
+        t = enc.observation_tensor(s, 0)
+        for name in ("votes", "tally", "seen"):
+            seen.setdefault(name, {}).setdefault(bytes(np.asarray(part(t, f"vars.{name}"), np.float32)), set()).add(
+                repr(sorted(s.vars[name].items())))  # the dict itself, whatever its keys' order
+        for a in s.legal_actions():
+            nxt = s.clone()
+            nxt.apply(a)
+            todo.append(nxt)
+    assert all(len(v) == 1 for by in seen.values() for v in by.values())
+    assert len(seen["votes"]) > 4
+
+
+@pytest.mark.parametrize("name", ["beer_knight", "tic_tac_toe", "kuhn_poker"])
+def test_factors_round_trip_over_the_legal_actions(name):
+    rs = compiled(name)
+    enc = Encoding.of(rs, rs.default_players, 1)
+    f = FactoredActions(enc)
+    checked = 0
+    for seed in range(10):
+        for st in _walk(enc, seed):
+            for i in enc.legal_ids(st):
+                factors = f.encode(i)
+                assert factors.shape == f.nvec.shape and (factors < f.nvec).all() and f.decode(factors) == i
+                checked += 1
+    assert checked > 20
+    assert all(f.decode(f.encode(i)) == i for i in range(enc.num_distinct_actions))
+    with pytest.raises(EncodingError, match="is not an id from 0"):
+        f.encode(enc.num_distinct_actions)
+    assert f.decode([len(f.heads)] + [0] * f.width) == -1 and f.decode([0]) == (-1 if f.width else 0)
