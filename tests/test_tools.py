@@ -423,8 +423,8 @@ def test_tools_tic_tac_toe_inlined_plays_the_engines_games(tmp_path):
     for seed in range(300):
         a, b = rs.new_game(2, seed=seed), rs.new_game(2, seed=seed)
         ra, rb = Rng(seed), Rng(seed)
-        playout(a, lambda c, acts, s: ra.below(len(acts)))
-        inl.playout_inlined(b, lambda c, acts, s: rb.below(len(acts)))
+        playout(a, lambda c, acts, s, ra=ra: ra.below(len(acts)))
+        inl.playout_inlined(b, lambda c, acts, s, rb=rb: rb.below(len(acts)))
         assert (a.vars, a.turns, a.order, a.history, a.record, a.reason, a.finished) == \
                (b.vars, b.turns, b.order, b.history, b.record, b.reason, b.finished), seed
         assert b.outcome() == a.outcome() and b.pending is None and not b.stack

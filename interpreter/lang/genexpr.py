@@ -556,7 +556,7 @@ class ExpressionForms:
             self.ns.d["FN"] = self.functions
             return Frag(f"FN.{fname}(env{''.join(', ' + a.src for a in args)})")
         pure = BUILTINS.get(name) is builtin and not builtin.needs_env
-        if pure and all(a.const for a in args) and all(v.const for v in kwargs.values()):
+        if pure and all(a.const for a in args) and all(v.const for v in kwargs.values()) and not _too_big_to_fold(name, args):
             try:
                 value = builtin.fn(*[a.value for a in args], **{k: v.value for k, v in kwargs.items()})
             except Exception:  # noqa: BLE001 - not folded: raised with the expression's mark when run
@@ -711,3 +711,16 @@ class ExpressionForms:
         elt = self.g(elt_node, inner_scope, inner_bound)
         # a list of components, as a zone's leaf is (what a loop over it binds is known)
         return Frag(f"{open_}{elt.src} {' '.join(parts)}{close}", zdepth=0 if elt.comp and open_ == "[" else None)
+
+
+def _too_big_to_fold(name: str, args: list[Frag]) -> bool:
+    """Whether a constant call would build a value of more than ``MAX_FOLD_ITEMS`` items, known
+    before building it: ``range`` of whole numbers, whose length is arithmetic (a fold builds the
+    value and then drops one that is too big, and ``range(999999)`` built at every load of every
+    expression that holds it cost a second of CPU for nothing)."""
+    if name != "range" or not all(type(a.value) is int for a in args):
+        return False
+    try:
+        return len(range(*(a.value for a in args))) > MAX_FOLD_ITEMS
+    except (TypeError, ValueError, OverflowError):
+        return False
