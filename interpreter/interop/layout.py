@@ -78,7 +78,9 @@ A list of components (or of pairs of a component and a value of a finite domain:
 component (per component and value) holding its *place*: the list's distinct items counted in
 the order they first appear, so a list of distinct items, which is what the rules build, is
 written exactly (its place is its position + 1); of a repeated item the first appearance is
-kept, and an item of another type is counted in the length only.  Any other list whose length
+kept, and an item of another type is counted in the length only.  A list of enumerated texts
+whose one-hot items would pass :data:`MAX_PART` (Beer Knight's ``lc_used``, card ids) is laid
+out the same way, one slot per text.  Any other list whose length
 the rules change has a static **capacity**: the seats for seats, the texts for texts, else the
 largest of the ruleset's component count, its longest constant list (parameters, initial
 values) and the seat count.  Its length slot always holds the true length.  A text outside its enumeration is
@@ -114,7 +116,8 @@ __all__ = ["TensorLayout", "infer_types", "describe_type", "LAYOUT_VERSION"]
 #: key by key, list literals of mixed items as tuples, procedure and trigger parameters typed
 #: from every call before any is *any*, ``component(id)``, ``c.id`` and ``move ... as`` typed;
 #: 4: a list of components whose length changes laid out as a zone, each component's place in
-#: it, and a list of (component, value of a finite domain) pairs per component and value).
+#: it, a list of (component, value of a finite domain) pairs per component and value, a list of
+#: enumerated texts too many for one-hot items per text).
 LAYOUT_VERSION = 4
 
 #: An enumerated text type with more values than this is encoded as one code slot instead.
@@ -946,6 +949,10 @@ class _Encoders:
                 if placed is not None:
                     return placed
             cap = length if length is not None else self._capacity(t[1])
+            if length is None and t[1][0] == "text" and t[1][1] and cap * len(t[1][1]) > budget:
+                placed = self._placed(t[1], budget, texts=True)
+                if placed is not None:  # enumerated texts too many for one-hot items: as a zone
+                    return placed
             item = self.of(t[1], max(1, budget // max(cap, 1)))
             if cap * item.size > budget:
                 item = self.code_enc()
@@ -998,33 +1005,41 @@ class _Encoders:
                               np.concatenate(([0.0], low)), np.concatenate(([np.inf], high)))
         return self.code_enc()
 
-    def _placed(self, item: tuple, budget: int) -> _Enc | None:
+    def _placed(self, item: tuple, budget: int, texts: bool = False) -> _Enc | None:
         """A list whose length the rules change and whose items are components of known kinds
-        (or pairs of such a component and a value of a finite domain, :meth:`keys`), laid out as
-        a zone is: its true length, then one slot per component (per component and value, the
-        component major) holding the item's place in the list + 1, 0 when absent; or None when
-        the items are of another type or the part would pass ``budget`` slots.
+        (or pairs of such a component and a value of a finite domain, :meth:`keys`; with
+        ``texts``, enumerated texts), laid out as a zone is: its true length, then one slot per
+        component or text (per component and value, the component major) holding the item's
+        place in the list + 1, 0 when absent; or None when the items are of another type or the
+        part would pass ``budget`` slots.
 
         A place counts the list's distinct items in the order they first appear, so a list of
         distinct items (the lists the rules build) is written exactly, its place its position;
         of a repeated item the first appearance is kept (the length still counts every item),
         and a place never passes the number of slots.  An item of another type (a component of
-        another kind, a pair's value outside its domain) is counted in the length only."""
+        another kind, a text outside the enumeration, a pair's value outside its domain) is
+        counted in the length only."""
         pair = None
         if item[0] == "tuple" and len(item[1]) == 2 and item[1][0][0] == "comp":
             pair = self.keys(item[1][1])
             if pair is None:
                 return None
             item = item[1][0]
-        if item[0] != "comp":
+        if item[0] == "comp":
+            comps = [c for c in self.rs.components if c.kind in item[1]]
+            firsts, lookup = [c.index for c in comps], _component_index
+            what = f"component ({', '.join(sorted(item[1]))}: {len(comps)})"
+        elif item[0] == "text" and texts and item[1] is not None:
+            firsts = sorted(item[1], key=str)
+            lookup = _text
+            what = f"text ({', '.join(map(str, firsts[:4]))}{', ...' if len(firsts) > 4 else ''}: {len(firsts)})"
+        else:
             return None
-        comps = [c for c in self.rs.components if c.kind in item[1]]
         keys = pair[0] if pair is not None else [None]
-        slots = len(comps) * len(keys)
-        if not comps or 1 + slots > budget:
+        slots = len(firsts) * len(keys)
+        if not firsts or 1 + slots > budget:
             return None
-        where = {c.index: i * len(keys) for i, c in enumerate(comps)}
-        kinds = f"component ({', '.join(sorted(item[1]))}: {len(comps)})"
+        where = {x: i * len(keys) for i, x in enumerate(firsts)}
         code = self.code
         if pair is None:
             def write(v, out, at):
@@ -1032,17 +1047,16 @@ class _Encoders:
                     out[at] = len(v)
                     base, k, seen = at + 1, 0, set()
                     for x in v:
-                        if type(x) is Component:
-                            i = where.get(x.index)
-                            if i is not None and i not in seen:
-                                seen.add(i)
-                                k += 1
-                                out[base + i] = k
+                        i = where.get(lookup(x))
+                        if i is not None and i not in seen:
+                            seen.add(i)
+                            k += 1
+                            out[base + i] = k
                 elif v is not None:
                     code(v, out, at)
-            encoding = f"length, then per {kinds}: its place in the list + 1 (0: absent)"
+            encoding = f"length, then per {what}: its place in the list + 1 (0: absent)"
         else:
-            keys_, lookup, what = pair
+            keys_, second, what2 = pair
             col = {key: j for j, key in enumerate(keys_)}
 
             def write(v, out, at):
@@ -1050,15 +1064,15 @@ class _Encoders:
                     out[at] = len(v)
                     base, k, seen = at + 1, 0, set()
                     for x in v:
-                        if (type(x) is list or type(x) is tuple) and len(x) == 2 and type(x[0]) is Component:
-                            i, j = where.get(x[0].index), col.get(lookup(x[1]))
+                        if (type(x) is list or type(x) is tuple) and len(x) == 2:
+                            i, j = where.get(lookup(x[0])), col.get(second(x[1]))
                             if i is not None and j is not None and i + j not in seen:
                                 seen.add(i + j)
                                 k += 1
                                 out[base + i + j] = k
                 elif v is not None:
                     code(v, out, at)
-            encoding = f"length, then per {kinds} × {what}: the pair's place in the list + 1 (0: absent)"
+            encoding = f"length, then per {what} × {what2}: the pair's place in the list + 1 (0: absent)"
         return self._make(1 + slots, encoding, write, np.zeros(1 + slots),
                           np.concatenate(([np.inf], np.full(slots, slots))))
 
@@ -1071,6 +1085,14 @@ class _Encoders:
         if k == "text" and item[1] is not None:
             return max(1, len(item[1]))
         return self.capacity
+
+
+def _component_index(v: Any) -> int | None:
+    return v.index if type(v) is Component else None
+
+
+def _text(v: Any) -> str | None:
+    return v if type(v) is str else None
 
 
 def _seat_batch(n: int):

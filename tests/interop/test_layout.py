@@ -370,6 +370,15 @@ def test_bounds_follow_the_declarations():
     a = knight["vars.paired"]["offset"]
     assert low[a] == 0 and high[a] == np.inf and (high[a + 1:a + 241] == 240).all()  # the length, then the places
     assert knight["vars.petrified"]["size"] == ncomp + 1 and (high[knight["vars.petrified"]["offset"] + 1:][:ncomp] == ncomp).all()
+    # a list of enumerated texts too many for one-hot items (120 card ids × 120 > 4,096): as a zone too
+    assert knight["vars.lc_used"]["encoding"] == ("length, then per text (barony-b01, barony-b02, barony-b03, barony-b04, ...:"
+                                                  " 120): its place in the list + 1 (0: absent)")
+    enc = next(e for name, _per, _vis, _start, e in knight_layout.var_parts if name == "lc_used")
+    ids = sorted(knight_layout.var_types["lc_used"][1][1])
+    out = np.zeros(enc.size, np.float32)
+    enc.write(["card-k02", "card-k01", "card-k02", "no such id"], out, 0)  # a repeat: its first place; a stranger: counted
+    assert out[0] == 4 and out[1 + ids.index("card-k02")] == 1 and out[1 + ids.index("card-k01")] == 2 and out.sum() == 7
+    assert (enc.low == 0).all() and enc.high[0] == np.inf and (enc.high[1:] == 120).all()
     assert knight["props.card-k01.slot"]["encoding"] == "number"
 
 
