@@ -46,8 +46,9 @@ for seats, truth values, components and enumerated texts), and filled from the s
 seat without building any text (the fast observation path).  Its version is
 :data:`~interpreter.interop.layout.LAYOUT_VERSION`.  :meth:`Encoding.legal_mask` writes the
 legal-action mask without labels.  A zone whose contents a seat knows but not their order
-(``owner_contents``, ``public_contents``) shows that seat, in the slot of the first component of
-each look, how many of that look lie there, never their positions.
+(``owner_contents``, ``public_contents``) shows that seat 1 in the slot of each component that
+lies there (the observation's ``ids``; its per-look counts, ``contents``, follow from them),
+never their positions, then the zone's count, as every zone.
 
 **Returns** are the outcome's scores.  The utility bounds, the utility's kind and the longest game
 are the game's exact facts (:func:`interpreter.compile.facts.game_facts`): declared in the ruleset

@@ -57,6 +57,10 @@ component          one-hot over the components of the kinds it can hold (none: a
 text (enumerated)  one-hot over the texts it can hold (literals, parameters, cells)      texts
 number             the number (none 0); a number that may be none: ``[set, value]``      1 or 2
 list, fixed size   its items' slots one after the other                                  size × item
+list of            as a zone: its length, then per component of its items' kinds         1 +
+components         the item's place in the list + 1 (0: absent)                          components
+list of pairs      its length, then per component and per value of the second            1 + values
+(component, x)     part (a finite domain, as a dict's keys): the pair's place + 1        × components
 list               its length, then ``capacity`` items (later items are cut)             1 + cap × item
 tuple              its parts' slots one after the other                                  sum
 record             text keys the rules spell out (``{'act': x}``, ``r['k']``):          keys ×
@@ -69,16 +73,24 @@ other              one *code*: a number itself, true 1, false/none 0, a list its
                    table text and quoted literal, sorted), any other value -1            1
 =================  ===================================================================  ==========
 
-A list whose length the rules change has a static **capacity**: the components of its items'
-kinds for components, the seats for seats, the texts for texts, else the largest of the
-ruleset's component count, its longest constant list (parameters, initial values) and the seat
-count.  Its length slot always holds the true length.  A text outside its enumeration is
+A list of components (or of pairs of a component and a value of a finite domain: Beer Knight's
+``[card, 1 or 2]``) whose length the rules change is laid out as a zone is, one slot per
+component (per component and value) holding its *place*: the list's distinct items counted in
+the order they first appear, so a list of distinct items, which is what the rules build, is
+written exactly (its place is its position + 1); of a repeated item the first appearance is
+kept, and an item of another type is counted in the length only.  A list of enumerated texts
+whose one-hot items would pass :data:`MAX_PART` (Beer Knight's ``lc_used``, card ids) is laid
+out the same way, one slot per text.  Any other list whose length
+the rules change has a static **capacity**: the seats for seats, the texts for texts, else the
+largest of the ruleset's component count, its longest constant list (parameters, initial
+values) and the seat count.  Its length slot always holds the true length.  A text outside its enumeration is
 written as nothing (all 0); a value of another type than derived gets its code in the first
 slot (never an error: the type is a static estimate, the code says what was there).
 
 **Bounds** (:meth:`TensorLayout.bounds`): every slot's least and greatest value, from the
 declarations only (the same for every seat): one-hot, multi-hot and flag slots in [0, 1]; zone
-counts and positions (plus 1) in [0, components]; turn counters and list lengths at least 0;
+counts and positions (plus 1) in [0, components]; a place in a list of components in [0, its
+slots after the length]; turn counters and list lengths at least 0;
 ranks in [0, seats]; scores within the declared ``outcome: {range}``; a number within its
 constants when every value written to it is a constant, else unbounded; codes unbounded.
 """
@@ -102,8 +114,11 @@ __all__ = ["TensorLayout", "infer_types", "describe_type", "LAYOUT_VERSION"]
 #: The layout's version: research code that stores tensors can check it (1: laid out from
 #: playouts, raw numbers; 2: from the declarations, one-hot, this module; 3: records and dicts
 #: key by key, list literals of mixed items as tuples, procedure and trigger parameters typed
-#: from every call before any is *any*, ``component(id)``, ``c.id`` and ``move ... as`` typed).
-LAYOUT_VERSION = 3
+#: from every call before any is *any*, ``component(id)``, ``c.id`` and ``move ... as`` typed;
+#: 4: a list of components whose length changes laid out as a zone, each component's place in
+#: it, a list of (component, value of a finite domain) pairs per component and value, a list of
+#: enumerated texts too many for one-hot items per text).
+LAYOUT_VERSION = 4
 
 #: An enumerated text type with more values than this is encoded as one code slot instead.
 MAX_ONE_HOT = 512
@@ -929,7 +944,15 @@ class _Encoders:
             return self._make(at0, "tuple (" + ", ".join(p.encoding for p in parts) + ")", write, low, high)
         if k == "list":
             length = t[2]
+            if length is None:
+                placed = self._placed(t[1], budget)
+                if placed is not None:
+                    return placed
             cap = length if length is not None else self._capacity(t[1])
+            if length is None and t[1][0] == "text" and t[1][1] and cap * len(t[1][1]) > budget:
+                placed = self._placed(t[1], budget, texts=True)
+                if placed is not None:  # enumerated texts too many for one-hot items: as a zone
+                    return placed
             item = self.of(t[1], max(1, budget // max(cap, 1)))
             if cap * item.size > budget:
                 item = self.code_enc()
@@ -982,6 +1005,77 @@ class _Encoders:
                               np.concatenate(([0.0], low)), np.concatenate(([np.inf], high)))
         return self.code_enc()
 
+    def _placed(self, item: tuple, budget: int, texts: bool = False) -> _Enc | None:
+        """A list whose length the rules change and whose items are components of known kinds
+        (or pairs of such a component and a value of a finite domain, :meth:`keys`; with
+        ``texts``, enumerated texts), laid out as a zone is: its true length, then one slot per
+        component or text (per component and value, the component major) holding the item's
+        place in the list + 1, 0 when absent; or None when the items are of another type or the
+        part would pass ``budget`` slots.
+
+        A place counts the list's distinct items in the order they first appear, so a list of
+        distinct items (the lists the rules build) is written exactly, its place its position;
+        of a repeated item the first appearance is kept (the length still counts every item),
+        and a place never passes the number of slots.  An item of another type (a component of
+        another kind, a text outside the enumeration, a pair's value outside its domain) is
+        counted in the length only."""
+        pair = None
+        if item[0] == "tuple" and len(item[1]) == 2 and item[1][0][0] == "comp":
+            pair = self.keys(item[1][1])
+            if pair is None:
+                return None
+            item = item[1][0]
+        if item[0] == "comp":
+            comps = [c for c in self.rs.components if c.kind in item[1]]
+            firsts, lookup = [c.index for c in comps], _component_index
+            what = f"component ({', '.join(sorted(item[1]))}: {len(comps)})"
+        elif item[0] == "text" and texts and item[1] is not None:
+            firsts = sorted(item[1], key=str)
+            lookup = _text
+            what = f"text ({', '.join(map(str, firsts[:4]))}{', ...' if len(firsts) > 4 else ''}: {len(firsts)})"
+        else:
+            return None
+        keys = pair[0] if pair is not None else [None]
+        slots = len(firsts) * len(keys)
+        if not firsts or 1 + slots > budget:
+            return None
+        where = {x: i * len(keys) for i, x in enumerate(firsts)}
+        code = self.code
+        if pair is None:
+            def write(v, out, at):
+                if type(v) is list or type(v) is tuple:
+                    out[at] = len(v)
+                    base, k, seen = at + 1, 0, set()
+                    for x in v:
+                        i = where.get(lookup(x))
+                        if i is not None and i not in seen:
+                            seen.add(i)
+                            k += 1
+                            out[base + i] = k
+                elif v is not None:
+                    code(v, out, at)
+            encoding = f"length, then per {what}: its place in the list + 1 (0: absent)"
+        else:
+            keys_, second, what2 = pair
+            col = {key: j for j, key in enumerate(keys_)}
+
+            def write(v, out, at):
+                if type(v) is list or type(v) is tuple:
+                    out[at] = len(v)
+                    base, k, seen = at + 1, 0, set()
+                    for x in v:
+                        if (type(x) is list or type(x) is tuple) and len(x) == 2:
+                            i, j = where.get(lookup(x[0])), col.get(second(x[1]))
+                            if i is not None and j is not None and i + j not in seen:
+                                seen.add(i + j)
+                                k += 1
+                                out[base + i + j] = k
+                elif v is not None:
+                    code(v, out, at)
+            encoding = f"length, then per {what} × {what2}: the pair's place in the list + 1 (0: absent)"
+        return self._make(1 + slots, encoding, write, np.zeros(1 + slots),
+                          np.concatenate(([np.inf], np.full(slots, slots))))
+
     def _capacity(self, item: tuple) -> int:
         k = item[0]
         if k == "comp":
@@ -991,6 +1085,14 @@ class _Encoders:
         if k == "text" and item[1] is not None:
             return max(1, len(item[1]))
         return self.capacity
+
+
+def _component_index(v: Any) -> int | None:
+    return v.index if type(v) is Component else None
+
+
+def _text(v: Any) -> str | None:
+    return v if type(v) is str else None
 
 
 def _seat_batch(n: int):
@@ -1338,8 +1440,9 @@ class TensorLayout:
         """The least and greatest value of every slot, from the declarations: ``(low, high)``,
         two float32 vectors of ``size`` (copies; ``-inf``/``inf`` where nothing bounds a slot).
         One-hot and multi-hot slots and flags are in [0, 1]; a zone's count and a component's
-        position in it (plus 1) in [0, components]; a count of backs up to the components
-        showing that back; turn counters and list lengths at least 0; ranks in [0, seats]; the
+        position in it (plus 1) in [0, components]; a component's (or pair's) place in a list
+        laid out as a zone in [0, the slots after the length]; a count of backs up to the
+        components showing that back; turn counters and list lengths at least 0; ranks in [0, seats]; the
         scores within the declared ``outcome: {range}`` (or 0 when none is declared for this
         seat count, unbounded); a number within its constants when every value written
         to it is a constant the rules spell out (:func:`infer_types`), else unbounded; a code

@@ -116,8 +116,9 @@ def test_known_domains_are_one_hot():
     assert part("deciding") == [0.0, 0.0] and part("vars.winner") == [1.0, 0.0]
     kinds = {name: encoding for name, _s, _k, _w, encoding in Encoding.of(compiled("beer_knight"), 2, 1).layout.parts}
     assert kinds["vars.caller"] == "one-hot seat" and kinds["vars.rolled"] == "one-hot [false, true]"
-    # a list of any component: one-hot items would pass MAX_PART slots, so its items are codes
-    assert kinds["vars.petrified"] == f"length, then up to {len(compiled('beer_knight').components)} × code"
+    # a list of any component, laid out as a zone is: its length, then each component's place + 1
+    assert kinds["vars.petrified"] == ("length, then per component (barony, card, challenge: 120): its place in the list"
+                                       " + 1 (0: absent)")
     belgian = {name: encoding for name, _s, _k, _w, encoding in Encoding.of(compiled("belgian_beers_race"), 3, 1).layout.parts}
     assert belgian["vars.pos[0]"].startswith("one-hot text (")  # a map node, from the map's nodes
 
@@ -294,7 +295,8 @@ def test_variables_are_typed_from_what_writes_them(tmp_path):
     parts = {name: (start, size, encoding) for name, start, size, _w, encoding in enc.layout.parts}
     assert "vars.secret" not in parts  # a hidden variable is in nobody's observation
     assert parts["zones.deck"][1] == 1  # a hidden zone: its count only
-    assert parts["vars.played"][1:] == (17, "length, then up to 4 × one-hot component (card: 4)")  # the 4 cards bound it
+    # a list of components, as a zone: its length, then each card's place + 1
+    assert parts["vars.played"][1:] == (5, "length, then per component (card: 4): its place in the list + 1 (0: absent)")
     st = new_state(enc, 0)
     st.apply(st.legal_actions()[1])  # P1 plays its second card
     card = st.zones["table"][0]
@@ -307,7 +309,7 @@ def test_variables_are_typed_from_what_writes_them(tmp_path):
         assert part(t, "vars.leader") == [1.0, 0.0] and part(t, "vars.colour") == [0.0, 1.0]  # (blue, red): red
         best = [0.0] * 4
         best[card.index] = 1.0
-        assert part(t, "vars.best") == best and part(t, "vars.played") == [1.0] + best + [0.0] * 12
+        assert part(t, "vars.best") == best and part(t, "vars.played") == [1.0] + best
         assert part(t, "vars.done") == [0.0, 1.0, 1.0, 0.0]  # [true, false] as [false, true] pairs
         assert part(t, "vars.tally[0]") == ([1.0] if seat == 0 else [0.0])  # its owner's only
 
@@ -352,14 +354,31 @@ def test_bounds_follow_the_declarations():
         return low[a:b].tolist(), high[a:b].tolist()
     assert span("turns") == ([0.0, 0.0], [np.inf, np.inf]) and span("scores") == ([-1.0, -1.0], [1.0, 1.0])
     assert span("ranks") == ([0.0, 0.0], [2.0, 2.0]) and span("vars.board") == ([0.0] * 18, [1.0] * 18)
-    knight = {p["name"]: p for p in Encoding.of(compiled("beer_knight"), 2, 1).layout.describe()}
+    knight_layout = Encoding.of(compiled("beer_knight"), 2, 1).layout
+    knight = {p["name"]: p for p in knight_layout.describe()}
+    low, high = knight_layout.bounds()
     ncomp = len(compiled("beer_knight").components)
     assert knight["zones.Knight_discard"]["high"] == ncomp and knight["vars.combats"]["high"] is None  # a count: no constant bounds it
     # the variables typed *any* before issue 46's last part: one-hot now, or numbers
     one_hot = f"one-hot component (barony, card, challenge: {ncomp})"
     assert knight["vars.contested"]["encoding"] == knight["vars.champion[0]"]["encoding"] == one_hot
     assert knight["vars.paired"]["what"] == "list of (component (barony, card, challenge), number)"
-    assert knight["vars.paired"]["encoding"].startswith("length, then up to")
+    # a list of (component, 1 or 2) pairs: a place per component and number, bounded by the pairs
+    assert knight["vars.paired"]["encoding"] == ("length, then per component (barony, card, challenge: 120) × number (1, 2):"
+                                                 " the pair's place in the list + 1 (0: absent)")
+    assert (knight["vars.paired"]["size"], knight["vars.paired"]["low"], knight["vars.paired"]["high"]) == (241, 0, None)
+    a = knight["vars.paired"]["offset"]
+    assert low[a] == 0 and high[a] == np.inf and (high[a + 1:a + 241] == 240).all()  # the length, then the places
+    assert knight["vars.petrified"]["size"] == ncomp + 1 and (high[knight["vars.petrified"]["offset"] + 1:][:ncomp] == ncomp).all()
+    # a list of enumerated texts too many for one-hot items (120 card ids × 120 > 4,096): as a zone too
+    assert knight["vars.lc_used"]["encoding"] == ("length, then per text (barony-b01, barony-b02, barony-b03, barony-b04, ...:"
+                                                  " 120): its place in the list + 1 (0: absent)")
+    enc = next(e for name, _per, _vis, _start, e in knight_layout.var_parts if name == "lc_used")
+    ids = sorted(knight_layout.var_types["lc_used"][1][1])
+    out = np.zeros(enc.size, np.float32)
+    enc.write(["card-k02", "card-k01", "card-k02", "no such id"], out, 0)  # a repeat: its first place; a stranger: counted
+    assert out[0] == 4 and out[1 + ids.index("card-k02")] == 1 and out[1 + ids.index("card-k01")] == 2 and out.sum() == 7
+    assert (enc.low == 0).all() and enc.high[0] == np.inf and (enc.high[1:] == 120).all()
     assert knight["props.card-k01.slot"]["encoding"] == "number"
 
 
@@ -472,3 +491,131 @@ def test_factors_round_trip_over_the_legal_actions(name):
     with pytest.raises(EncodingError, match="is not an id from 0"):
         f.encode(enc.num_distinct_actions)
     assert f.decode([len(f.heads)] + [0] * f.width) == -1 and f.decode([0]) == (-1 if f.width else 0)
+
+
+LISTS = """\
+name: Lists
+players: {min: 2, max: 2, default: 2}
+components:
+  card:
+    items: [{n: 1}, {n: 2}, {n: 3}]
+    start: deck
+  token:
+    items: [{n: 1}]
+    start: deck
+zones:
+  deck: {}
+vars:
+  picked: {initial: []}
+  trail: {initial: []}
+  pairs: {initial: []}
+  mine: {per_player: true, initial: [], visibility: owner}
+flow:
+  - repeat:
+      times: 2
+      do:
+        - for_each:
+            in: players
+            as: p
+            do:
+              - turn:
+                  player: p
+                  do:
+                    - choose:
+                        name: take
+                        options:
+                          - action: take
+                            for: c
+                            in: "components('card')"
+                            do:
+                              - if: c in picked
+                                then:
+                                  - set: {picked: "[x for x in picked if x != c]"}
+                                else:
+                                  - set: {picked: "picked + [c]"}
+                              - set:
+                                  trail: "trail + [c]"
+                                  "mine[current]": "mine[current] + [c] if c not in mine[current] else mine[current]"
+                                  pairs: >-
+                                    pairs + [[c, 2]] if [c, 1] in pairs and [c, 2] not in pairs
+                                    else ([g for g in pairs if g[0] != c] if [c, 1] in pairs else pairs + [[c, 1]])
+outcome:
+  score: "0"
+  range: [0, 0]
+limits:
+  actions: 4
+"""
+
+
+def test_lists_of_components_are_laid_out_as_zones(tmp_path):
+    # a list of components whose length the rules change: its length, then per component its
+    # place in the list + 1; pairs of a component and a number of a known domain: per component
+    # and number; exact for distinct items, of a repeated one the first appearance
+    path = tmp_path / "lists.yaml"
+    path.write_text(LISTS)
+    from interpreter import load_ruleset
+    from interpreter.interop.layout import describe_type
+
+    rs = load_ruleset(path)
+    enc = Encoding(rs, 2, games=1)
+    lay = enc.layout
+    types = {name: describe_type(t) for name, t in lay.var_types.items()}
+    assert types == {"picked": "list of component (card)", "trail": "list of component (card)",
+                     "pairs": "list of (component (card), number)", "mine": "list of component (card)"}
+    parts = {name: (start, size, encoding) for name, start, size, _w, encoding in lay.parts}
+    assert parts["vars.picked"][1:] == (4, "length, then per component (card: 3): its place in the list + 1 (0: absent)")
+    assert parts["vars.pairs"][1:] == (7, "length, then per component (card: 3) × number (1, 2): the pair's place in the"
+                                          " list + 1 (0: absent)")
+    assert parts["vars.mine[0]"][1] == parts["vars.mine[1]"][1] == 4
+    low, high = lay.bounds()
+    a = parts["vars.pairs"][0]
+    assert low[a:a + 7].tolist() == [0] * 7 and high[a:a + 7].tolist() == [np.inf] + [6] * 6
+    a = parts["vars.picked"][0]
+    assert high[a:a + 4].tolist() == [np.inf, 3, 3, 3]
+
+    def part(t, name):
+        start, size, _ = parts[name]
+        return t[start:start + size].tolist()
+
+    def take(st, card):
+        st.apply(next(x for x in st.legal_actions() if x.args[0] is card))
+    st = new_state(enc, 0)
+    cards = sorted((c for c in rs.components if c.kind == "card"), key=lambda c: c.index)
+    a_, b_, c_ = cards
+    assert [c.index for c in cards] == [0, 1, 2]
+    take(st, b_)  # P1: B
+    take(st, a_)  # P2: A
+    take(st, b_)  # P1: B again, out of picked (shrunk), a second pair for B, B twice in the trail
+    assert st.vars["picked"] == [a_] and st.vars["trail"] == [b_, a_, b_]
+    assert st.vars["pairs"] == [[b_, 1], [a_, 1], [b_, 2]]
+    for seat in (0, 1):
+        t = enc.observation_tensor(st, seat)
+        assert part(t, "vars.picked") == [1, 1, 0, 0]  # one item: A first
+        assert part(t, "vars.trail") == [3, 2, 1, 0]  # three items (the true length), B first, A second
+        assert part(t, "vars.pairs") == [3, 2, 0, 1, 3, 0, 0]  # (A, 1) 2nd, (B, 1) 1st, (B, 2) 3rd
+        assert part(t, f"vars.mine[{seat}]") == ([1, 0, 1, 0] if seat == 0 else [1, 1, 0, 0])
+        assert part(t, f"vars.mine[{1 - seat}]") == [0, 0, 0, 0]  # an owner's list: its owner's only
+    # every reachable state, both seats: the slices of the lists of distinct items determine
+    # them; the trail's slice its length and its distinct cards in order; within the bounds
+    seen: dict = {}
+    todo, states = [new_state(enc, 0)], 0
+    while todo:
+        s = todo.pop()
+        states += 1
+        for seat in (0, 1):
+            t = enc.observation_tensor(s, seat)
+            assert ((t >= low) & (t <= high)).all()
+            trail = s.vars["trail"]
+            first = [c.id for i, c in enumerate(trail) if c not in trail[:i]]
+            for name, value in (("picked", s.vars["picked"]), ("pairs", s.vars["pairs"]), ("trail", (len(trail), first)),
+                                (f"mine[{seat}]", s.vars["mine"][seat])):
+                seen.setdefault(name, {}).setdefault(bytes(np.asarray(part(t, f"vars.{name}"), np.float32)), set()).add(
+                    repr(value))
+        for x in s.legal_actions():
+            nxt = s.clone()
+            nxt.apply(x)
+            todo.append(nxt)
+    assert states == 1 + 3 + 9 + 27 + 81
+    assert all(len(v) == 1 for by in seen.values() for v in by.values()), {
+        k: [sorted(v) for v in by.values() if len(v) > 1][:2] for k, by in seen.items()}
+    assert len(seen["pairs"]) > 10 and len(seen["picked"]) > 10
