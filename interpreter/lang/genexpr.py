@@ -36,6 +36,7 @@ from .frags import (
     _Ns,
     _small_const,
     call_arguments,
+    small_range,
 )
 from .runtime import (
     _add,
@@ -331,6 +332,8 @@ class ExpressionForms:
         fails when evaluated, with the expression's place)."""
         if not all(a.const for a in args):
             return None
+        if fn is _mul and _repeats_too_many(args[0].value, args[1].value):
+            return None  # its size is known before it is built: not built at every load to be dropped
         try:
             value = fn(*[a.value for a in args])
         except Exception:  # noqa: BLE001 - raised with the expression's mark when evaluated
@@ -556,7 +559,9 @@ class ExpressionForms:
             self.ns.d["FN"] = self.functions
             return Frag(f"FN.{fname}(env{''.join(', ' + a.src for a in args)})")
         pure = BUILTINS.get(name) is builtin and not builtin.needs_env
-        if pure and all(a.const for a in args) and all(v.const for v in kwargs.values()) and not _too_big_to_fold(name, args):
+        # a range's length is known before it is built: a long one is not built at every load to be dropped
+        small = name != "range" or small_range([a.value for a in args])
+        if pure and small and all(a.const for a in args) and all(v.const for v in kwargs.values()):
             try:
                 value = builtin.fn(*[a.value for a in args], **{k: v.value for k, v in kwargs.items()})
             except Exception:  # noqa: BLE001 - not folded: raised with the expression's mark when run
@@ -713,14 +718,11 @@ class ExpressionForms:
         return Frag(f"{open_}{elt.src} {' '.join(parts)}{close}", zdepth=0 if elt.comp and open_ == "[" else None)
 
 
-def _too_big_to_fold(name: str, args: list[Frag]) -> bool:
-    """Whether a constant call would build a value of more than ``MAX_FOLD_ITEMS`` items, known
-    before building it: ``range`` of whole numbers, whose length is arithmetic (a fold builds the
-    value and then drops one that is too big, and ``range(999999)`` built at every load of every
-    expression that holds it cost a second of CPU for nothing)."""
-    if name != "range" or not all(type(a.value) is int for a in args):
-        return False
-    try:
-        return len(range(*(a.value for a in args))) > MAX_FOLD_ITEMS
-    except (TypeError, ValueError, OverflowError):
-        return False
+
+def _repeats_too_many(a, b) -> bool:
+    """Whether ``a * b`` repeats a list, tuple or text into more than ``MAX_FOLD_ITEMS`` items
+    (``[0] * 999999``), known from the lengths, before building it."""
+    for seq, n in ((a, b), (b, a)):
+        if type(seq) in (list, tuple, str) and type(n) is int:
+            return len(seq) * n > MAX_FOLD_ITEMS
+    return False

@@ -1141,22 +1141,24 @@ def test_no_ruleset_text_becomes_code_in_a_playout(tmp_path, monkeypatch, index)
 
 
 def test_a_range_too_big_to_fold_is_not_built_at_load(tmp_path):
-    """A constant ``range`` longer than ``MAX_FOLD_ITEMS`` is left to run (its length is known
-    without building it: the fold used to build a million items at every load and drop them,
-    a second of CPU and tens of MB for nothing), while a short one still folds into a constant;
-    both evaluate to their list."""
+    """A constant ``range``, or a list repeated by ``*``, longer than ``MAX_FOLD_ITEMS`` is left
+    to run (its length is known without building it: the fold used to build a million items at
+    every load and drop them, a second of CPU and tens of MB for nothing), while a short one
+    still folds into a constant; both evaluate to their list."""
     import tracemalloc
 
     from interpreter.lang.expression import Env, compile_expression
 
     rs = _map_rules(tmp_path)
-    tracemalloc.start()
-    try:
-        big = compile_expression("range(999999)", rs.scope)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert peak < 4 * 1024**2, f"{peak / 1024**2:.1f} MB allocated compiling range(999999)"  # a million ints: ~36 MB
-    small = compile_expression("range(3)", rs.scope)
+    small = compile_expression("range(3)", rs.scope)  # (the first compilation's own allocations)
     assert small.constant == [0, 1, 2]
-    assert big.constant is None and big(Env(rs.new_game(2), {})) == list(range(999999))
+    assert compile_expression("[1, 2] * 2", rs.scope).constant == [1, 2, 1, 2]
+    for text, value in (("range(999999)", list(range(999999))), ("[7] * 999999", [7] * 999999)):
+        tracemalloc.start()
+        try:
+            big = compile_expression(text, rs.scope)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert peak < 4 * 1024**2, f"{peak / 1024**2:.1f} MB allocated compiling {text}"  # a million items: 8-36 MB
+        assert big.constant is None and big(Env(rs.new_game(2), {})) == value
