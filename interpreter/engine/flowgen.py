@@ -489,16 +489,22 @@ def _picked_in_place(w, eff, ch: str, acts: str, seats: str, k: int, n: int, cal
         if _inlinable(w, o.body):
             _inline_body(w, o, a)
         elif o.names:
-            w.line("new = H_dict(loc)")
-            if len(o.names) == 1:
-                w.line(f"new[{o.names[0]!r}] = {a}.args[0]")
-            else:
-                w.line(f"new.update(H_zip({o.names!r}, {a}.args))")
+            _bind_names(w, o, a, "new")
             _call_block(w, o.body, "new", "None", k, n, calls)
         else:
             _call_block(w, o.body, "loc", "None", k, n, calls)
         w.depth -= 1
     w.depth -= 1
+
+
+def _bind_names(w, o, a: str, target: str) -> None:
+    """``target`` = a new frame dict: this block's ``loc`` with option ``o``'s ``for`` names
+    bound to the arguments of the action ``a`` (as ``Choose.resume`` binds them)."""
+    w.line(f"{target} = H_dict(loc)")
+    if len(o.names) == 1:
+        w.line(f"{target}[{o.names[0]!r}] = {a}.args[0]")
+    else:
+        w.line(f"{target}.update(H_zip({o.names!r}, {a}.args))")
 
 
 #: Most effects (nested ones counted) of an option body a playout's decision runs written out
@@ -526,11 +532,7 @@ def _inline_body(w, o, a: str) -> None:
     saved = w.fresh("saved")
     w.line(f"{saved} = loc")
     if o.names:
-        w.line("loc = H_dict(loc)")
-        if len(o.names) == 1:
-            w.line(f"loc[{o.names[0]!r}] = {a}.args[0]")
-        else:
-            w.line(f"loc.update(H_zip({o.names!r}, {a}.args))")
+        _bind_names(w, o, a, "loc")
     w.line(f"# the body of option {comment(o.name)}, written out")
     w.line("try:")
     w.depth += 1

@@ -33,8 +33,8 @@ nothing is known); :func:`observation_space` builds it.
 ``factored=True`` (both environments) makes the action space ``MultiDiscrete(nvec)`` over
 :class:`~interpreter.interop.encoding.FactoredActions`' factors ``(head, arg1, ..., argK)``:
 a factored option (:meth:`Encoding.action_factors
-<interpreter.interop.encoding.Encoding.action_factors>`, Beer Knight's ``last_call(a, b)``:
-120 × 120) is one head and takes one index per argument, every other id is a head of its own
+<interpreter.interop.encoding.Encoding.action_factors>`: an option of two arguments over 120
+cards each is 120 × 120) is one head and takes one index per argument, every other id is a head of its own
 (its argument factors ignored).  The observation gains ``factor_mask`` (int8, ``sum(nvec)``:
 the per-factor marginal masks one after the other, as sb3-contrib's MaskablePPO reads them);
 ``action_mask`` stays the exact flat mask.  Factors naming no action, or naming an action

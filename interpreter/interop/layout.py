@@ -73,13 +73,13 @@ other              one *code*: a number itself, true 1, false/none 0, a list its
                    table text and quoted literal, sorted), any other value -1            1
 =================  ===================================================================  ==========
 
-A list of components (or of pairs of a component and a value of a finite domain: Beer Knight's
+A list of components (or of pairs of a component and a value of a finite domain, such as
 ``[card, 1 or 2]``) whose length the rules change is laid out as a zone is, one slot per
 component (per component and value) holding its *place*: the list's distinct items counted in
 the order they first appear, so a list of distinct items, which is what the rules build, is
 written exactly (its place is its position + 1); of a repeated item the first appearance is
 kept, and an item of another type is counted in the length only.  A list of enumerated texts
-whose one-hot items would pass :data:`MAX_PART` (Beer Knight's ``lc_used``, card ids) is laid
+whose one-hot items would pass :data:`MAX_PART` (the ids of a hundred cards) is laid
 out the same way, one slot per text.  Any other list whose length
 the rules change has a static **capacity**: the seats for seats, the texts for texts, else the
 largest of the ruleset's component count, its longest constant list (parameters, initial

@@ -2,6 +2,7 @@
 SplitMix64's step out for sizes drawn before, and must give the numbers :func:`below` gives
 (every seeded game and search depends on it)."""
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
@@ -34,7 +35,6 @@ def test_rng_below_secure_state_and_new_sizes():
 
 
 def test_rng_below_rejects_bad_sizes():
-    import pytest
     for bad in (0, -1, (1 << 64) + 1):
         with pytest.raises(ValueError):
             Rng(1).below(bad)

@@ -280,19 +280,27 @@ limits:
 """
 
 
-def test_variables_are_typed_from_what_writes_them(tmp_path):
-    path = tmp_path / "types.yaml"
-    path.write_text(TYPES)
+def _inline_layout(tmp_path, name: str, text: str):
+    """(ruleset, encoding for 2 seats, parts by name -> (start, size, encoding)) of the ruleset
+    ``text`` written to ``tmp_path / name``."""
     from interpreter import load_ruleset
-    from interpreter.interop.layout import describe_type
 
+    path = tmp_path / name
+    path.write_text(text)
     rs = load_ruleset(path)
     enc = Encoding(rs, 2, games=1)
+    parts = {part: (start, size, encoding) for part, start, size, _w, encoding in enc.layout.parts}
+    return rs, enc, parts
+
+
+def test_variables_are_typed_from_what_writes_them(tmp_path):
+    from interpreter.interop.layout import describe_type
+
+    rs, enc, parts = _inline_layout(tmp_path, "types.yaml", TYPES)
     types = {name: describe_type(t) for name, t in enc.layout.var_types.items()}
     assert types == {"leader": "seat", "best": "component (card)", "colour": "text (2 values)", "secret": "number",
                      "tally": "number", "played": "list of component (card)", "done": "list[2] of truth value",
                      "rounds": "number"}
-    parts = {name: (start, size, encoding) for name, start, size, _w, encoding in enc.layout.parts}
     assert "vars.secret" not in parts  # a hidden variable is in nobody's observation
     assert parts["zones.deck"][1] == 1  # a hidden zone: its count only
     # a list of components, as a zone: its length, then each card's place + 1
@@ -426,13 +434,7 @@ limits:
 
 
 def test_records_and_dicts_are_laid_out_key_by_key(tmp_path):
-    path = tmp_path / "records.yaml"
-    path.write_text(RECORDS)
-    from interpreter import load_ruleset
-
-    rs = load_ruleset(path)
-    enc = Encoding(rs, 2, games=1)
-    parts = {name: (start, size, encoding) for name, start, size, _w, encoding in enc.layout.parts}
+    rs, enc, parts = _inline_layout(tmp_path, "records.yaml", RECORDS)
     # keyed by seats, by the texts the parameter gives, by the texts a record literal spells out
     assert parts["vars.votes"][1:] == (6, "per key of seat (2): [present, one-hot text (blue, red)]")
     assert parts["vars.tally"][1:] == (4, "per key of text (blue, red): [present, number]")
@@ -551,18 +553,13 @@ def test_lists_of_components_are_laid_out_as_zones(tmp_path):
     # a list of components whose length the rules change: its length, then per component its
     # place in the list + 1; pairs of a component and a number of a known domain: per component
     # and number; exact for distinct items, of a repeated one the first appearance
-    path = tmp_path / "lists.yaml"
-    path.write_text(LISTS)
-    from interpreter import load_ruleset
     from interpreter.interop.layout import describe_type
 
-    rs = load_ruleset(path)
-    enc = Encoding(rs, 2, games=1)
+    rs, enc, parts = _inline_layout(tmp_path, "lists.yaml", LISTS)
     lay = enc.layout
     types = {name: describe_type(t) for name, t in lay.var_types.items()}
     assert types == {"picked": "list of component (card)", "trail": "list of component (card)",
                      "pairs": "list of (component (card), number)", "mine": "list of component (card)"}
-    parts = {name: (start, size, encoding) for name, start, size, _w, encoding in lay.parts}
     assert parts["vars.picked"][1:] == (4, "length, then per component (card: 3): its place in the list + 1 (0: absent)")
     assert parts["vars.pairs"][1:] == (7, "length, then per component (card: 3) × number (1, 2): the pair's place in the"
                                           " list + 1 (0: absent)")
