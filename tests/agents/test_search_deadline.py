@@ -15,43 +15,49 @@ from interpreter.errors import TapsterError
 from interpreter.limits import MAX_PLAYOUT_DEPTH
 
 
-def _timed(agent, starts=None):
-    """Record how long each of ``agent``'s iterations takes (seconds of wall time), and when each
-    starts (``time.perf_counter``) in ``starts``."""
-    durations: list[float] = []
-    real = agent._iterate
+class _Clock:
+    """A stand-in for the search module's ``time``: ``perf_counter`` reads a clock that moves
+    only when an iteration runs, so what the deadline does is exact on a loaded machine."""
 
-    def timed(*args, **kw):
-        started = time.perf_counter()
-        if starts is not None:
-            starts.append(started)
-        try:
-            return real(*args, **kw)
-        finally:
-            durations.append(time.perf_counter() - started)
+    def __init__(self) -> None:
+        self.now = 1000.0
 
-    agent._iterate = timed
-    return durations
+    def perf_counter(self) -> float:
+        return self.now
 
 
 @pytest.mark.parametrize("spec", ["ismcts:iterations=5000", "mcts:iterations=5000:worlds=4"])
-def test_a_deadline_cuts_a_long_search_in_belgian_beers_race(spec):
+def test_a_deadline_cuts_a_long_search_in_belgian_beers_race(spec, monkeypatch):
+    import interpreter.agents.search as search
+
+    clock = _Clock()
+    monkeypatch.setattr(search, "time", clock)
     rs = load_ruleset("belgian_beers_race")
     st = rs.new_game(3, seed=5)
     p = st.current_players()[0]
     agent = make_agent(spec, "deadline")
     starts: list[float] = []
-    durations = _timed(agent, starts)
+    real = agent._iterate
+
+    def iterate(*args, **kw):  # each iteration takes 13 ms of the clock
+        starts.append(clock.now)
+        real(*args, **kw)
+        clock.now += 0.013
+
+    agent._iterate = iterate
     limit = 0.4
     agent.limit_time(limit)
-    started = time.perf_counter()
+    started = clock.now
     action = agent.act(st, p)
-    elapsed = time.perf_counter() - started
     assert action in st.legal_actions()
-    assert agent.cut and 0 < agent.last_iterations < 5000 and len(durations) == agent.last_iterations
-    assert all(t - started < limit for t in starts)  # no iteration starts after the deadline
-    # within the deadline plus the one iteration (one playout) under way when it passed
-    assert elapsed <= limit + max(durations) + 0.1, (elapsed, max(durations))
+    # checked between iterations: the 31st ends at 403 ms, past the deadline, and none starts after it
+    assert agent.cut and agent.last_iterations == len(starts) == 31
+    assert all(t - started < limit for t in starts) and clock.now - started == pytest.approx(0.403)
+    # the same search with no deadline runs all it was asked for, uncut
+    free = make_agent(spec, "deadline")
+    free.iterations = 200
+    free.act(st, p)
+    assert not free.cut and free.last_iterations == 200
 
 
 @pytest.mark.parametrize("name,players", [("tic_tac_toe", 2), ("kuhn_poker", 2), ("beer_cards", 3), ("belgian_beers_race", 2)])
