@@ -51,6 +51,11 @@ __all__ = ["inline_ok", "finalize", "generate_blocks"]
 #: Read when a ruleset is compiled.
 BLOCKS = True
 
+#: False: every nested block is called through its function, none written out where it is
+#: entered (:func:`_inline_block`; what the differential tests compare against).  Read when a
+#: ruleset is compiled.
+INLINE = True
+
 
 def finalize(blocks, codegen_table) -> None:
     """Generate the code of ``blocks`` (a ruleset's, compiled), at load: every block that can
@@ -112,7 +117,13 @@ def generate_blocks(blocks, simple_of: dict, table) -> bool:
         for block in blocks:
             if id(block) in inline_only:
                 continue
-            fn, ns, entry = _generate_block(block, simple_of, table, recursive, owners.get(id(block)), inline_only)
+            try:
+                fn, ns, entry = _generate_block(block, simple_of, table, recursive, owners.get(id(block)), inline_only,
+                                                inline=INLINE)
+            except Exception as exc:  # noqa: BLE001 - the same block again, every nested block called
+                _fell_back(f"{block.mark} with its nested blocks written out", exc)
+                fn, ns, entry = _generate_block(block, simple_of, table, recursive, owners.get(id(block)), inline_only,
+                                                inline=False)
             made[block.id] = (block, fn, entry)
             namespaces.append(ns)
         for ns in namespaces:  # the functions call each other by name (a procedure may call itself)
@@ -221,14 +232,22 @@ def _nested(eff, out: set) -> None:
             _nested(e, out)
 
 
-def _generate_block(block, simple_of: dict, table, recursive: tuple, owner=None, inline_only: frozenset | set = frozenset()):
+def _generate_block(block, simple_of: dict, table, recursive: tuple, owner=None, inline_only: frozenset | set = frozenset(),
+                    inline: bool = True):
     """(function, namespace, entry places) of one block; raises when it cannot be generated.
     ``owner``: the ``for_each``, ``repeat`` or ``while`` whose body the block is (None for
     any other block), whose next pass the function then makes itself (see :func:`_next_lines`).
-    ``inline_only``: ids of the blocks that get no function (bodies of decision-free effects)."""
+    ``inline_only``: ids of the blocks that get no function (bodies of decision-free effects).
+    ``inline``: nested blocks that run once are written out where they are entered
+    (:func:`_inline_block`); False calls every nested block through its function."""
     w = effectgen._Writer(table)
     w.fin = "return -1 - S"
     w.simple_of = simple_of  # for the option bodies a playout's decision runs in place (_inline_body)
+    # the frame being written (its block's name in the namespace, its loop), the frames of the
+    # blocks it is written out in (innermost first: see _inline_block), what may still be inlined
+    w.blk, w.loopvar, w.frames = "BLK", "loop", []
+    w.recursive, w.inline_only = recursive, inline_only
+    w.inline_left = MAX_INLINED if inline else 0
     w.ns.d.update({"H_EACH": flow.EACH, "H_TIMES": flow.TIMES, "H_dict": dict, "H_len": len, "H_next": _next_pass,
                    "H_seat": effectgen._seat, "H_items": effectgen._items, "H_times": effectgen._times, "H_zip": zip,
                    "BLK": block})
@@ -324,20 +343,87 @@ def _next_lines(w, owner) -> None:
 
 
 def _save(w, k: int, n: int) -> None:
-    """The frame of this block, to resume after effect ``k`` of ``n``, inserted below what the
-    inner code pushed (none for the last effect of a block that does not repeat: a tail call)."""
-    if k == n - 1:
-        w.line(f"if loop is not None: stack.insert(base, (BLK, {k + 1}, loc, loop))")
-    else:
-        w.line(f"stack.insert(base, (BLK, {k + 1}, loc, loop))")
+    """The frame of the block being written, to resume after effect ``k`` of ``n``, inserted
+    below what the inner code pushed (none for the last effect of a block that does not repeat:
+    a tail call); then the frames of the blocks it is written out in (:func:`_inline_block`),
+    each below the last, as each function on the way out would insert its own."""
+    _save_one(w, w.blk, k, n, "loc", w.loopvar)
+    for blk, kk, nn, loc, loop in w.frames:
+        _save_one(w, blk, kk, nn, loc, loop)
+
+
+def _save_one(w, blk: str, k: int, n: int, loc: str, loop: str) -> None:
+    if k < n - 1:
+        w.line(f"stack.insert(base, ({blk}, {k + 1}, {loc}, {loop}))")
+    elif loop != "None":
+        w.line(f"if {loop} is not None: stack.insert(base, ({blk}, {k + 1}, {loc}, {loop}))")
+
+
+#: Most effects (nested ones counted) of one nested block written out where it is entered
+#: (:func:`_inline_block`), and most in all that one block's function writes out so.
+MAX_INLINE_BLOCK = 60
+MAX_INLINED = 300
+#: Most blocks written out one inside another.
+MAX_INLINE_DEPTH = 3
 
 
 def _call_block(w, nested, loc: str, loop: str, k: int, n: int, calls: set) -> None:
-    """Run the block ``nested`` through its function; stop here when it stopped."""
+    """Run the block ``nested`` (entered with the names ``loc`` and the loop ``loop``): written
+    out here when it runs once and is small (:func:`_inline_block`), else through its function;
+    stop here when it stopped."""
+    if loop == "None" and len(w.frames) < MAX_INLINE_DEPTH and nested.effects:
+        size = sum(map(effectgen._size, nested.effects))
+        if size <= MAX_INLINE_BLOCK and size <= w.inline_left and nested.id in w.simple_of:
+            w.inline_left -= size
+            _inline_block(w, nested, loc, k, n, calls)
+            return
     calls.add(nested.id)
     w.line(f"r = F{nested.id}(st, env, {loc}, 0, {loop}, S)")
     _stop_if(w, "r < 0", "return r", k, n)
     w.line("S = r")
+
+
+def _inline_block(w, nested, loc: str, k: int, n: int, calls: set) -> None:
+    """The block ``nested``, entered once with the names ``loc`` from effect ``k`` (of ``n``) of
+    the block being written, written out here as its function would run it called with pc 0 and
+    no loop: its decision-free runs inline, each effect that holds a decision as its function
+    writes it (so blocks nest in blocks, up to :data:`MAX_INLINE_DEPTH`).  Its steps and marks
+    are counted in this function, as the call would count them.  Frames are written only when
+    it stops: its own frame (to resume after the effect that stopped, a tail call leaving none,
+    as its function would save it) and then this block's (:func:`_save`), the frames the call
+    would have left; so resuming runs ``nested``'s own function, and the runner sees the same
+    stack.  Saves the call, the protocol of the called function and the test of its result."""
+    saved = w.fresh("saved")
+    w.line(f"{saved} = loc")
+    if loc != "loc":
+        w.line(f"loc = {loc}")
+    w.line(f"# {comment(nested.mark)}, the nested block written out")
+    outer = (w.blk, w.loopvar, w.frames)
+    w.frames = [(w.blk, k, n, saved, w.loopvar), *w.frames]
+    w.blk, w.loopvar = w.ns.bind(nested, "BLK"), "None"
+    try:
+        effects = nested.effects
+        simple = w.simple_of[nested.id]
+        count = len(effects)
+        a = 0
+        while a < count:
+            b = a
+            while b < count and simple[b]:
+                b += 1
+            if b > a:
+                w.line("try:")
+                w.depth += 1
+                for eff in effects[a:b]:
+                    effectgen._effect(w, eff)
+                w.depth -= 1
+                w.line("except (TapsterError, KeyboardInterrupt): raise")
+                w.line("except Exception as exc: raise H_unexpected(exc, MARKS[m]) from None")
+            if b < count:
+                _stopping(w, effects[b], b, count, calls, w.recursive, w.inline_only)
+            a = b + 1
+    finally:
+        w.blk, w.loopvar, w.frames = outer
+    w.line(f"loc = {saved}")
 
 
 def _stop_if(w, test: str, back: str, k: int, n: int) -> None:

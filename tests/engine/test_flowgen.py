@@ -795,3 +795,89 @@ def test_a_turn_of_no_seat_fails_in_every_back_end(tmp_path, seat):
     assert messages[:2] == messages[2:], messages  # (free, held) in block code, then in the frame runner
     assert all("`turn` needs a seat from 0 to 1, got" in m for m in messages)
     assert "ruleset.yaml:5:" in messages[0] and "ruleset.yaml:6:" in messages[1]
+
+
+DEEP = """\
+name: Deep
+players: {min: 2, max: 2}
+vars: {v: 0, trail: []}
+procedures:
+  inner:
+    params: [k]
+    do:
+      - if: "k > 0"
+        then:
+          - choose:
+              options:
+                - {action: a, do: [{add: {v: 1}}]}
+                - {action: b, do: [{add: {v: 2}}]}
+          - set: {trail: "trail + [k]"}
+          - if: "v > 9"
+            then: [{end_game: "past nine"}]
+      - set: {trail: "trail + [0]"}
+  middle:
+    params: [k]
+    do:
+      - call: {procedure: inner, with: {k: k}}
+      - choose:
+          options:
+            - {action: c, do: [{call: {procedure: inner, with: {k: "k - 1"}}}, {set: {trail: "trail + [9]"}}]}
+            - {action: d, do: [{add: {v: 0}}]}
+      - set: {trail: "trail + [k]"}
+flow:
+  - while:
+      cond: "true"
+      do:
+        - turn:
+            player: "len(trail) % 2"
+            do:
+              - phase:
+                  name: main
+                  do:
+                    - call: {procedure: middle, with: {k: 2}}
+                    - set: {trail: "trail + [5]"}
+"""
+
+
+def test_nested_blocks_written_out_save_the_frames_their_functions_save(tmp_path, monkeypatch):
+    """A nested block that runs once is written out where it is entered (a turn's body in the
+    while's, a phase's in that, a procedure's in the call, an option body holding a decision in
+    the choose), up to MAX_INLINE_DEPTH deep, the rest called: at every decision of every path
+    the saved state (frames included) is the one the block functions called one by one save and
+    the frame runner saves, a decision taken in place (a playout) gives the same game, and a
+    game ending inside a written-out block ends the same."""
+    path = tmp_path / "ruleset.yaml"
+    path.write_text(DEEP)
+    monkeypatch.setattr(codegen, "SINK", None)
+    inlined = load_ruleset(path)
+    assert any("the nested block written out" in src for _, src in inlined.sources)
+    monkeypatch.setattr(flowgen, "INLINE", False)
+    called = load_ruleset(path)
+    assert not any("the nested block written out" in src for _, src in called.sources)
+    monkeypatch.setattr(flowgen, "INLINE", True)
+    ref = _runs_only(path)
+    ends = set()
+
+    def walk(games, depth):
+        texts = {json.dumps(g.to_json(), sort_keys=True) for g in games}
+        assert len(texts) == 1, depth
+        if games[0].is_terminal():
+            ends.add((games[0].reason, tuple(games[0].vars["trail"])))
+            return
+        for i in range(len(games[0].legal_actions())) if depth < 7 else (depth % 2,):
+            nxt = [State.from_json(g.ruleset, g.to_json()) for g in games]
+            for g in nxt:
+                g.apply(g.legal_actions()[i])
+            walk(nxt, depth + 1)
+
+    walk([inlined.new_game(2, seed=3), called.new_game(2, seed=3), ref.new_game(2, seed=3)], 0)
+    assert ends and {reason for reason, _ in ends} == {"past nine"}
+    from interpreter.engine.playout import playout
+
+    for seed in range(20):  # decisions taken in place, inside the written-out blocks
+        games = [rs.new_game(2, seed=seed) for rs in (inlined, called)]
+        for g in games:
+            pick = Rng(seed)
+            playout(g, lambda choose, actions, seats, pick=pick: pick.below(len(actions)))
+        assert json.dumps(games[0].to_json(), sort_keys=True) == json.dumps(games[1].to_json(), sort_keys=True)
+        assert games[0].is_terminal() and games[0].reason == "past nine"
