@@ -1,13 +1,17 @@
-"""The agents' generator object draws exactly the module's sequence: ``Rng.below`` writes
-SplitMix64's step out for sizes drawn before, and must give the numbers :func:`below` gives
-(every seeded game and search depends on it)."""
+"""The agents' generator object draws exactly the module's sequence: ``Rng`` computes SplitMix64's
+outputs ahead in blocks (8 in Python, then 64 and 512 with numpy) and must give the numbers
+:func:`below` and :func:`next_state` give, its ``state`` always theirs (every seeded game and
+search depends on it)."""
+
+import copy
+import pickle
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from interpreter.engine import rng as rng_mod
-from interpreter.engine.rng import Rng, below, secure_seed
+from interpreter.engine.rng import Rng, below, next_state, secure_seed
 
 
 @settings(max_examples=200, deadline=None)
@@ -38,3 +42,47 @@ def test_rng_below_rejects_bad_sizes():
     for bad in (0, -1, (1 << 64) + 1):
         with pytest.raises(ValueError):
             Rng(1).below(bad)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=hs.one_of(hs.integers(0, (1 << 64) - 1), hs.text(max_size=8)),
+       ops=hs.lists(hs.tuples(hs.sampled_from(["below", "random", "reset", "copy"]), hs.integers(1, 1 << 64)),
+                    min_size=1, max_size=120),
+       burst=hs.integers(0, 700))
+def test_blocks_give_the_module_sequence_across_boundaries_resets_and_copies(seed, ops, burst):
+    """Draws, floats, the state read and set between them, copies and pickles, across the
+    blocks' boundaries (a burst of up to 700 draws crosses the 8-, 64- and 512-output blocks)."""
+    r = Rng(seed)
+    s = r.state
+    for _ in range(burst):
+        s, v = below(s, 6)
+        assert r.below(6) == v
+    assert r.state == s
+    for op, n in ops:
+        if op == "below":
+            s, v = below(s, n)
+            assert r.below(n) == v
+        elif op == "random":
+            s, z = next_state(s)
+            assert r.random() == (z >> 11) / float(1 << 53)
+        elif op == "reset":  # setting the state drops the block: the sequence goes on from it
+            r.state = r.state
+        else:  # a copy shares the block and draws the same; the original is unchanged by it
+            twin = copy.copy(r) if n % 2 else pickle.loads(pickle.dumps(r))
+            assert twin.state == r.state == s
+            t = s
+            for _ in range(n % 70):
+                t, v = below(t, 9)
+                assert twin.below(9) == v
+        assert r.state == s
+        assert Rng.from_state(s).state == s
+
+
+def test_a_secure_generator_draws_without_blocks():
+    r = Rng(secure_seed())
+    s = r.state
+    for n in (2, 9, 9, 52):
+        s, v = below(s, n)
+        assert r.below(n) == v and r.state == s
+    s, z = next_state(s)
+    assert r.random() == (z >> 11) / float(1 << 53) and r.state == s
