@@ -159,6 +159,8 @@ def shuffle(s: int, items: list) -> int:
             s, j = below(s, i + 1)
             items[i], items[j] = items[j], items[i]
         return s
+    if len(items) >= _NUMPY_SHUFFLE:
+        return _shuffle_block(s, items)
     for i in range(len(items) - 1, 0, -1):
         n = i + 1
         limit = 0x10000000000000000 - 0x10000000000000000 % n  # rejection: no modulo bias
@@ -327,3 +329,37 @@ def _numpy_block(s: int, k: int) -> list:
         z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
         z ^= z >> np.uint64(31)
     return z.tolist()
+
+
+#: Fewest items a shuffle draws for with numpy (:func:`_shuffle_block`): below it, the Python
+#: step is as fast as numpy's fixed cost.
+_NUMPY_SHUFFLE = 24
+_SHUFFLE_LIMITS: list[int] = [0]
+
+
+def _shuffle_block(s: int, items: list) -> int:
+    """:func:`shuffle` of a 64-bit state with the outputs computed in one numpy block
+    (:func:`_numpy_block`; the state's next ``len(items) - 1`` outputs and a few more for the
+    rare rejection, another block should they run out): the same swaps and the same new state
+    as the Python step gives (output ``k`` of the block is the mix of ``s`` advanced ``k + 1``
+    times)."""
+    m = len(items)
+    limits = _SHUFFLE_LIMITS
+    while len(limits) <= m:  # rejection limits by size, made once
+        n = len(limits)
+        limits.append(0x10000000000000000 - 0x10000000000000000 % n)
+    outs = _numpy_block(s, m + 7)
+    used = 0
+    for i in range(m - 1, 0, -1):
+        n = i + 1
+        limit = limits[n]
+        while True:
+            if used == len(outs):
+                outs = outs + _numpy_block((s + used * _GAMMA) & MASK, 64)
+            z = outs[used]
+            used += 1
+            if z < limit:
+                j = z % n
+                break
+        items[i], items[j] = items[j], items[i]
+    return (s + used * _GAMMA) & MASK

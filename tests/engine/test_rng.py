@@ -86,3 +86,23 @@ def test_a_secure_generator_draws_without_blocks():
         assert r.below(n) == v and r.state == s
     s, z = next_state(s)
     assert r.random() == (z >> 11) / float(1 << 53) and r.state == s
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=hs.integers(0, (1 << 64) - 1), size=hs.integers(0, 200), short=hs.booleans())
+def test_a_long_shuffle_drawn_in_numpy_blocks_is_the_python_steps(seed, size, short):
+    """``shuffle`` of 24 items or more draws its outputs in numpy blocks: the same swaps and the
+    same new state as ``below`` at every step; with blocks cut short (``short``: 3 outputs a
+    block) the shuffle goes on into further blocks from the right state."""
+    items, expected = list(range(size)), list(range(size))
+    s = seed
+    for i in range(size - 1, 0, -1):
+        s, j = below(s, i + 1)
+        expected[i], expected[j] = expected[j], expected[i]
+    real = rng_mod._numpy_block
+    if short:
+        rng_mod._numpy_block = lambda state, k: real(state, 3)
+    try:
+        assert rng_mod.shuffle(seed, items) == s and items == expected
+    finally:
+        rng_mod._numpy_block = real
