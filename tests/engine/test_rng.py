@@ -1,5 +1,5 @@
 """The agents' generator object draws exactly the module's sequence: ``Rng`` computes SplitMix64's
-outputs ahead in blocks (8 in Python, then 64 and 512 with numpy) and must give the numbers
+outputs ahead in blocks (2, 4 and 8 in Python, then 64 and 512 with numpy) and must give the numbers
 :func:`below` and :func:`next_state` give, its ``state`` always theirs (every seeded game and
 search depends on it)."""
 
@@ -51,7 +51,7 @@ def test_rng_below_rejects_bad_sizes():
        burst=hs.integers(0, 700))
 def test_blocks_give_the_module_sequence_across_boundaries_resets_and_copies(seed, ops, burst):
     """Draws, floats, the state read and set between them, copies and pickles, across the
-    blocks' boundaries (a burst of up to 700 draws crosses the 8-, 64- and 512-output blocks)."""
+    blocks' boundaries (a burst of up to 700 draws crosses every block: 2, 4 and 8 outputs, 64, 512)."""
     r = Rng(seed)
     s = r.state
     for _ in range(burst):
