@@ -43,6 +43,7 @@ from typing import Any
 
 from ..engine.flow import Block, Choose, Effect, ForEach, If, Let, Phase, Repeat, Turn, While
 from ..lang.expression import Node
+from .layout import settled_types
 
 __all__ = ["option_domain", "Unknown"]
 
@@ -273,8 +274,6 @@ class _Reader:
         """A variable's values by its static type (:func:`interpreter.interop.layout.settled_types`):
         a per-player variable is a list of one value per seat."""
         if self.var_types is None:
-            from .layout import settled_types
-
             self.var_types = settled_types(self.rs, self.n) or {}
         t = self.var_types.get(name)
         if t is None:
