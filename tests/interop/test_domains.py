@@ -120,8 +120,10 @@ zones:
 vars:
   pick: {initial: null}
   mood: {initial: calm}
+  held: {initial: null}
 setup:
   - move: {what: "components('chip')", to: bag}
+  - set: {held: "top(bag)"}
 flow:
   - let: {odd: "[f for f in faces if f % 2 == 1]", chips: "components('chip')"}
   - set: {mood: "'angry' if len(bag) > 1 else 'sad'"}
@@ -150,6 +152,7 @@ flow:
         - {action: chip, for: c, in: "[c for c in chips]"}
         - {action: seat, for: p, in: "[pick]"}
         - {action: mood, for: m, in: "[mood]"}
+        - {action: held, for: c, in: "[held]"}
         - action: nested
           for: c
           in: chips
@@ -188,6 +191,7 @@ def test_let_loop_option_and_typed_variable_names(tmp_path):
     assert doms[("first", "chip")] == [(c,) for c in chips]
     assert doms[("first", "seat")] == [(0,), (1,), (None,)]  # a variable set only to seats
     assert sorted(doms[("first", "mood")], key=repr) == [("angry",), ("calm",), ("sad",), (None,)]
+    assert doms[("first", "held")] == [*((c,) for c in rs.components), (None,)]  # a component of any kind, or none
     assert doms[("inner", "pair")] == [(c, f) for c in chips for f in (1, 2, 3)]  # the option's name and the let
     assert doms[("shadowed", "loop_name")] == [(10,), (20,)]  # the loop's `odd`, not the let's
     assert doms[("counted", "count")] == [(0,), (1,), (2,)]
