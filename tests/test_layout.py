@@ -31,8 +31,9 @@ STAGES = [
     # warnings; the compiled ruleset; why a name is out of scope; the compilation context effects see; its stages: declarations, functions,
     # outcome; procedure names a dynamic call builds from table data; the driver (document -> Ruleset); a game's facts
     ("agents", ["search", "core"]),                         # search agents; the agent protocol and specs
-    # index spaces; the tensor's layout; the encoding; the adapters (Gymnasium's opponents are agents)
-    ("interop", ["domains", "layout", "encoding", "openspiel", "gymnasium", "pettingzoo"]),
+    # the tensor's layout (and the variables' static types); index spaces (reading those types); the encoding; the adapters
+    # (Gymnasium's opponents are agents)
+    ("interop", ["layout", "domains", "encoding", "openspiel", "gymnasium", "pettingzoo"]),
     ("analysis", ["simulate", "scenarios", "check_games", "check_rules", "check_secrecy", "check_templates", "check",
                   "stats", "balance", "runner", "tune", "report"]),  # many games (check: its games, three families, the driver)
     ("web", ["store", "guards", "tables", "server", "playtest"]),       # the browser table: its store; limits, request checks, agent pool;

@@ -14,13 +14,26 @@ evaluation over domains, not a game):
 - a map's ``nodes(m)`` and ``neighbors(m, n)``: every node of the map;
 - ``a + b``, ``x if c else y`` and list displays: the union of their parts; a comprehension: its
   element over the domains of its ``for`` targets (an ``if`` only removes items, so it is left
-  out: the domain may hold values the ``if`` never lets through); a tuple: the product of its
-  parts; ``t[i]`` of a tuple: its part; ``list``, ``sorted``, ``distinct``, ``reversed`` keep
-  their argument's items; ``top``/``first``/``bottom`` give one of them; a ruleset function:
-  its body with its parameters bound to the arguments' domains.
+  out: the domain may hold values the ``if`` never lets through, save that ``if x is not
+  none`` drops none from ``x``); a tuple: the product of its parts; ``t[i]`` of a tuple: its
+  part; ``list``, ``sorted``, ``distinct``, ``reversed`` keep their argument's items;
+  ``top``/``first``/``bottom``/``last`` give one of them or none; a ruleset function: its body
+  with its parameters bound to the arguments' domains;
+- a ``let`` name bound before the decision (earlier in its block or in a block around it): its
+  expression's domain, read where the ``let`` stands (:class:`_Scopes` walks every block of the
+  flow, setup, procedures and triggers in order); a ``for_each`` name: its items'; a
+  ``repeat`` counter: 0 to the count less 1; an enclosing option's ``for`` name: its values;
+- a variable: the values of its static type (:func:`interpreter.interop.layout.settled_types`,
+  read from every write to a fixed point), when that type is finite: components of some kinds,
+  seats (and the negative sentinels among the constants), truth values, texts or numbers the
+  writes spell out, tuples and lists of those; none is always among them.
 
-Anything else (a variable, a ``let``, an attribute) is *unknown*: :func:`option_domain` returns
-None and the encoding says so (``tapster info`` shows which options are derived).
+Anything else is *unknown*: an attribute, a number computed from the state, a keyed zone's keys
+(places: ``field[(x, y)]``'s coordinates are whatever the moves make of them), a local name
+bound any other way (``random``'s or ``move``'s ``as``, a procedure's or trigger's parameters).
+:func:`option_domain` then returns None and the encoding explores the option (``tapster info``
+shows which options are derived).  A domain is a superset of the values an option can list
+(ids never legal are masked out); it never misses one.
 """
 
 from __future__ import annotations
@@ -28,7 +41,9 @@ from __future__ import annotations
 from itertools import product
 from typing import Any
 
+from ..engine.flow import Block, Choose, Effect, ForEach, If, Let, Phase, Repeat, Turn, While
 from ..lang.expression import Node
+from .layout import settled_types
 
 __all__ = ["option_domain", "Unknown"]
 
@@ -129,12 +144,77 @@ def _const_domain(value: Any):
     return _Vals((value,))
 
 
+class _Let:
+    """A ``let`` name's domain, read the first time an expression needs it: its expression
+    where the local names ``env`` hold (the names bound before the ``let``)."""
+
+    __slots__ = ("reader", "ex", "env", "value")
+
+    def __init__(self, reader, ex, env: dict):
+        self.reader, self.ex, self.env, self.value = reader, ex, env, None
+
+    def get(self):
+        if self.value is None:
+            self.value = _ANY  # a name read while its own value is read (never, in a ruleset that compiles)
+            self.value = self.reader.compiled(self.ex, self.env)
+        return self.value
+
+
+def _negative_ints(rs) -> set:
+    """Every negative whole number among the ruleset's constants (parameters, variables'
+    initial values, component fields): the sentinels a seat's static type may hide."""
+    out: set = set()
+
+    def scan(v, depth=0):
+        if type(v) is int and v < 0:
+            out.add(v)
+        elif isinstance(v, (list, tuple)) and depth < 4:
+            for x in v:
+                scan(x, depth + 1)
+        elif isinstance(v, dict) and depth < 4:
+            for x in v.values():
+                scan(x, depth + 1)
+
+    scan(list(rs.params.values()))
+    scan([d.value for d in rs.vars.values()])
+    for c in rs.components:
+        scan(list(c.fields.values()))
+    return out
+
+
+def _not_none(cond) -> list[str]:
+    """The names a condition holds not none when true: ``x is not none``, ``x != none``, and
+    each part of an ``and``."""
+    if not isinstance(cond, Node):
+        return []
+    if cond.data == "and_":
+        return [n for c in cond.children for n in _not_none(c)]
+    if cond.data == "compare" and len(cond.children) == 3:
+        left, op, right = cond.children
+        ops = [str(t) for t in getattr(op, "children", ())]
+        if ops in (["is", "not"], ["!="]) and isinstance(right, Node) and right.data == "none" \
+                and isinstance(left, Node) and left.data == "name":
+            return [str(left.children[0])]
+    return []
+
+
 class _Reader:
     def __init__(self, rs, num_players: int):
         self.rs = rs
         self.n = num_players
         self.all_components = _Coll(_Vals(rs.components))
         self.functions = getattr(rs, "function_trees", {})
+        self.var_types: dict | None = None  # read when a variable is first met
+        self.negatives = sorted(_negative_ints(rs))
+
+    def compiled(self, ex, env: dict):
+        """The domain of a compiled expression ``ex`` where the local names ``env`` hold (name
+        -> domain or :class:`_Let`): a local name ``ex`` sees but ``env`` does not hold is
+        unknown, never the global of that name."""
+        if ex.source is None:  # a YAML scalar
+            return _const_domain(ex.constant)
+        tree, scope = ex.source
+        return self.domain(tree, {name: env.get(name, _ANY) for name in scope.locals})
 
     def domain(self, node, env: dict, depth: int = 0):
         if not isinstance(node, Node):
@@ -175,7 +255,8 @@ class _Reader:
     def d_name(self, ch, env, depth):
         name = str(ch[0])
         if name in env:
-            return env[name]
+            d = env[name]
+            return d.get() if type(d) is _Let else d
         rs = self.rs
         if name in rs.zones:  # a keyed zone's items are its keys (places): not known without playing
             return _ANY if rs.zones[name].keyed else self.all_components
@@ -185,7 +266,43 @@ class _Reader:
             return _Coll(_Vals(range(self.n)))
         if name == "num_players":
             return _Vals((self.n,))
+        if name in rs.vars:
+            return self.var_domain(name)
         return _ANY
+
+    def var_domain(self, name: str):
+        """A variable's values by its static type (:func:`interpreter.interop.layout.settled_types`):
+        a per-player variable is a list of one value per seat."""
+        if self.var_types is None:
+            self.var_types = settled_types(self.rs, self.n) or {}
+        t = self.var_types.get(name)
+        if t is None:
+            return _ANY
+        d = self.type_domain(t)
+        return _Coll(d) if self.rs.vars[name].per_player else d
+
+    def type_domain(self, t: tuple):
+        """The values a static type (:mod:`interpreter.interop.layout`) allows, none always
+        among them (a type that may be none does not always say so), or ``_ANY``."""
+        kind = t[0]
+        if kind == "list":
+            return _Coll(self.type_domain(t[1]))
+        try:
+            if kind == "comp":
+                return _Vals([*(c for c in self.rs.components if c.kind in t[1]), None])
+            if kind == "seat":  # a seat, or a sentinel a constant spells out (-1: nobody)
+                return _Vals([*range(self.n), *self.negatives, None])
+            if kind == "bool":
+                return _Vals((False, True, None))
+            if kind in ("text", "num") and t[1] is not None:
+                return _Vals([*sorted(t[1], key=repr), None])
+            if kind == "none":
+                return _Vals((None,))
+            if kind == "tuple":  # the tuples, or none
+                return _Vals([*_values(_Tup(self.type_domain(p) for p in t[1])), None])
+        except Unknown:
+            pass
+        return _ANY  # any, bottom, a record or a dict (indexing one gives a value, iterating its keys)
 
     # structure --------------------------------------------------------------------------------
     def d_tuple(self, ch, env, depth):
@@ -259,7 +376,12 @@ class _Reader:
                     env.update(zip(names, item.parts))
                 else:
                     env.update(dict.fromkeys(names, _ANY))
-            elif clause.data != "comp_if":
+            elif clause.data == "comp_if":
+                for name in _not_none(clause.children[0]):  # `if c is not none`: c is not none after it
+                    d = env.get(name)
+                    if isinstance(d, _Vals) and None in d.values:
+                        env[name] = _Vals(v for v in d.values if v is not None)
+            else:
                 raise Unknown(clause.data)
         return self.domain(elt, env, depth)
 
@@ -294,26 +416,135 @@ class _Reader:
             raise Unknown(fname)
         if fname in ("top", "first", "bottom", "last") and args:
             d = self.domain(args[0], env, depth)
-            if isinstance(d, _Coll):
-                return d.item
+            if isinstance(d, _Coll):  # one of its items, or none for an empty list
+                return _union(d.item, _Vals((None,)))
             raise Unknown(fname)
         return _ANY
 
 
-def option_domain(rs, option, num_players: int) -> list[tuple] | None:
-    """The argument tuples ``option`` (a compiled choose option with ``for`` names) can ever
-    produce, derived from its ``in:`` expression (see the module's notes), in a stable order;
-    None when its values cannot be derived without playing."""
-    from ..lang.expression import parse
+def _unwrap(eff):
+    """An effect as compiled, without the explicit-chance wrappers around it."""
+    inner = getattr(eff, "inner", None)
+    while isinstance(inner, Effect):
+        eff, inner = inner, getattr(inner, "inner", None)
+    return eff
 
-    text = getattr(option.items, "text", None)
+
+def _child_blocks(eff) -> list:
+    """The blocks an effect holds (an ``if``'s branches, a loop's body, an option's ``do``...)."""
+    out = []
+    for slot in _slots(type(eff)):
+        v = getattr(eff, slot, None)
+        if isinstance(v, Block):
+            out.append(v)
+        elif isinstance(v, (tuple, list)):
+            out.extend(x for x in v if isinstance(x, Block))
+    if isinstance(eff, Choose):
+        out.extend(o.body for o in eff.options if isinstance(o.body, Block))
+    return out
+
+
+def _slots(cls) -> list:
+    return [s for k in cls.__mro__ for s in getattr(k, "__slots__", ())]
+
+
+class _Scopes:
+    """What the local names hold at every decision of a ruleset: each block of the flow,
+    setup, procedures and triggers walked in order, ``let`` names bound to their expressions'
+    domains (read lazily), loop names to their items', option names to their option's values;
+    any other name a block binds (``random``'s ``as``, ``move``'s ``as``, a procedure's or
+    trigger's parameters) is unknown."""
+
+    def __init__(self, rs, num_players: int):
+        self.reader = _Reader(rs, num_players)
+        self.at: dict[int, tuple] = {}  # id(option) -> (option, the local names' domains at its decision)
+        children = {id(b) for block in rs.blocks for eff in block.effects for b in _child_blocks(_unwrap(eff))}
+        for block in rs.blocks:
+            if id(block) not in children:
+                self.block(block, {})
+
+    def block(self, block, env: dict) -> None:
+        env = dict(env)
+        reader = self.reader
+        for eff in block.effects:
+            eff = _unwrap(eff)
+            if isinstance(eff, Let):  # every expression of one `let` sees the names before it
+                before = dict(env)
+                env.update({k: _Let(reader, ex, before) for k, ex in eff.pairs})
+                continue
+            if isinstance(eff, Choose):
+                here = dict(env)
+                for o in eff.options:
+                    self.at[id(o)] = (o, here)
+                    inner = dict(env)
+                    if o.names:
+                        self.bind(inner, o.names, self.items(o.items, env))
+                    self.block(o.body, inner)
+                if eff.otherwise is not None:
+                    self.block(eff.otherwise, env)
+            elif isinstance(eff, ForEach):
+                inner = dict(env)
+                self.bind(inner, (eff.name,), self.items(eff.items, env))
+                self.block(eff.body, inner)
+            elif isinstance(eff, Repeat):
+                inner = dict(env)
+                if eff.name:
+                    inner[eff.name] = _ANY
+                    try:
+                        times = _values(reader.compiled(eff.times, env))
+                        if all(type(t) is int for t in times):
+                            inner[eff.name] = _Vals(range(max([0, *times])))
+                    except Unknown:
+                        pass
+                self.block(eff.body, inner)
+            elif isinstance(eff, (If, While, Turn, Phase)):
+                for b in _child_blocks(eff):
+                    self.block(b, env)
+            else:  # a block inside an effect not known here: names it may bind are unknown there
+                for b in _child_blocks(eff):
+                    self.block(b, dict.fromkeys(env, _ANY))
+            for name in eff.binds:
+                env[name] = _ANY
+
+    def items(self, ex, env: dict):
+        """The domain of one item of the list ``ex`` (a loop's or an option's items)."""
+        d = self.reader.compiled(ex, env)
+        return d.item if isinstance(d, _Coll) else _ANY
+
+    @staticmethod
+    def bind(env: dict, names: tuple, item) -> None:
+        if len(names) == 1:
+            env[names[0]] = item
+        elif isinstance(item, _Tup) and len(item.parts) == len(names):
+            env.update(zip(names, item.parts))
+        else:
+            env.update(dict.fromkeys(names, _ANY))
+
+
+def _scopes(rs, num_players: int) -> _Scopes:
+    """The ruleset's :class:`_Scopes` for ``num_players``, built once and kept with it."""
+    kept = rs.__dict__.setdefault("_option_scopes", {})
+    if num_players not in kept:
+        kept[num_players] = _Scopes(rs, num_players)
+    return kept[num_players]
+
+
+def option_domain(rs, option, num_players: int) -> list[tuple] | None:
+    """The argument tuples ``option`` (a compiled choose option of ``rs`` with ``for`` names)
+    can ever produce, derived from its ``in:`` expression (see the module's notes), in a
+    stable order; None when its values cannot be derived without playing (an option not of
+    ``rs`` is read with every local name unknown)."""
     const = getattr(option.items, "constant", None)
     k = len(option.names)
     try:
         if type(const) in (list, tuple, range):
             dom = _const_domain(list(const))
-        elif isinstance(text, str):
-            dom = _Reader(rs, num_players).domain(parse(text), {})
+        elif getattr(option.items, "source", None) is not None:
+            scopes = _scopes(rs, num_players)
+            mine, env = scopes.at.get(id(option), (option, {}))
+            if mine is not option:
+                env = {}
+            dom = scopes.reader.compiled(option.items, env)
         else:
             return None
         if not isinstance(dom, _Coll):

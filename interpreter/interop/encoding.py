@@ -17,10 +17,14 @@ fixed order, and numbered from 0, without playing:
    action maps to), derived from the
    expression (:mod:`interpreter.interop.domains`): a constant's items exactly (``range(9)``, a
    parameter's list, a comprehension over constant ranges), every component for a zone, every
-   node for a map's nodes or neighbours, the product for tuples, the union for ``+``; an ``if``
-   inside a comprehension is left out, so an option may have ids no state lists;
-4. only an option whose ``in:`` reads values not known without playing (a variable, a ``let``,
-   an attribute) is *explored*: ``games`` seeded random playouts (the same every time) record
+   node for a map's nodes or neighbours, the product for tuples, the union for ``+``, a ``let``
+   name bound before the decision by its expression, a loop's or an enclosing option's name by
+   its items, a variable by its static type when that is finite (components, seats, truth
+   values, texts or numbers the rules spell out); an ``if`` inside a comprehension is left out,
+   so an option may have ids no state lists (they are masked out), but never lacks one;
+4. only an option whose ``in:`` reads values not known without playing (an attribute, a number
+   or a keyed zone's key the moves compute, such as Drink & Beat's places) is *explored*:
+   ``games`` seeded random playouts (the same every time) record
    the values each argument took, and each argument's domain is widened by the value's type (a
    component to every component of its kind, a whole number to every number from
    ``min(0, smallest)`` to the largest seen, a map node to every node, a tuple element by element,

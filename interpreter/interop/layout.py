@@ -109,7 +109,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..compile.ruleset import Ruleset
     from ..engine.state import State
 
-__all__ = ["TensorLayout", "infer_types", "describe_type", "LAYOUT_VERSION"]
+__all__ = ["TensorLayout", "infer_types", "settled_types", "describe_type", "LAYOUT_VERSION"]
 
 #: The layout's version: research code that stores tensors can check it (1: laid out from
 #: playouts, raw numbers; 2: from the declarations, one-hot, this module; 3: records and dicts
@@ -618,6 +618,7 @@ class _Inferrer:
                     names = o["for"] if isinstance(o["for"], list) else [o["for"]]
                     self._bind([str(x) for x in names], _item(self.expr(o.get("in"), env)), inner)
                 self.walk(o.get("do"), inner)
+            self.walk(ch.get("otherwise"), env)
             return
         for k, v in eff.items():
             if k not in ("set", "add", "roll", "random", "let", "move", "emit"):
@@ -694,6 +695,23 @@ def infer_types(rs: Ruleset, num_players: int) -> tuple[dict[str, tuple], dict[s
     properties, for ``num_players`` seats: ``(vars, props)``, name -> type (see the module's
     notes; :func:`describe_type` writes one as text).  Read from the declarations and the
     expressions that write them, to a fixed point; never played."""
+    inf, _settled = _infer(rs, num_players, False)
+    return inf.vars, inf.props
+
+
+def settled_types(rs: Ruleset, num_players: int) -> dict[str, tuple] | None:
+    """The static types of ``rs``'s variables as :func:`infer_types` derives them, read on until
+    one more reading of every write changes none of them (every value a write can give then
+    fits its variable's type), or None when they do not settle in a dozen readings.  What the
+    action encoding trusts (:mod:`interpreter.interop.domains`); a type may leave out ``none``
+    and, for a seat, a negative sentinel among the constants."""
+    inf, settled = _infer(rs, num_players, True)
+    return inf.vars if settled else None
+
+
+def _infer(rs: Ruleset, num_players: int, settle: bool) -> tuple[_Inferrer, bool]:
+    """The inferrer after its readings, and whether a last reading changed nothing (read on
+    up to a dozen times with ``settle``)."""
     inf = _Inferrer(rs, num_players)
     data = getattr(getattr(rs, "doc", None), "data", None) or {}
 
@@ -720,7 +738,11 @@ def infer_types(rs: Ruleset, num_players: int) -> tuple[dict[str, tuple], dict[s
         if not inf.changed:
             break
     one_pass(_ANY)
-    return inf.vars, inf.props
+    for _ in range(12 if settle else 0):
+        if not inf.changed:
+            break
+        one_pass(_ANY)
+    return inf, not inf.changed
 
 
 def describe_type(t: tuple) -> str:
