@@ -27,6 +27,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+# numpy is imported before the trace: an agent's generator imports it on its first numpy block
+# (rng._numpy_block), a cost paid once, not per decision
+import numpy  # noqa: E402, F401
+
 from interpreter import load_ruleset  # noqa: E402
 from interpreter.engine.playout import playout  # noqa: E402
 from interpreter.engine.rng import Rng  # noqa: E402

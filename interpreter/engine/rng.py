@@ -320,15 +320,14 @@ def _numpy_block(s: int, k: int) -> list:
 
         _np = numpy
     np = _np
+    u = np.uint64
     steps = _STEPS.get(k)
-    if steps is None:
-        with np.errstate(over="ignore"):
-            steps = _STEPS[k] = np.arange(1, k + 1, dtype=np.uint64) * np.uint64(_GAMMA)
-    with np.errstate(over="ignore"):
-        t = steps + np.uint64(s)
-        z = (t ^ (t >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        z ^= z >> np.uint64(31)
+    if steps is None:  # (array arithmetic wraps silently: only numpy's scalar arithmetic warns)
+        steps = _STEPS[k] = np.arange(1, k + 1, dtype=u) * u(_GAMMA)
+    t = steps + u(s)
+    z = (t ^ (t >> u(30))) * u(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> u(27))) * u(0x94D049BB133111EB)
+    z ^= z >> u(31)
     return z.tolist()
 
 
